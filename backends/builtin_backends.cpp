@@ -1,0 +1,20 @@
+#include "xpuperf/builtin_backends.h"
+
+#include "xpuperf/cpu/cpu_backend.h"
+
+namespace xpuperf {
+
+void RegisterBuiltinBackends(BackendRegistry& registry) {
+  cpu::RegisterCpuBackend(registry);
+}
+
+const BackendRegistry& BuiltinBackendRegistry() {
+  static const BackendRegistry* registry = [] {
+    auto* r = new BackendRegistry();
+    RegisterBuiltinBackends(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+}  // namespace xpuperf

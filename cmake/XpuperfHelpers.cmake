@@ -1,0 +1,42 @@
+# Shared compile settings and the helpers each component folder uses.
+
+add_library(xpuperf_build_flags INTERFACE)
+target_compile_options(xpuperf_build_flags INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX,C>:-Wall -Wextra -Wno-unused-parameter>)
+if(XPUPERF_SANITIZE)
+  target_compile_options(xpuperf_build_flags INTERFACE
+    -fsanitize=${XPUPERF_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  target_link_options(xpuperf_build_flags INTERFACE -fsanitize=${XPUPERF_SANITIZE})
+endif()
+
+# xpuperf_component(NAME <name> [DEPS ...]): a static library from src/*.cpp with include/ public,
+# aliased as xpuperf::<name>.
+function(xpuperf_component)
+  cmake_parse_arguments(ARG "" "NAME" "DEPS;PRIVATE_DEPS" ${ARGN})
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cpp)
+  add_library(xpuperf_${ARG_NAME} STATIC ${sources})
+  add_library(xpuperf::${ARG_NAME} ALIAS xpuperf_${ARG_NAME})
+  target_include_directories(xpuperf_${ARG_NAME} PUBLIC
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>)
+  target_link_libraries(xpuperf_${ARG_NAME} PUBLIC ${ARG_DEPS} xpuperf_build_flags
+                        PRIVATE ${ARG_PRIVATE_DEPS})
+endfunction()
+
+# xpuperf_component_tests(NAME <name> DEPS ...): one gtest executable from tests/*_test.cpp.
+function(xpuperf_component_tests)
+  cmake_parse_arguments(ARG "" "NAME" "DEPS" ${ARGN})
+  if(NOT XPUPERF_BUILD_TESTS)
+    return()
+  endif()
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/*_test.cpp)
+  if(NOT sources)
+    return()
+  endif()
+  add_executable(${ARG_NAME}_tests ${sources})
+  target_link_libraries(${ARG_NAME}_tests PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock
+                        GTest::gtest_main xpuperf_build_flags)
+  target_compile_definitions(${ARG_NAME}_tests PRIVATE
+    XPUPERF_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/tests/data"
+    XPUPERF_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  gtest_discover_tests(${ARG_NAME}_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS ${ARG_NAME})
+endfunction()

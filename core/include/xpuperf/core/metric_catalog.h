@@ -1,0 +1,63 @@
+// The canonical metric catalog: one name per quantity on every backend. Backends map what they have
+// onto these names (docs/METRICS.md has the mapping table per backend).
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace xpuperf {
+
+enum class MetricKind { kGauge, kCounter, kDistribution };
+
+std::string_view MetricKindName(MetricKind kind);
+
+// Canonical metric names. Units are in the name, values are in base units.
+namespace metrics {
+// The seven metrics of Google's TPU monitoring library.
+inline constexpr std::string_view kTensorCoreUtilization = "tensorcore_utilization_percent";
+inline constexpr std::string_view kDutyCycle = "duty_cycle_percent";
+inline constexpr std::string_view kMemoryTotal = "memory_total_bytes";
+inline constexpr std::string_view kMemoryUsed = "memory_used_bytes";
+inline constexpr std::string_view kTransferLatency = "transfer_latency_seconds";
+inline constexpr std::string_view kOpExecutionTime = "op_execution_time_seconds";
+inline constexpr std::string_view kQueueSize = "queue_size";
+// Power, thermal, clocks, bandwidth, errors.
+inline constexpr std::string_view kPower = "power_watts";
+inline constexpr std::string_view kEnergy = "energy_joules";
+inline constexpr std::string_view kTemperature = "temperature_celsius";
+inline constexpr std::string_view kClock = "clock_hertz";
+inline constexpr std::string_view kMemoryBandwidthUtilization = "memory_bandwidth_utilization_percent";
+inline constexpr std::string_view kHostLinkThroughput = "host_link_throughput_bytes_per_second";
+inline constexpr std::string_view kErrors = "errors_total";
+// Per process (label pid).
+inline constexpr std::string_view kProcessCpu = "process_cpu_percent";
+inline constexpr std::string_view kProcessMemory = "process_memory_bytes";
+}  // namespace metrics
+
+// Common label keys.
+namespace labels {
+inline constexpr std::string_view kDevice = "device";
+inline constexpr std::string_view kCore = "core";
+inline constexpr std::string_view kBufferSize = "buffer_size";
+inline constexpr std::string_view kOp = "op";
+inline constexpr std::string_view kDomain = "domain";  // power/energy domain (package-0, dram-0)
+inline constexpr std::string_view kSensor = "sensor";  // temperature sensor
+inline constexpr std::string_view kPid = "pid";
+inline constexpr std::string_view kDirection = "direction";  // host-link: tx / rx
+inline constexpr std::string_view kType = "type";            // error kind, clock domain
+}  // namespace labels
+
+struct MetricInfo {
+  std::string_view name;
+  std::string_view unit;  // "percent", "bytes", "seconds", "watts", "joules", "celsius", "hertz", ...
+  MetricKind kind;
+  std::string_view description;
+  std::string_view labels;  // comma-separated label keys the samples may carry
+};
+
+// All metrics, in display order.
+std::span<const MetricInfo> MetricCatalog();
+// nullptr if the name is not in the catalog.
+const MetricInfo* FindMetric(std::string_view name);
+
+}  // namespace xpuperf

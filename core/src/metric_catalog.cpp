@@ -1,0 +1,67 @@
+#include "xpuperf/core/metric_catalog.h"
+
+#include <array>
+
+namespace xpuperf {
+
+std::string_view MetricKindName(MetricKind kind) {
+  switch (kind) {
+    case MetricKind::kGauge: return "gauge";
+    case MetricKind::kCounter: return "counter";
+    case MetricKind::kDistribution: return "distribution";
+  }
+  return "unknown";
+}
+
+namespace {
+using K = MetricKind;
+constexpr std::array kCatalog = {
+    MetricInfo{metrics::kTensorCoreUtilization, "percent", K::kGauge,
+               "Matrix/SIMD unit utilisation: tensor-core activity on accelerators, FP operations "
+               "retired / peak FP operations on CPUs",
+               "device,core"},
+    MetricInfo{metrics::kDutyCycle, "percent", K::kGauge,
+               "Share of the sampling window the device was busy (CPU: 100 - idle - iowait)",
+               "device,core"},
+    MetricInfo{metrics::kMemoryTotal, "bytes", K::kGauge,
+               "Device memory capacity (HBM on accelerators, RAM on the host)", "device"},
+    MetricInfo{metrics::kMemoryUsed, "bytes", K::kGauge,
+               "Device memory in use (host: MemTotal - MemAvailable)", "device"},
+    MetricInfo{metrics::kTransferLatency, "seconds", K::kDistribution,
+               "Buffer transfer latency by buffer-size bucket", "device,buffer_size"},
+    MetricInfo{metrics::kOpExecutionTime, "seconds", K::kDistribution,
+               "Operation (HLO, kernel, op) execution time", "device,op"},
+    MetricInfo{metrics::kQueueSize, "count", K::kGauge,
+               "Work waiting to run (TPU: HLO queue; CPU: runnable threads; SDK: recorded depth)",
+               "device,core"},
+    MetricInfo{metrics::kPower, "watts", K::kGauge, "Power draw per domain (package, dram, board)",
+               "device,domain"},
+    MetricInfo{metrics::kEnergy, "joules", K::kCounter,
+               "Energy consumed since the counter started, per domain", "device,domain"},
+    MetricInfo{metrics::kTemperature, "celsius", K::kGauge, "Temperature per sensor",
+               "device,sensor"},
+    MetricInfo{metrics::kClock, "hertz", K::kGauge,
+               "Clock frequency (per core on CPUs; SM and memory clocks on GPUs)", "device,core,type"},
+    MetricInfo{metrics::kMemoryBandwidthUtilization, "percent", K::kGauge,
+               "Memory bandwidth used / peak memory bandwidth", "device"},
+    MetricInfo{metrics::kHostLinkThroughput, "bytes_per_second", K::kGauge,
+               "Host link (PCIe, NVLink-C2C) throughput per direction", "device,direction"},
+    MetricInfo{metrics::kErrors, "count", K::kCounter,
+               "Hardware error events by type (ECC, machine checks, XID)", "device,type"},
+    MetricInfo{metrics::kProcessCpu, "percent", K::kGauge,
+               "CPU time of a process per wall time (100 = one core)", "device,pid"},
+    MetricInfo{metrics::kProcessMemory, "bytes", K::kGauge,
+               "Resident memory of a process (host RSS, or device memory it holds)", "device,pid"},
+};
+}  // namespace
+
+std::span<const MetricInfo> MetricCatalog() { return kCatalog; }
+
+const MetricInfo* FindMetric(std::string_view name) {
+  for (const MetricInfo& info : kCatalog) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+}  // namespace xpuperf
