@@ -22,13 +22,13 @@ function(xpuperf_component)
                         PRIVATE ${ARG_PRIVATE_DEPS})
 endfunction()
 
-# xpuperf_component_tests(NAME <name> DEPS ...): one gtest executable from tests/*_test.cpp.
+# xpuperf_component_tests(NAME <name> DEPS ...): one gtest executable from tests/*.cpp.
 function(xpuperf_component_tests)
   cmake_parse_arguments(ARG "" "NAME" "DEPS" ${ARGN})
   if(NOT XPUPERF_BUILD_TESTS)
     return()
   endif()
-  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/*_test.cpp)
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/*.cpp)
   if(NOT sources)
     return()
   endif()

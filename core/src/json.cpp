@@ -71,7 +71,8 @@ json ToJson(const Sample& sample) {
 }
 
 json ToJson(const Reading& reading) {
-  json out = {{"metric", reading.metric}, {"device", reading.device},
+  json out = {{"metric", reading.metric},
+              {"device", reading.device},
               {"state", ReadingStateName(reading.state)}};
   if (const MetricInfo* info = FindMetric(reading.metric)) {
     out["unit"] = info->unit;

@@ -25,9 +25,9 @@ struct BackendOptions {
   const Clock* clock = &SystemClock::Instance();
 };
 
-// A source of devices and metrics. Rate metrics (duty cycle, power) are computed between consecutive
-// Collect() calls; the first snapshot is taken when the backend is opened.
-// Not thread-safe: one thread drives a backend.
+// A source of devices and metrics. Rate metrics (duty cycle, power) are computed between
+// consecutive Collect() calls; the first snapshot is taken when the backend is opened. Not
+// thread-safe: one thread drives a backend.
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -40,8 +40,8 @@ class Backend {
   virtual std::vector<Reading> Collect(const std::vector<std::string>& metric_names) = 0;
 };
 
-// Creates a backend, or says why it cannot run here (kUnsupported/kUnavailable with a reason such as
-// "libnvidia-ml.so.1 not found").
+// Creates a backend, or says why it cannot run here (kUnsupported/kUnavailable with a reason such
+// as "libnvidia-ml.so.1 not found").
 using BackendFactory = std::function<Result<std::unique_ptr<Backend>>(const BackendOptions&)>;
 
 // Thread-safe. Factories run outside the registry lock.

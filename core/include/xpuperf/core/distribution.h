@@ -7,9 +7,10 @@
 
 namespace xpuperf {
 
-// A histogram with explicit finite upper bounds. counts has bounds.size() + 1 entries: bucket i holds
-// values in [bounds[i-1], bounds[i]) (bucket 0 starts at -inf, the last one is the overflow bucket).
-// Values are in the unit of the metric that carries the distribution (seconds for latencies).
+// A histogram with explicit finite upper bounds. counts has bounds.size() + 1 entries: bucket i
+// holds values in [bounds[i-1], bounds[i]) (bucket 0 starts at -inf, the last one is the overflow
+// bucket). Values are in the unit of the metric that carries the distribution (seconds for
+// latencies).
 struct Distribution {
   uint64_t count = 0;
   double sum = 0;
@@ -28,8 +29,9 @@ struct Distribution {
   bool Merge(const Distribution& other);
 
   double Mean() const { return count == 0 ? 0 : sum / static_cast<double>(count); }
-  // q in [0, 1]. Walks buckets to the one where the cumulative count passes q*count and interpolates
-  // linearly inside it; the result is clamped to [min, max]. nullopt when count == 0 (no data).
+  // q in [0, 1]. Walks buckets to the one where the cumulative count passes q*count and
+  // interpolates linearly inside it; the result is clamped to [min, max]. nullopt when count == 0
+  // (no data).
   std::optional<double> Percentile(double q) const;
 };
 

@@ -26,7 +26,8 @@ inline constexpr std::string_view kPower = "power_watts";
 inline constexpr std::string_view kEnergy = "energy_joules";
 inline constexpr std::string_view kTemperature = "temperature_celsius";
 inline constexpr std::string_view kClock = "clock_hertz";
-inline constexpr std::string_view kMemoryBandwidthUtilization = "memory_bandwidth_utilization_percent";
+inline constexpr std::string_view kMemoryBandwidthUtilization =
+    "memory_bandwidth_utilization_percent";
 inline constexpr std::string_view kHostLinkThroughput = "host_link_throughput_bytes_per_second";
 inline constexpr std::string_view kErrors = "errors_total";
 // Per process (label pid).
@@ -49,7 +50,8 @@ inline constexpr std::string_view kType = "type";            // error kind, cloc
 
 struct MetricInfo {
   std::string_view name;
-  std::string_view unit;  // "percent", "bytes", "seconds", "watts", "joules", "celsius", "hertz", ...
+  std::string_view
+      unit;  // "percent", "bytes", "seconds", "watts", "joules", "celsius", "hertz", ...
   MetricKind kind;
   std::string_view description;
   std::string_view labels;  // comma-separated label keys the samples may carry

@@ -19,8 +19,8 @@
 namespace xpuperf {
 
 // Fixed log-linear latency buckets shared by all recorded distributions: exact below 8 ns, then 8
-// sub-buckets per power of two (<= 12.5% wide) up to 2^41 ns (~2199 s), then one overflow bucket. The
-// exported Distribution has its bounds in seconds.
+// sub-buckets per power of two (<= 12.5% wide) up to 2^41 ns (~2199 s), then one overflow bucket.
+// The exported Distribution has its bounds in seconds.
 inline constexpr int kRecorderFiniteBuckets = 8 * 39;
 inline constexpr int kRecorderBuckets = kRecorderFiniteBuckets + 1;
 // Bucket index of a duration in ns, and the lower bound (ns) of a bucket index.
@@ -34,8 +34,8 @@ struct Shard;  // per (series, thread) counters
 struct Series;
 }  // namespace detail
 
-// A handle to one recorded series (an op name on a device, or a transfer-size bucket). Cheap to copy;
-// valid as long as its Recorder.
+// A handle to one recorded series (an op name on a device, or a transfer-size bucket). Cheap to
+// copy; valid as long as its Recorder.
 class OpSeries {
  public:
   // Records one duration in nanoseconds (negative values are ignored).
@@ -63,7 +63,8 @@ class Recorder {
   // ("4KiB", "1MiB", ...) that holds it, as the TPU runtime groups transfers.
   OpSeries Transfer(uint64_t bytes, std::string_view device = "cpu0");
 
-  // Convenience: lookup + record (a thread-local cache makes the lookup cheap after the first call).
+  // Convenience: lookup + record (a thread-local cache makes the lookup cheap after the first
+  // call).
   void RecordOp(std::string_view op_name, int64_t duration_ns, std::string_view device = "cpu0");
   void RecordTransfer(uint64_t bytes, int64_t latency_ns, std::string_view device = "cpu0");
   // Current depth of a queue on a device (last value wins).

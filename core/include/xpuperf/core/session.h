@@ -1,5 +1,5 @@
-// A session: the backends available on this machine, their devices, and one Collect over all of them
-// merged with the in-process recorder. The entry point of the C++ SDK and of the C ABI.
+// A session: the backends available on this machine, their devices, and one Collect over all of
+// them merged with the in-process recorder. The entry point of the C++ SDK and of the C ABI.
 #pragma once
 
 #include <memory>
@@ -37,7 +37,8 @@ class Session {
   const std::vector<BackendStatus>& backends() const { return statuses_; }
   // Metric names any open backend (or the recorder) provides, in catalog order.
   std::vector<std::string> metrics() const;
-  // Validates names against the catalog (kNotFound for an unknown metric) and device ids (kNotFound).
+  // Validates names against the catalog (kNotFound for an unknown metric) and device ids
+  // (kNotFound).
   Result<std::vector<Reading>> Collect(const std::vector<std::string>& metric_names,
                                        const std::vector<std::string>& device_ids = {});
 

@@ -1,4 +1,5 @@
-// Errors as values. Library code returns Result<T> / Status; only main() turns them into exit codes.
+// Errors as values. Library code returns Result<T> / Status; only main() turns them into exit
+// codes.
 #pragma once
 
 #include <cassert>
@@ -29,13 +30,15 @@ struct Error {
   std::string ToString() const;
 };
 
-inline Error MakeError(ErrorCode code, std::string message) { return Error{code, std::move(message)}; }
+inline Error MakeError(ErrorCode code, std::string message) {
+  return Error{code, std::move(message)};
+}
 
 // A value or an Error. Accessing the wrong alternative aborts: it is a programming error.
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : state_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
   Result(Error error) : state_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return state_.index() == 0; }
@@ -74,7 +77,8 @@ class [[nodiscard]] Result {
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
+  Status(Error error)
+      : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
   static Status Ok() { return Status(); }
 
   bool ok() const { return ok_; }
@@ -95,9 +99,9 @@ class [[nodiscard]] Status {
 #define XPUPERF_CONCAT_(a, b) XPUPERF_CONCAT_INNER_(a, b)
 
 // Returns the error of a Status or Result expression from the enclosing function.
-#define XPUPERF_RETURN_IF_ERROR(expr)                \
-  do {                                               \
-    auto&& xpuperf_status_ = (expr);                 \
+#define XPUPERF_RETURN_IF_ERROR(expr)                          \
+  do {                                                         \
+    auto&& xpuperf_status_ = (expr);                           \
     if (!xpuperf_status_.ok()) return xpuperf_status_.error(); \
   } while (false)
 

@@ -1,0 +1,56 @@
+// The data behind `xpuperf top`: per-device summaries with history, and the process list. Rendering
+// (ncurses or plain text) reads it; it never touches the terminal. Not thread-safe.
+#pragma once
+
+#include <cmath>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "xpuperf/cli/process_table.h"
+#include "xpuperf/core/session.h"
+
+namespace xpuperf::cli {
+
+inline constexpr double kNoValue = std::nan("");
+
+struct DeviceSummary {
+  Device device;
+  double duty_percent = kNoValue;
+  double simd_percent = kNoValue;
+  double memory_used_bytes = kNoValue;
+  double memory_total_bytes = kNoValue;
+  double power_watts = kNoValue;          // package + DRAM domains (or board power)
+  double temperature_celsius = kNoValue;  // hottest sensor
+  double queue = kNoValue;
+  std::vector<std::pair<std::string, double>> core_duty;  // (core, percent)
+  std::deque<double> duty_history;                        // oldest first, at most kHistory
+  std::deque<double> memory_history;                      // percent of total
+  std::map<std::string, std::string> missing;  // metric -> why it cannot be shown
+};
+
+class TopModel {
+ public:
+  static constexpr size_t kHistory = 120;
+
+  TopModel(std::unique_ptr<Session> session, std::string root);
+  // Collects one observation. Errors are failures of the whole source (e.g. /proc unreadable).
+  Status Refresh();
+
+  const std::vector<DeviceSummary>& devices() const { return devices_; }
+  std::vector<ProcessUsage> processes(size_t limit) const { return processes_.Top(limit); }
+  const std::string& host() const { return host_; }
+
+ private:
+  std::unique_ptr<Session> session_;
+  ProcessTable processes_;
+  std::vector<DeviceSummary> devices_;
+  std::string host_;
+};
+
+// Eight-level bar glyphs of `values` (0-100), newest right, `width` cells; ASCII when !utf8.
+std::string Sparkline(const std::deque<double>& values, size_t width, bool utf8);
+
+}  // namespace xpuperf::cli

@@ -1,0 +1,92 @@
+// The xpuperf command line. The only file that includes CLI11; commands live in the cli library.
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <iostream>
+
+#include "xpuperf/cli/commands.h"
+#include "xpuperf/core/version.h"
+
+namespace {
+
+void OnSignal(int) { xpuperf::cli::StopRequested().store(true); }
+
+void AddCommon(CLI::App* command, xpuperf::cli::CommonOptions& common) {
+  command->add_option("--backend", common.backends, "Only these backends (cpu, ...); repeatable");
+  command->add_option("--root", common.root, "System root to read (recorded trees)")
+      ->group("")  // hidden: for tests and offline analysis of recorded systems
+      ->check(CLI::ExistingDirectory);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace xpuperf::cli;
+  CLI::App app{
+      "xpuperf: telemetry, microbenchmarks, roofline and trace analysis for CPUs, NVIDIA "
+      "GPUs and Google TPUs",
+      "xpuperf"};
+  app.set_version_flag("--version", std::string("xpuperf ") + xpuperf::kVersion);
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  xpuperf devices                      devices of this machine\n"
+      "  xpuperf devices --json               the same as JSON\n"
+      "  xpuperf metrics                      one snapshot of every metric, tpu-info-like tables\n"
+      "  xpuperf metrics --metric duty_cycle_percent --watch --rate 2\n"
+      "  xpuperf metrics --list               the metric catalog\n"
+      "  xpuperf metrics --pid 1234 --json    include a process's CPU and memory\n"
+      "  xpuperf top                          live view; q quits\n"
+      "Exit codes: 0 ok, 1 failure, 2 usage error.");
+
+  DevicesOptions devices;
+  CLI::App* devices_cmd = app.add_subcommand("devices", "List the devices of this machine");
+  devices_cmd->add_flag("--json", devices.json, "JSON output");
+  AddCommon(devices_cmd, devices.common);
+
+  MetricsOptions metrics;
+  CLI::App* metrics_cmd =
+      app.add_subcommand("metrics", "Read device metrics (one snapshot or --watch)");
+  metrics_cmd->add_option("--metric,-m", metrics.metrics, "Metric name (repeatable); default all");
+  metrics_cmd->add_option("--device,-d", metrics.devices, "Device id (repeatable); default all");
+  metrics_cmd->add_flag("--list", metrics.list, "Print the metric catalog");
+  metrics_cmd->add_flag("--json", metrics.json, "JSON output (JSON Lines with --watch)");
+  metrics_cmd->add_flag("--watch,-w", metrics.watch, "Refresh until interrupted");
+  metrics_cmd->add_option("--rate", metrics.rate_seconds, "Refresh period with --watch, seconds")
+      ->capture_default_str();
+  metrics_cmd->add_option("--count", metrics.count, "With --watch: stop after N updates");
+  metrics_cmd
+      ->add_option("--window", metrics.window_seconds,
+                   "Sampling window for rates in a snapshot, seconds")
+      ->capture_default_str();
+  metrics_cmd->add_option("--pid", metrics.common.pids, "Report this process (repeatable)");
+  AddCommon(metrics_cmd, metrics.common);
+
+  TopOptions top;
+  CLI::App* top_cmd = app.add_subcommand("top", "Live view of devices and processes (q quits)");
+  top_cmd->add_option("--rate", top.rate_seconds, "Refresh period, seconds")->capture_default_str();
+  top_cmd->add_option("--count", top.count, "Stop after N refreshes");
+  top_cmd->add_flag("--plain", top.plain, "Plain refreshing table even on a terminal");
+  top_cmd->add_option("--processes", top.processes, "Process rows in plain mode")
+      ->capture_default_str();
+  AddCommon(top_cmd, top.common);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "xpuperf: error: " << e.what() << "\nRun 'xpuperf --help' for usage.\n";
+    return kExitUsage;
+  }
+
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  if (devices_cmd->parsed()) return RunDevices(devices, std::cout, std::cerr);
+  if (metrics_cmd->parsed()) return RunMetrics(metrics, std::cout, std::cerr);
+  if (top_cmd->parsed()) return RunTop(top, std::cout, std::cerr);
+  return kExitUsage;
+}

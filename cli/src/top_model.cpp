@@ -1,0 +1,126 @@
+#include "xpuperf/cli/top_model.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "xpuperf/cli/views.h"
+#include "xpuperf/core/metric_catalog.h"
+
+namespace xpuperf::cli {
+
+namespace m = metrics;
+
+TopModel::TopModel(std::unique_ptr<Session> session, std::string root)
+    : session_(std::move(session)),
+      processes_(std::move(root), SystemClock::Instance(), sysconf(_SC_CLK_TCK),
+                 sysconf(_SC_PAGESIZE)),
+      host_(HostName()) {
+  for (const Device& d : session_->devices()) devices_.push_back(DeviceSummary{d});
+  // A first scan so the first Refresh() can report CPU shares; failures surface in Refresh().
+  (void)processes_.Refresh();
+}
+
+namespace {
+
+void Push(std::deque<double>& history, double value) {
+  history.push_back(value);
+  while (history.size() > TopModel::kHistory) history.pop_front();
+}
+
+void Apply(DeviceSummary& d, const Reading& r) {
+  if (r.state != ReadingState::kOk) {
+    d.missing[r.metric] = r.reason;
+    return;
+  }
+  const Sample* overall = r.Overall();
+  auto value = [&] {
+    return overall && !overall->is_distribution() ? overall->scalar() : kNoValue;
+  };
+  if (r.metric == m::kDutyCycle) {
+    d.duty_percent = value();
+    for (const Sample& s : r.samples) {
+      if (s.labels.Has(labels::kCore))
+        d.core_duty.emplace_back(s.labels.Get(labels::kCore), s.scalar());
+    }
+  } else if (r.metric == m::kTensorCoreUtilization) {
+    d.simd_percent = value();
+  } else if (r.metric == m::kMemoryUsed) {
+    d.memory_used_bytes = value();
+  } else if (r.metric == m::kMemoryTotal) {
+    d.memory_total_bytes = value();
+  } else if (r.metric == m::kQueueSize) {
+    d.queue = r.samples.empty() ? kNoValue : r.samples.front().scalar();
+  } else if (r.metric == m::kPower) {
+    // Package and DRAM domains do not overlap; core/uncore/psys would double count.
+    double total = 0;
+    bool any = false;
+    for (const Sample& s : r.samples) {
+      const std::string_view domain = s.labels.Get(labels::kDomain);
+      if (domain.starts_with("package") || domain.starts_with("dram")) {
+        total += s.scalar();
+        any = true;
+      }
+    }
+    if (!any && !r.samples.empty()) {
+      total = r.samples.front().scalar();
+      any = true;
+    }
+    d.power_watts = any ? total : kNoValue;
+  } else if (r.metric == m::kTemperature) {
+    for (const Sample& s : r.samples) {
+      d.temperature_celsius = std::isnan(d.temperature_celsius)
+                                  ? s.scalar()
+                                  : std::max(d.temperature_celsius, s.scalar());
+    }
+  }
+}
+
+}  // namespace
+
+Status TopModel::Refresh() {
+  static const std::vector<std::string> kMetrics = {
+      std::string(m::kDutyCycle),  std::string(m::kTensorCoreUtilization),
+      std::string(m::kMemoryUsed), std::string(m::kMemoryTotal),
+      std::string(m::kQueueSize),  std::string(m::kPower),
+      std::string(m::kTemperature)};
+  XPUPERF_ASSIGN_OR_RETURN(auto readings, session_->Collect(kMetrics));
+  for (DeviceSummary& d : devices_) {
+    d.duty_percent = d.simd_percent = d.memory_used_bytes = d.memory_total_bytes = kNoValue;
+    d.power_watts = d.temperature_celsius = d.queue = kNoValue;
+    d.core_duty.clear();
+    d.missing.clear();
+    for (const Reading& r : readings) {
+      if (r.device == d.device.id) Apply(d, r);
+    }
+    Push(d.duty_history, d.duty_percent);
+    Push(d.memory_history,
+         d.memory_total_bytes > 0 ? 100 * d.memory_used_bytes / d.memory_total_bytes : kNoValue);
+  }
+  return processes_.Refresh();
+}
+
+std::string Sparkline(const std::deque<double>& values, size_t width, bool utf8) {
+  static const char* kBlocks[] = {"\u2581", "\u2582", "\u2583", "\u2584",
+                                  "\u2585", "\u2586", "\u2587", "\u2588"};
+  static const char kAscii[] = "_.-:=+*#";
+  std::string out;
+  const size_t skip = values.size() > width ? values.size() - width : 0;
+  for (size_t pad = values.size() - skip; pad < width; ++pad) out += ' ';
+  for (size_t i = skip; i < values.size(); ++i) {
+    const double v = values[i];
+    if (std::isnan(v)) {
+      out += ' ';
+      continue;
+    }
+    const int level = std::clamp(static_cast<int>(v / 100.0 * 7.999), 0, 7);
+    if (utf8) {
+      out += kBlocks[level];
+    } else {
+      out += kAscii[level];
+    }
+  }
+  return out;
+}
+
+}  // namespace xpuperf::cli

@@ -1,0 +1,57 @@
+#include <fmt/format.h>
+
+#include "xpuperf/cli/format.h"
+#include "xpuperf/cli/text_table.h"
+#include "xpuperf/cli/top_view.h"
+
+namespace xpuperf::cli {
+
+using Align = TextTable::Align;
+
+std::string Bar(double percent, size_t width) {
+  if (std::isnan(percent)) return fmt::format("{:<{}}", "[n/a]", width + 2);
+  const size_t filled = static_cast<size_t>(
+      std::clamp(percent, 0.0, 100.0) / 100.0 * static_cast<double>(width) + 0.5);
+  return "[" + std::string(filled, '|') + std::string(width - filled, ' ') + "]";
+}
+
+namespace {
+std::string Or(double value, std::string_view unit) {
+  return std::isnan(value) ? "n/a" : FormatValue(unit, value);
+}
+}  // namespace
+
+std::string RenderTopPlain(const TopModel& model, size_t processes) {
+  TextTable devices(fmt::format("xpuperf top - {}", model.host()), {{"Device"},
+                                                                    {"Duty cycle"},
+                                                                    {"Tensor/SIMD", Align::kRight},
+                                                                    {"Memory", Align::kRight},
+                                                                    {"Power", Align::kRight},
+                                                                    {"Temp", Align::kRight},
+                                                                    {"Queue", Align::kRight}});
+  std::string cores;
+  for (const DeviceSummary& d : model.devices()) {
+    const std::string memory =
+        std::isnan(d.memory_used_bytes) || std::isnan(d.memory_total_bytes)
+            ? "n/a"
+            : FormatBytes(d.memory_used_bytes) + " / " + FormatBytes(d.memory_total_bytes);
+    devices.AddRow({d.device.id, Bar(d.duty_percent, 20) + " " + Or(d.duty_percent, "percent"),
+                    Or(d.simd_percent, "percent"), memory, Or(d.power_watts, "watts"),
+                    Or(d.temperature_celsius, "celsius"),
+                    std::isnan(d.queue) ? "n/a" : fmt::format("{:g}", d.queue)});
+    if (!d.core_duty.empty()) {
+      cores += d.device.id + " cores:";
+      for (const auto& [core, duty] : d.core_duty) cores += fmt::format(" {}={:.0f}%", core, duty);
+      cores += "\n";
+    }
+  }
+  TextTable procs(
+      "", {{"PID", Align::kRight}, {"CPU", Align::kRight}, {"Memory", Align::kRight}, {"Command"}});
+  for (const ProcessUsage& p : model.processes(processes)) {
+    procs.AddRow({std::to_string(p.pid), FormatPercent(p.cpu_percent),
+                  FormatBytes(static_cast<double>(p.rss_bytes)), p.command});
+  }
+  return devices.Render() + cores + "\n" + procs.Render() + "\n";
+}
+
+}  // namespace xpuperf::cli

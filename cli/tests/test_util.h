@@ -1,0 +1,21 @@
+// Helpers for the cli tests: golden files and running the xpuperf executable.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace xpuperf::cli::testing {
+
+// Compares `actual` with tests/data/golden/<name>; XPUPERF_UPDATE_GOLDEN=1 rewrites the file
+// instead. Returns an empty string on match, else a message with both texts.
+std::string CompareGolden(const std::string& name, const std::string& actual);
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+// Runs the built xpuperf with `args` (no shell interpretation of the arguments).
+CommandResult RunXpuperf(const std::vector<std::string>& args, double timeout_seconds = 30);
+
+}  // namespace xpuperf::cli::testing

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs the whole test suite.
+#   scripts/test.sh              tests in build/
+#   scripts/test.sh --sanitize   the same under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+if [ "${1:-}" = "--sanitize" ]; then
+  build_dir=build-asan
+  BUILD_TYPE=Debug bash scripts/build.sh "$build_dir" -DXPUPERF_SANITIZE=address,undefined -DXPUPERF_BUILD_TESTS=ON \
+    -DXPUPERF_BUILD_BENCHMARKS=OFF
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+else
+  build_dir=build
+  bash scripts/build.sh "$build_dir" -DXPUPERF_BUILD_TESTS=ON -DXPUPERF_BUILD_BENCHMARKS=ON
+fi
+ctest --test-dir "$build_dir" --output-on-failure --parallel "$(nproc)" --timeout 300
