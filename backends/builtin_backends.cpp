@@ -4,9 +4,7 @@
 
 namespace xpuperf {
 
-void RegisterBuiltinBackends(BackendRegistry& registry) {
-  cpu::RegisterCpuBackend(registry);
-}
+void RegisterBuiltinBackends(BackendRegistry& registry) { cpu::RegisterCpuBackend(registry); }
 
 const BackendRegistry& BuiltinBackendRegistry() {
   static const BackendRegistry* registry = [] {

@@ -70,6 +70,21 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   AddCommon(top_cmd, top.common);
 
+  // CLI11 reports a mistyped command as "A subcommand is required"; name it instead.
+  const std::string first = argc > 1 ? argv[1] : "";
+  if (!first.empty() && first[0] != '-') {
+    std::string known;
+    bool found = false;
+    for (const CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+      known += (known.empty() ? "" : ", ") + command->get_name();
+      found = found || command->get_name() == first;
+    }
+    if (!found) {
+      std::cerr << "xpuperf: error: unknown command '" << first << "' (commands: " << known
+                << "; see xpuperf --help)\n";
+      return kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -79,7 +94,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "xpuperf: error: " << e.what() << "\nRun 'xpuperf --help' for usage.\n";
+    std::cerr << "xpuperf: error: " << e.what() << " (see xpuperf --help)\n";
     return kExitUsage;
   }
 

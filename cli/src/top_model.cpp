@@ -16,7 +16,11 @@ TopModel::TopModel(std::unique_ptr<Session> session, std::string root)
       processes_(std::move(root), SystemClock::Instance(), sysconf(_SC_CLK_TCK),
                  sysconf(_SC_PAGESIZE)),
       host_(HostName()) {
-  for (const Device& d : session_->devices()) devices_.push_back(DeviceSummary{d});
+  for (const Device& d : session_->devices()) {
+    DeviceSummary summary;
+    summary.device = d;
+    devices_.push_back(std::move(summary));
+  }
   // A first scan so the first Refresh() can report CPU shares; failures surface in Refresh().
   (void)processes_.Refresh();
 }

@@ -48,7 +48,7 @@ TEST(CliTest, UsageErrorsExitTwoWithOneLine) {
   ExpectUsageError({"devices", "--root", "/no/such/dir"}, "/no/such/dir");
   ExpectUsageError({"devices", "--backend", "quantum"}, "unknown backend 'quantum'");
   ExpectUsageError({"metrics", "--pid", "-5"}, "--pid must be a positive process id");
-  ExpectUsageError({"frobnicate"}, "frobnicate");
+  ExpectUsageError({"frobnicate"}, "unknown command 'frobnicate'");
   ExpectUsageError({}, "subcommand is required");
 }
 

@@ -28,7 +28,7 @@ struct DeviceSummary {
   std::vector<std::pair<std::string, double>> core_duty;  // (core, percent)
   std::deque<double> duty_history;                        // oldest first, at most kHistory
   std::deque<double> memory_history;                      // percent of total
-  std::map<std::string, std::string> missing;  // metric -> why it cannot be shown
+  std::map<std::string, std::string> missing;             // metric -> why it cannot be shown
 };
 
 class TopModel {

@@ -1,0 +1,64 @@
+// Internal to the CPU backend: power_watts and energy_joules per domain, from RAPL energy counters
+// (powercap) or, where there is no readable RAPL zone, from hwmon power and energy channels.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "xpuperf/core/sample.h"
+#include "xpuperf/core/status.h"
+#include "xpuperf/cpu/hwmon.h"
+#include "xpuperf/cpu/powercap.h"
+
+namespace xpuperf::cpu {
+
+// Not thread-safe.
+class EnergyMeter {
+ public:
+  // Finds the sources and takes the first energy snapshot at monotonic time now_ns.
+  static EnergyMeter Open(const std::string& root, int64_t now_ns);
+
+  // Average power per domain since the previous Power() call (or since Open), in watts:
+  // Δenergy / Δt. hwmon power channels report their own (instantaneous or averaged) value.
+  Reading Power(int64_t now_ns, int64_t wall_ns);
+  // Energy per domain consumed since Open, in joules. The hardware counters start at an arbitrary
+  // value and wrap; this is the wrap-corrected sum of the deltas seen since the backend opened,
+  // correct as long as Collect runs at least once per counter wrap (minutes to hours).
+  Reading Energy(int64_t wall_ns);
+
+ private:
+  // A cumulative µJ counter: a RAPL zone's energy_uj, or a hwmon energyN_input.
+  struct Counter {
+    std::string domain;
+    std::string path;
+    // RAPL wraps after max_energy_range_uj; hwmon counters have no stated range and a decrease
+    // means the counter restarted.
+    std::optional<uint64_t> wrap_range_uj;
+    uint64_t last_raw_uj = 0;
+    uint64_t since_open_uj = 0;
+    uint64_t since_open_at_last_power_uj = 0;
+    bool read_ok = false;  // whether the most recent read succeeded
+  };
+  struct PowerChannel {
+    std::string domain;
+    HwmonChip chip;
+    HwmonChannel channel;
+  };
+
+  void RefreshCounters();
+  static uint64_t CounterDelta(const Counter& counter, uint64_t raw_uj);
+
+  std::vector<Counter> counters_;
+  std::vector<PowerChannel> power_channels_;  // hwmon only
+  int64_t last_power_ns_ = 0;
+  // The most recent read failure, reported when no domain could be read in a Collect.
+  std::optional<Error> last_error_;
+  // Set when there is no source at all: why.
+  std::string unsupported_reason_;
+  // Set when there are power channels but no energy counter.
+  std::string energy_unsupported_reason_;
+};
+
+}  // namespace xpuperf::cpu
