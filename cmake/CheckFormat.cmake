@@ -2,7 +2,7 @@
 file(GLOB_RECURSE sources
   ${SOURCE_DIR}/core/*.h ${SOURCE_DIR}/core/*.cpp ${SOURCE_DIR}/backends/*.h ${SOURCE_DIR}/backends/*.cpp
   ${SOURCE_DIR}/capi/*.h ${SOURCE_DIR}/capi/*.cpp ${SOURCE_DIR}/capi/*.c
-  ${SOURCE_DIR}/cli/*.h ${SOURCE_DIR}/cli/*.cpp)
+  ${SOURCE_DIR}/cli/*.h ${SOURCE_DIR}/cli/*.cpp ${SOURCE_DIR}/fuzz/*.cpp)
 set(bad "")
 foreach(file ${sources})
   execute_process(COMMAND ${CLANG_FORMAT} --dry-run -Werror ${file} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)

@@ -14,7 +14,7 @@ namespace m = metrics;
 TopModel::TopModel(std::unique_ptr<Session> session, std::string root)
     : session_(std::move(session)),
       processes_(std::move(root), SystemClock::Instance(), sysconf(_SC_CLK_TCK),
-                 sysconf(_SC_PAGESIZE)),
+                 static_cast<uint64_t>(sysconf(_SC_PAGESIZE))),
       host_(HostName()) {
   for (const Device& d : session_->devices()) {
     DeviceSummary summary;

@@ -1,26 +1,16 @@
-// The host's processes for `xpuperf top`: CPU share and resident memory from root/proc/PID/stat.
+// The host's processes for `xpuperf top`: CPU share and resident memory of every process under
+// root/proc, read with the CPU backend's process readers.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "xpuperf/core/clock.h"
 #include "xpuperf/core/status.h"
 
 namespace xpuperf::cli {
-
-struct ProcessStat {
-  int pid = 0;
-  std::string command;     // comm, as the kernel reports it
-  uint64_t cpu_ticks = 0;  // utime + stime, in clock ticks
-  uint64_t rss_pages = 0;
-};
-
-// Parses the text of /proc/PID/stat (the command may contain spaces and parentheses).
-Result<ProcessStat> ParseProcessStat(std::string_view text);
 
 struct ProcessUsage {
   int pid = 0;
@@ -32,7 +22,7 @@ struct ProcessUsage {
 // Tracks processes between refreshes. Not thread-safe.
 class ProcessTable {
  public:
-  ProcessTable(std::string root, const Clock& clock, long ticks_per_second, long page_bytes);
+  ProcessTable(std::string root, const Clock& clock, long ticks_per_second, uint64_t page_bytes);
   // Rescans root/proc. Processes that vanish between listing and reading are skipped.
   Status Refresh();
   // Sorted by CPU share, then memory; at most `limit` rows. CPU is 0 on the first refresh.
@@ -42,7 +32,7 @@ class ProcessTable {
   std::string root_;
   const Clock& clock_;
   long ticks_per_second_;
-  long page_bytes_;
+  uint64_t page_bytes_;
   int64_t last_ns_ = -1;
   std::map<int, uint64_t> last_ticks_;
   std::vector<ProcessUsage> current_;

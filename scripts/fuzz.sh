@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Fuzzes the parsers with libFuzzer (clang + ASan + UBSan), seeded with the recorded trees' files.
+# Usage: scripts/fuzz.sh [SECONDS]   (default 60)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+bash scripts/install-deps.sh
+if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
+  [ "$(id -u)" -eq 0 ] && apt-get install -y -qq clang libclang-rt-14-dev >/dev/null
+fi
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DXPUPERF_FUZZ=ON -DXPUPERF_SANITIZE=address,undefined -DXPUPERF_BUILD_TESTS=OFF \
+  -DXPUPERF_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build build-fuzz --target parsers_fuzzer
+# Seeds: each recorded procfs/sysfs text, prefixed with the byte that selects its parser.
+corpus=build-fuzz/corpus
+mkdir -p "$corpus"
+trees=backends/cpu/tests/data/trees
+seed() {
+  if [ -f "$2" ]; then
+    { printf "\\x$(printf %02x "$1")"; cat "$2"; } > "$corpus/seed-$1-$(echo "$2" | md5sum | cut -c1-8)"
+  fi
+}
+for t in "$trees"/*/; do
+  seed 0 "$t/proc/stat"; seed 1 "$t/proc/meminfo"; seed 2 "$t/proc/cpuinfo"
+  for f in "$t"/proc/[0-9]*/stat; do seed 4 "$f"; done
+  for f in "$t"/proc/[0-9]*/status; do seed 5 "$f"; done
+  for f in "$t"/proc/[0-9]*/statm; do seed 6 "$f"; done
+done
+./build-fuzz/fuzz/parsers_fuzzer -max_total_time="$seconds" -max_len=65536 "$corpus"
