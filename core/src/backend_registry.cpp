@@ -32,7 +32,8 @@ std::string BackendRegistry::Description(std::string_view name) const {
 
 bool BackendRegistry::Has(std::string_view name) const {
   std::lock_guard lock(mutex_);
-  return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.name == name; });
+  return std::any_of(entries_.begin(), entries_.end(),
+                     [&](const Entry& e) { return e.name == name; });
 }
 
 Result<std::unique_ptr<Backend>> BackendRegistry::Open(std::string_view name,

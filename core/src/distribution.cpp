@@ -26,8 +26,8 @@ std::vector<double> Distribution::ExponentialBounds(double scale, double growth,
 void Distribution::Add(double value, uint64_t times) {
   if (times == 0) return;
   if (counts.size() != bounds.size() + 1) counts.assign(bounds.size() + 1, 0);
-  const size_t bucket = static_cast<size_t>(
-      std::upper_bound(bounds.begin(), bounds.end(), value) - bounds.begin());
+  const size_t bucket =
+      static_cast<size_t>(std::upper_bound(bounds.begin(), bounds.end(), value) - bounds.begin());
   counts[bucket] += times;
   if (count == 0) {
     min = max = value;
@@ -65,7 +65,8 @@ std::optional<double> Distribution::Percentile(double q) const {
       lower = std::max(lower, min);
       upper = std::min(upper, max);
       if (upper < lower) upper = lower;
-      const double within = (rank - static_cast<double>(cumulative)) / static_cast<double>(counts[i]);
+      const double within =
+          (rank - static_cast<double>(cumulative)) / static_cast<double>(counts[i]);
       return std::clamp(lower + within * (upper - lower), min, max);
     }
     cumulative = next;

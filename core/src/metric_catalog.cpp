@@ -6,9 +6,12 @@ namespace xpuperf {
 
 std::string_view MetricKindName(MetricKind kind) {
   switch (kind) {
-    case MetricKind::kGauge: return "gauge";
-    case MetricKind::kCounter: return "counter";
-    case MetricKind::kDistribution: return "distribution";
+    case MetricKind::kGauge:
+      return "gauge";
+    case MetricKind::kCounter:
+      return "counter";
+    case MetricKind::kDistribution:
+      return "distribution";
   }
   return "unknown";
 }
@@ -41,7 +44,8 @@ constexpr std::array kCatalog = {
     MetricInfo{metrics::kTemperature, "celsius", K::kGauge, "Temperature per sensor",
                "device,sensor"},
     MetricInfo{metrics::kClock, "hertz", K::kGauge,
-               "Clock frequency (per core on CPUs; SM and memory clocks on GPUs)", "device,core,type"},
+               "Clock frequency (per core on CPUs; SM and memory clocks on GPUs)",
+               "device,core,type"},
     MetricInfo{metrics::kMemoryBandwidthUtilization, "percent", K::kGauge,
                "Memory bandwidth used / peak memory bandwidth", "device"},
     MetricInfo{metrics::kHostLinkThroughput, "bytes_per_second", K::kGauge,

@@ -26,7 +26,8 @@ std::string_view Labels::Get(std::string_view key) const {
 }
 
 bool Labels::Has(std::string_view key) const {
-  return std::any_of(items_.begin(), items_.end(), [&](const auto& item) { return item.first == key; });
+  return std::any_of(items_.begin(), items_.end(),
+                     [&](const auto& item) { return item.first == key; });
 }
 
 std::string Labels::ToString() const {
@@ -40,9 +41,12 @@ std::string Labels::ToString() const {
 
 std::string_view ReadingStateName(ReadingState state) {
   switch (state) {
-    case ReadingState::kOk: return "ok";
-    case ReadingState::kUnsupported: return "unsupported";
-    case ReadingState::kNoData: return "no_data";
+    case ReadingState::kOk:
+      return "ok";
+    case ReadingState::kUnsupported:
+      return "unsupported";
+    case ReadingState::kNoData:
+      return "no_data";
   }
   return "unknown";
 }

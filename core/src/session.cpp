@@ -42,9 +42,9 @@ std::vector<std::string> Session::metrics() const {
       auto names = backend->metrics();
       provided = provided || std::find(names.begin(), names.end(), info.name) != names.end();
     }
-    const bool recorded = options_.recorder != nullptr &&
-                          (info.name == metrics::kOpExecutionTime ||
-                           info.name == metrics::kTransferLatency || info.name == metrics::kQueueSize);
+    const bool recorded = options_.recorder != nullptr && (info.name == metrics::kOpExecutionTime ||
+                                                           info.name == metrics::kTransferLatency ||
+                                                           info.name == metrics::kQueueSize);
     if (provided || recorded) out.emplace_back(info.name);
   }
   return out;
@@ -67,14 +67,24 @@ Result<std::vector<Reading>> Session::Collect(const std::vector<std::string>& me
                                               const std::vector<std::string>& device_ids) {
   for (const std::string& name : metric_names) {
     if (FindMetric(name) == nullptr) {
-      return MakeError(ErrorCode::kNotFound,
-                       "unknown metric '" + name + "' (`xpuperf metrics --list` shows the catalog)");
+      return MakeError(ErrorCode::kNotFound, "unknown metric '" + name +
+                                                 "' (`xpuperf metrics --list` shows the catalog)");
+    }
+  }
+  // Every device to report on: the backends' devices, then devices that only the recorder has data
+  // for (a workload recording under its own device name, or on "cpu0" where the cpu backend cannot
+  // run), so that recorded data is never dropped for want of a backend.
+  std::vector<std::string> all_devices;
+  for (const Device& d : devices_) all_devices.push_back(d.id);
+  if (options_.recorder != nullptr) {
+    for (std::string& id : options_.recorder->Devices()) {
+      if (std::find(all_devices.begin(), all_devices.end(), id) == all_devices.end()) {
+        all_devices.push_back(std::move(id));
+      }
     }
   }
   for (const std::string& id : device_ids) {
-    const bool known = std::any_of(devices_.begin(), devices_.end(),
-                                   [&](const Device& d) { return d.id == id; });
-    if (!known) {
+    if (std::find(all_devices.begin(), all_devices.end(), id) == all_devices.end()) {
       return MakeError(ErrorCode::kNotFound,
                        "unknown device '" + id + "' (`xpuperf devices` lists this host's devices)");
     }
@@ -84,7 +94,8 @@ Result<std::vector<Reading>> Session::Collect(const std::vector<std::string>& me
            std::find(metric_names.begin(), metric_names.end(), m) != metric_names.end();
   };
   auto wanted_device = [&](std::string_view d) {
-    return device_ids.empty() || std::find(device_ids.begin(), device_ids.end(), d) != device_ids.end();
+    return device_ids.empty() ||
+           std::find(device_ids.begin(), device_ids.end(), d) != device_ids.end();
   };
 
   std::vector<Reading> readings;
@@ -95,12 +106,12 @@ Result<std::vector<Reading>> Session::Collect(const std::vector<std::string>& me
   }
   if (options_.recorder != nullptr) {
     const int64_t now = options_.backend.clock->WallNs();
-    for (const Device& device : devices_) {
-      if (!wanted_device(device.id)) continue;
-      for (Reading& recorded : options_.recorder->Snapshot(device.id, now)) {
+    for (const std::string& device : all_devices) {
+      if (!wanted_device(device)) continue;
+      for (Reading& recorded : options_.recorder->Snapshot(device, now)) {
         if (!wanted_metric(recorded.metric)) continue;
         auto it = std::find_if(readings.begin(), readings.end(), [&](const Reading& r) {
-          return r.metric == recorded.metric && r.device == device.id;
+          return r.metric == recorded.metric && r.device == device;
         });
         if (it == readings.end()) {
           readings.push_back(std::move(recorded));
@@ -119,10 +130,8 @@ Result<std::vector<Reading>> Session::Collect(const std::vector<std::string>& me
     return catalog.size();
   };
   auto device_rank = [&](std::string_view d) {
-    for (size_t i = 0; i < devices_.size(); ++i) {
-      if (devices_[i].id == d) return i;
-    }
-    return devices_.size();
+    return static_cast<size_t>(std::find(all_devices.begin(), all_devices.end(), d) -
+                               all_devices.begin());
   };
   std::stable_sort(readings.begin(), readings.end(), [&](const Reading& a, const Reading& b) {
     const auto ka = std::make_pair(metric_rank(a.metric), device_rank(a.device));

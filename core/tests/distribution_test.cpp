@@ -23,9 +23,10 @@ TEST(DistributionTest, CountsLandInHalfOpenBuckets) {
 
 TEST(DistributionTest, PercentileInterpolatesInsideExponentialBucket) {
   // tpu-info's method: value = lower * (1 + (rank_within / count_in_bucket) * (g - 1)).
-  Distribution d = Distribution::WithBounds(Distribution::ExponentialBounds(1.0, 2.0, 4));  // 1,2,4,8
-  d.Add(4.5, 10);   // bucket [4, 8)
-  d.Add(0.9, 0);    // ignored
+  Distribution d =
+      Distribution::WithBounds(Distribution::ExponentialBounds(1.0, 2.0, 4));  // 1,2,4,8
+  d.Add(4.5, 10);                                                              // bucket [4, 8)
+  d.Add(0.9, 0);                                                               // ignored
   d.Add(7.5, 0);
   d.min = 4.0;  // make the whole bucket span visible to interpolation
   d.max = 8.0;

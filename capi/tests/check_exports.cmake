@@ -1,0 +1,25 @@
+# ctest script: fails unless every dynamic symbol libxpuperf.so defines is part of the C ABI
+# (xpuperf_*), so the C++ code linked into it stays private. Args: -DNM=<nm> -DLIBRARY=<path>.
+execute_process(COMMAND ${NM} -D --defined-only ${LIBRARY}
+                OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${NM} failed on ${LIBRARY}")
+endif()
+string(REPLACE "\n" ";" lines "${symbols}")
+set(exported 0)
+foreach(line IN LISTS lines)
+  if(line MATCHES "^[0-9a-f]+ [A-Za-z] (.+)$")
+    set(name "${CMAKE_MATCH_1}")
+    if(name MATCHES "^XPUPERF_0$")
+      continue()  # the version node of xpuperf.map
+    endif()
+    if(NOT name MATCHES "^xpuperf_[a-z_]+(@@XPUPERF_0)?$")
+      message(FATAL_ERROR "libxpuperf.so exports '${name}', which is not part of xpuperf.h")
+    endif()
+    math(EXPR exported "${exported} + 1")
+  endif()
+endforeach()
+if(exported LESS 10)
+  message(FATAL_ERROR "libxpuperf.so exports only ${exported} xpuperf_* symbols")
+endif()
+message(STATUS "libxpuperf.so exports ${exported} symbols, all xpuperf_*")
