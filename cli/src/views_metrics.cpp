@@ -69,6 +69,22 @@ void DistributionTable(std::string& out, const MetricsSnapshot& snap, std::strin
   if (!table.empty()) out += "\n" + table.Render();
 }
 
+// The "chips" table of tpu-info: what each device is, before its numbers.
+void DeviceList(std::string& out, const MetricsSnapshot& snap) {
+  TextTable table(fmt::format("Devices on {}", snap.host), {{"Device"},
+                                                            {"Backend"},
+                                                            {"Model"},
+                                                            {"Cores", Align::kRight},
+                                                            {"Threads", Align::kRight},
+                                                            {"Memory", Align::kRight}});
+  for (const Device& d : snap.devices) {
+    table.AddRow({d.id, d.backend, d.model, std::to_string(d.topology.cores),
+                  std::to_string(d.topology.threads),
+                  FormatBytes(static_cast<double>(d.memory_bytes))});
+  }
+  out += table.Render() + "\n";
+}
+
 void UtilizationTable(std::string& out, const MetricsSnapshot& snap) {
   TextTable table(fmt::format("Utilization and memory (rates over {:.2f} s)", snap.window_seconds),
                   {{"Device"},
@@ -251,6 +267,7 @@ std::string RenderDashboard(const MetricsSnapshot& snap) {
     }
     return out;
   }
+  DeviceList(out, snap);
   UtilizationTable(out, snap);
   PerCoreTable(out, snap);
   PowerThermalTable(out, snap);
