@@ -18,7 +18,9 @@ Result<std::unique_ptr<Session>> Session::Open(const BackendRegistry& registry,
       return MakeError(ErrorCode::kNotFound,
                        "unknown backend '" + name + "' (available in this build: " + known + ")");
     }
-    auto backend = registry.Open(name, options.backend);
+    BackendOptions backend_options = options.backend;
+    backend_options.explicitly_requested = explicit_backends;
+    auto backend = registry.Open(name, backend_options);
     if (!backend.ok()) {
       if (explicit_backends) {
         return MakeError(backend.error().code, name + " backend: " + backend.error().message);

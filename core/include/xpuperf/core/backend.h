@@ -23,6 +23,9 @@ struct BackendOptions {
   std::vector<int> pids;
   // Never null; outlives the backend.
   const Clock* clock = &SystemClock::Instance();
+  // True when the user asked for this backend by name (`--backend tpu`): a backend whose runtime is
+  // not reachable then fails to open with the reason instead of opening with no data.
+  bool explicitly_requested = false;
 };
 
 // A source of devices and metrics. Rate metrics (duty cycle, power) are computed between

@@ -108,7 +108,10 @@ class [[nodiscard]] Status {
 // `XPUPERF_ASSIGN_OR_RETURN(auto x, ReadSomething());`
 #define XPUPERF_ASSIGN_OR_RETURN(lhs, expr) \
   XPUPERF_ASSIGN_OR_RETURN_IMPL_(XPUPERF_CONCAT_(xpuperf_result_, __LINE__), lhs, expr)
+// lhs is a declaration ("auto x"), so it cannot be parenthesised.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define XPUPERF_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                                   \
   if (!tmp.ok()) return tmp.error();                   \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)
