@@ -1,10 +1,14 @@
 #include "xpuperf/builtin_backends.h"
 
 #include "xpuperf/cpu/cpu_backend.h"
+#include "xpuperf/tpu/tpu_backend.h"
 
 namespace xpuperf {
 
-void RegisterBuiltinBackends(BackendRegistry& registry) { cpu::RegisterCpuBackend(registry); }
+void RegisterBuiltinBackends(BackendRegistry& registry) {
+  cpu::RegisterCpuBackend(registry);
+  tpu::RegisterTpuBackend(registry);
+}
 
 const BackendRegistry& BuiltinBackendRegistry() {
   static const BackendRegistry* registry = [] {

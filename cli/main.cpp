@@ -36,6 +36,8 @@ int main(int argc, char** argv) {
       "  xpuperf metrics --list               the metric catalog\n"
       "  xpuperf metrics --pid 1234 --json    include a process's CPU and memory\n"
       "  xpuperf top                          live view; q quits\n"
+      "  xpuperf bench run --suite quick      measure peak FP, GEMM, STREAM and caches\n"
+      "  xpuperf bench list                   the benchmarks and suites\n"
       "Exit codes: 0 ok, 1 failure, 2 usage error.");
 
   DevicesOptions devices;
@@ -70,6 +72,30 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   AddCommon(top_cmd, top.common);
 
+  BenchOptions bench;
+  CLI::App* bench_cmd =
+      app.add_subcommand("bench", "Microbenchmarks: peak FP, GEMM, STREAM, cache levels");
+  bench_cmd->require_subcommand(1);
+  bench_cmd->add_subcommand("list", "List the benchmarks and suites");
+  const auto add_run_options = [&bench](CLI::App* command) {
+    command->add_option("--suite", bench.suite, "Suite: quick, standard, full or a .yaml file")
+        ->capture_default_str();
+    command->add_option("--benchmark,-b", bench.benchmarks, "Only this benchmark (repeatable)");
+    command->add_option("--out", bench.out, "Result directory (default results/<run id>)");
+    command->add_option("--threads", bench.threads, "Threads (default: every allowed CPU)");
+    command->add_option("--samples", bench.samples, "Samples per point (overrides the suite)");
+    command->add_option("--min-sample-seconds", bench.min_sample_seconds,
+                        "Shortest sample, seconds (overrides the suite)");
+  };
+  CLI::App* bench_run = bench_cmd->add_subcommand("run", "Run a suite and write the results");
+  bench_run->add_option("--only", bench.only,
+                        "Only these components: compute, memory (repeatable)");
+  add_run_options(bench_run);
+  for (const char* component : {"compute", "memory"}) {
+    add_run_options(bench_cmd->add_subcommand(
+        component, std::string("Run the suite's ") + component + " benchmarks"));
+  }
+
   // CLI11 reports a mistyped command as "A subcommand is required"; name it instead.
   const std::string first = argc > 1 ? argv[1] : "";
   if (!first.empty() && first[0] != '-') {
@@ -103,5 +129,9 @@ int main(int argc, char** argv) {
   if (devices_cmd->parsed()) return RunDevices(devices, std::cout, std::cerr);
   if (metrics_cmd->parsed()) return RunMetrics(metrics, std::cout, std::cerr);
   if (top_cmd->parsed()) return RunTop(top, std::cout, std::cerr);
+  if (bench_cmd->parsed()) {
+    for (const CLI::App* sub : bench_cmd->get_subcommands()) bench.action = sub->get_name();
+    return RunBench(bench, std::cout, std::cerr);
+  }
   return kExitUsage;
 }

@@ -3,6 +3,17 @@ find_package(Threads REQUIRED)
 find_package(fmt REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
+# TPU runtime metric service: protobuf + gRPC (libgrpc++-dev, protobuf-compiler-grpc ship CMake
+# configs with gRPC::grpc++ and gRPC::grpc_cpp_plugin).
+find_package(Protobuf REQUIRED)
+find_package(gRPC CONFIG REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+set(BLA_VENDOR OpenBLAS)
+find_package(BLAS REQUIRED)
+# FindBLAS gives only the library; Debian keeps cblas.h under the variant's directory.
+find_path(OPENBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas-pthread openblas-openmp openblas
+          PATHS /usr/include/${CMAKE_LIBRARY_ARCHITECTURE} REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
 set(CURSES_NEED_NCURSES TRUE)

@@ -6,7 +6,9 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build pkg-config
   libcli11-dev libfmt-dev nlohmann-json3-dev libhwloc-dev hwloc libncurses-dev
+  libopenblas-dev libyaml-cpp-dev libgomp1
   libgtest-dev libgmock-dev libbenchmark-dev
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   clang-format tmux
 )
 

@@ -7,3 +7,4 @@ bash scripts/build.sh build -DXPUPERF_BUILD_TESTS=OFF -DXPUPERF_BUILD_BENCHMARKS
 ./build/xpuperf devices
 echo
 ./build/xpuperf metrics --window 1
+./build/xpuperf bench run --suite quick

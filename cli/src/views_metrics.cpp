@@ -61,7 +61,11 @@ void DistributionTable(std::string& out, const MetricsSnapshot& snap, std::strin
     for (const Sample& s : r.samples) {
       if (!s.is_distribution()) continue;
       const Distribution& d = s.distribution();
-      table.AddRow({r.device, std::string(s.labels.Get(label_key)), std::to_string(d.count),
+      // A transfer's kind (host_to_device, dcn, ...) keeps rows of equal buffer size apart.
+      std::string label(s.labels.Get(label_key));
+      if (s.labels.Has(labels::kType))
+        label += " (" + std::string(s.labels.Get(labels::kType)) + ")";
+      table.AddRow({r.device, label, std::to_string(d.count),
                     d.count ? FormatSeconds(d.Mean()) : "no data", Percentile(d, 0.5),
                     Percentile(d, 0.9), Percentile(d, 0.95), Percentile(d, 0.999)});
     }

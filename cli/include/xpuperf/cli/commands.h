@@ -49,9 +49,22 @@ struct TopOptions {
   int processes = 10;  // rows of the process table in plain mode
 };
 
+struct BenchOptions {
+  std::string action = "run";           // "list", "run", or a component ("compute", "memory")
+  std::string suite = "quick";          // built-in suite name or a .yaml path
+  std::vector<std::string> only;        // components (compute, memory, ...); empty = all
+  std::vector<std::string> benchmarks;  // benchmark names; empty = all in the suite
+  std::string out;                      // result directory; empty = results/<run id>
+  int threads = 0;                      // 0 = every CPU this process may use
+  int samples = 0;                      // > 0 overrides the suite's samples per point
+  double min_sample_seconds = 0;        // > 0 overrides the suite's minimum sample length
+};
+
 int RunDevices(const DevicesOptions& options, std::ostream& out, std::ostream& err);
 int RunMetrics(const MetricsOptions& options, std::ostream& out, std::ostream& err);
 int RunTop(const TopOptions& options, std::ostream& out, std::ostream& err);
+// Runs microbenchmarks: progress on err, the summary table on out, result files under out dir.
+int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err);
 
 // Set by SIGINT/SIGTERM handlers; loops stop at their next wake-up.
 std::atomic<bool>& StopRequested();

@@ -1,0 +1,41 @@
+#include "metric_map.h"
+
+#include <array>
+
+#include "xpuperf/core/metric_catalog.h"
+
+namespace xpuperf::tpu {
+namespace {
+
+namespace m = metrics;
+
+// Runtime names from shared/reference/tpu.md section 3.
+constexpr std::array kGauges = {
+    GaugeMapping{m::kMemoryTotal, kHbmTotal, Combine::kSum, false},
+    GaugeMapping{m::kMemoryUsed, "tpu.runtime.hbm.memory.usage.bytes", Combine::kSum, false},
+    GaugeMapping{m::kDutyCycle, "tpu.runtime.tensorcore.dutycycle.percent", Combine::kMean, true},
+    GaugeMapping{m::kMemoryBandwidthUtilization, "tpu.runtime.hbm.utilization.percent",
+                 Combine::kMean, false},
+    GaugeMapping{m::kQueueSize, "hlo.queue.size.gauge", Combine::kSum, true},
+};
+
+constexpr std::array kLatencies = {
+    LatencyMapping{"megascale.dcn_transfer_latencies.microsecond.cumulative.distribution", "dcn"},
+    LatencyMapping{"megascale.dcn_inbound_transfer_latencies.microsecond.cumulative.distribution",
+                   "dcn_inbound"},
+    LatencyMapping{
+        "megascale.host_to_device_transfer_latencies.microsecond.cumulative.distribution",
+        "host_to_device"},
+    LatencyMapping{
+        "megascale.device_to_host_transfer_latencies.microsecond.cumulative.distribution",
+        "device_to_host"},
+    LatencyMapping{"megascale.collective_end_to_end_latencies.microsecond.cumulative.distribution",
+                   "collective_e2e"},
+};
+
+}  // namespace
+
+std::span<const GaugeMapping> GaugeMappings() { return kGauges; }
+std::span<const LatencyMapping> TransferLatencyMappings() { return kLatencies; }
+
+}  // namespace xpuperf::tpu

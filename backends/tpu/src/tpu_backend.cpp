@@ -1,0 +1,161 @@
+#include "xpuperf/tpu/tpu_backend.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "metric_map.h"
+#include "runtime_client.h"
+#include "runtime_fetch.h"
+#include "tpu_devices.h"
+#include "tpu_readings.h"
+#include "xpuperf/core/metric_catalog.h"
+#include "xpuperf/tpu/tpu_chips.h"
+
+namespace xpuperf::tpu {
+namespace {
+
+namespace m = metrics;
+
+constexpr std::string_view kNoChipReason =
+    "no TPU found: no PCI device with vendor 0x1ae0 under /sys/bus/pci/devices";
+constexpr std::string_view kTensorCoreReason =
+    "tensor-core utilisation is served only by libtpu's in-process SDK (tensorcore_util), not by "
+    "the runtime metric service";
+
+class TpuBackend final : public Backend {
+ public:
+  TpuBackend(std::vector<Device> devices, std::vector<RuntimeClient> clients, int cores_per_chip,
+             const Clock& clock)
+      : devices_(std::move(devices)),
+        clients_(std::move(clients)),
+        cores_per_chip_(cores_per_chip),
+        clock_(clock) {}
+
+  std::string_view name() const override { return "tpu"; }
+  const std::vector<Device>& devices() const override { return devices_; }
+
+  std::vector<std::string_view> metrics() const override {
+    return {m::kTensorCoreUtilization,
+            m::kDutyCycle,
+            m::kMemoryTotal,
+            m::kMemoryUsed,
+            m::kTransferLatency,
+            m::kOpExecutionTime,
+            m::kQueueSize,
+            m::kMemoryBandwidthUtilization};
+  }
+
+  std::vector<Reading> Collect(const std::vector<std::string>& metric_names) override {
+    // One listing per port per Collect: a runtime that (re)started since the last call is found,
+    // and renamed metrics are never requested blindly.
+    RuntimeFetch fetch(clients_);
+    const auto statuses = fetch.RuntimeStatuses();
+    CoreMap cores(devices_.size(), cores_per_chip_);
+    for (const auto& status : statuses) cores.AddRuntimeStatus(status);
+    ReadingContext context{fetch, devices_, cores, clock_.WallNs()};
+
+    std::vector<Reading> out;
+    auto append = [&out](std::vector<Reading> readings) {
+      for (Reading& r : readings) out.push_back(std::move(r));
+    };
+    std::vector<std::string> names = metric_names;
+    if (names.empty()) {
+      for (std::string_view n : metrics()) names.emplace_back(n);
+    }
+    for (const std::string& name : names) {
+      if (name == m::kTensorCoreUtilization) {
+        for (const Device& d : devices_) {
+          out.push_back(Reading::Unsupported(name, d.id, std::string(kTensorCoreReason)));
+        }
+      } else if (name == m::kOpExecutionTime) {
+        append(HloExecutionReadings(context));
+      } else if (name == m::kTransferLatency) {
+        append(TransferLatencyReadings(context));
+      } else if (const GaugeMapping* gauge = FindGauge(name)) {
+        if (name == m::kQueueSize && !fetch.Serves(gauge->runtime_name) && !statuses.empty()) {
+          append(QueueReadingsFromStatus(statuses, context));
+        } else {
+          append(GaugeReadings(*gauge, context));
+        }
+      } else {
+        for (const Device& d : devices_) {
+          out.push_back(Reading::Unsupported(name, d.id, "not a TPU metric"));
+        }
+      }
+    }
+    return out;
+  }
+
+ private:
+  static const GaugeMapping* FindGauge(std::string_view catalog) {
+    for (const GaugeMapping& g : GaugeMappings()) {
+      if (g.catalog == catalog) return &g;
+    }
+    return nullptr;
+  }
+
+  std::vector<Device> devices_;
+  std::vector<RuntimeClient> clients_;
+  int cores_per_chip_;
+  const Clock& clock_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> CreateTpuBackend(const BackendOptions& options) {
+  return CreateTpuBackend(options, TpuBackendConfig{});
+}
+
+Result<std::unique_ptr<Backend>> CreateTpuBackend(const BackendOptions& options,
+                                                  const TpuBackendConfig& config) {
+  std::vector<int> ports = config.ports;
+  if (ports.empty()) {
+    XPUPERF_ASSIGN_OR_RETURN(ports, ParseRuntimePorts(std::getenv("TPU_RUNTIME_METRICS_PORTS")));
+  }
+  std::vector<RuntimeClient> clients;
+  for (int port : ports)
+    clients.emplace_back(fmt::format("{}:{}", config.host, port), config.deadline);
+
+  // A host without the PCI directory (a container) has no chips to show, but may still reach a
+  // runtime, so a missing directory is not an error here.
+  auto chips = DiscoverTpuChips(options.root);
+  std::vector<TpuChip> found = chips.ok() ? std::move(chips).value() : std::vector<TpuChip>{};
+
+  RuntimeFetch probe(clients);
+  if (found.empty() && !probe.AnyReachable()) {
+    // Asked for by name, the user also needs to know that no runtime answered (and on which
+    // ports); otherwise the absence of chips is the whole story.
+    return MakeError(ErrorCode::kUnavailable,
+                     options.explicitly_requested
+                         ? fmt::format("{}; {}", kNoChipReason, probe.UnreachableReason())
+                         : std::string(kNoChipReason));
+  }
+  if (!probe.AnyReachable() && options.explicitly_requested) {
+    return MakeError(ErrorCode::kUnavailable, probe.UnreachableReason());
+  }
+  int cores_per_chip = 1;
+  std::vector<Device> devices;
+  if (!found.empty()) {
+    devices = DevicesFromChips(found);
+    cores_per_chip = found.front().generation.cores_per_chip;
+  } else {
+    devices = DevicesFromRuntime(probe, cores_per_chip);
+    if (devices.empty()) {
+      return MakeError(ErrorCode::kUnavailable,
+                       fmt::format("{}, and the TPU runtime at {} reports no device yet (no XLA "
+                                   "program has run)",
+                                   kNoChipReason, clients.front().target()));
+    }
+  }
+  return std::unique_ptr<Backend>(std::make_unique<TpuBackend>(
+      std::move(devices), std::move(clients), cores_per_chip, *options.clock));
+}
+
+void RegisterTpuBackend(BackendRegistry& registry) {
+  registry.Register("tpu", "Google TPU chips (PCI sysfs) and the libtpu runtime metric service",
+                    [](const BackendOptions& options) { return CreateTpuBackend(options); });
+}
+
+}  // namespace xpuperf::tpu

@@ -1,0 +1,215 @@
+#include "fake_runtime_scenarios.h"
+
+#include <string>
+
+namespace xpuperf::tpu::testing {
+namespace {
+
+constexpr int64_t kGiB = int64_t{1} << 30;
+
+runtime::Metric WithDistribution(int ordinal, runtime::Distribution d) {
+  runtime::Metric m;
+  *m.mutable_distribution() = std::move(d);
+  return WithKvOrdinal(std::move(m), ordinal, /*as_string=*/true);
+}
+
+runtime::Metric LatencySeries(std::string_view buffer_size, runtime::Distribution d) {
+  runtime::Metric m;
+  *m.mutable_distribution() = std::move(d);
+  return WithBufferSize(std::move(m), buffer_size);
+}
+
+FakeRuntimeScript Busy() {
+  FakeRuntimeScript s;
+  s.metrics.push_back(
+      NamedMetric("tpu.runtime.hbm.memory.total.bytes",
+                  {IntGaugeForOrdinal(0, 16 * kGiB), IntGaugeForOrdinal(1, 16 * kGiB)}));
+  s.metrics.push_back(
+      NamedMetric("tpu.runtime.hbm.memory.usage.bytes",
+                  {IntGaugeForOrdinal(0, 4 * kGiB), IntGaugeForOrdinal(1, 8 * kGiB)}));
+  s.metrics.push_back(NamedMetric("tpu.runtime.tensorcore.dutycycle.percent",
+                                  {GaugeForOrdinal(0, 75.5), GaugeForOrdinal(1, 12.25)}));
+  s.metrics.push_back(NamedMetric("tpu.runtime.hbm.utilization.percent",
+                                  {GaugeForOrdinal(0, 40), GaugeForOrdinal(1, 5)}));
+  // Queue size keyed the new way (string ordinal) on chip 0 and the old way (int) on chip 1.
+  s.metrics.push_back(
+      NamedMetric("hlo.queue.size.gauge", {WithKvOrdinal(IntGaugeForOrdinal(-1, 3), 0, true),
+                                           WithKvOrdinal(IntGaugeForOrdinal(-1, 1), 1, false)}));
+  // Chip 0, exponential buckets [2^(i-1), 2^i) us: 10 in [128,256), 80 in [256,512), 10 in
+  // [512,1024). p50: rank 50, (50-10)/80 = 0.5 into [256,512) -> 256*(1+0.5) = 384 us.
+  // p90: rank 90 -> 80/80 -> 512 us. p95: rank 95 -> 5/10 into [512,1024) -> 768 us.
+  // p999: rank 99.9 -> 9.9/10 -> 512*1.99 = 1018.88 us.
+  // Chip 1, explicit bounds 100,200,400,800 us: 5 in [100,200), 3 in [200,400), 2 in [400,800).
+  // p50: rank 5 -> 200 us. p90: rank 9 -> 1/2 into [400,800) -> 600 us. p95: 9.5 -> 700 us.
+  // p999: 9.99 -> 0.995 -> 798 us.
+  s.metrics.push_back(NamedMetric(
+      "hlo.execution.timing.distribution.microseconds",
+      {WithDistribution(
+           0, ExponentialDistribution(20, 2, 1, {0, 0, 0, 0, 0, 0, 0, 0, 10, 80, 10}, 400)),
+       WithDistribution(1, ExplicitDistribution({100, 200, 400, 800}, {0, 5, 3, 2}, 290))}));
+  // DCN: exponential buckets [10*10^(i-1), 10*10^i) us. "1MB+": 60 in [100,1000), 40 in
+  // [1000,10000). p50: 50/60 -> 100*(1+0.8333*9) = 850 us; p90: 30/40 -> 1000*(1+0.75*9) = 7750;
+  // p95: 35/40 -> 8875; p999: 39.9/40 -> 9977.5 us.
+  // "8MB+" comes as two series that are summed first: 5 in [1000,10000) and 5 + 10 in
+  // [10000,100000). p50: rank 10 -> 5/15 -> 10000*(1+3) = 40000 us; p90: 13/15 -> 88000;
+  // p95: 14/15 -> 94000; p999: 14.98/15 -> 99880 us.
+  s.metrics.push_back(NamedMetric(
+      "megascale.dcn_transfer_latencies.microsecond.cumulative.distribution",
+      {LatencySeries("1MB+", ExponentialDistribution(5, 10, 10, {0, 0, 60, 40}, 2000)),
+       LatencySeries("8MB+", ExponentialDistribution(5, 10, 10, {0, 0, 0, 5, 5}, 30000)),
+       LatencySeries("8MB+", ExponentialDistribution(5, 10, 10, {0, 0, 0, 0, 10}, 50000))}));
+  // Host to device, linear buckets of 50 us from 0: "4MB": 2 in [0,50), 6 in [50,100), 2 in
+  // [100,150). p50: rank 5 -> 3/6 -> 75 us; p90: 1/2 into [100,150) -> 125; p95: 137.5;
+  // p999: 149.75 us.
+  s.metrics.push_back(
+      NamedMetric("megascale.host_to_device_transfer_latencies.microsecond.cumulative.distribution",
+                  {LatencySeries("4MB", LinearDistribution(4, 50, 0, {0, 2, 6, 2}, 80))}));
+  s.status = StatusWithChips(2, 1);
+  return s;
+}
+
+FakeRuntimeScript DualCore() {
+  FakeRuntimeScript s;
+  s.metrics.push_back(
+      NamedMetric("tpu.runtime.hbm.memory.total.bytes",
+                  {IntGaugeForOrdinal(0, 96 * kGiB), IntGaugeForOrdinal(1, 96 * kGiB)}));
+  s.metrics.push_back(
+      NamedMetric("tpu.runtime.hbm.memory.usage.bytes",
+                  {IntGaugeForOrdinal(0, 10 * kGiB), IntGaugeForOrdinal(1, 30 * kGiB)}));
+  s.metrics.push_back(NamedMetric("tpu.runtime.tensorcore.dutycycle.percent",
+                                  {GaugeForOrdinal(0, 90), GaugeForOrdinal(1, 50)}));
+  s.status = StatusWithChips(1, 2);
+  return s;
+}
+
+FakeRuntimeScript Empty() {
+  FakeRuntimeScript s;
+  for (std::string_view name :
+       {"tpu.runtime.hbm.memory.total.bytes", "tpu.runtime.hbm.memory.usage.bytes",
+        "tpu.runtime.tensorcore.dutycycle.percent",
+        "hlo.execution.timing.distribution.microseconds"}) {
+    s.metrics.push_back(NamedMetric(name, {}));
+  }
+  return s;
+}
+
+}  // namespace
+
+runtime::Metric GaugeForOrdinal(int ordinal, double value) {
+  runtime::Metric m;
+  m.mutable_attribute()->set_key("device-id");
+  m.mutable_attribute()->mutable_value()->set_int_attr(ordinal);
+  m.mutable_gauge()->set_as_double(value);
+  return m;
+}
+
+runtime::Metric IntGaugeForOrdinal(int ordinal, int64_t value) {
+  runtime::Metric m = GaugeForOrdinal(ordinal, 0);
+  m.mutable_gauge()->set_as_int(value);
+  return m;
+}
+
+runtime::Metric WithKvOrdinal(runtime::Metric metric, int ordinal, bool as_string) {
+  metric.mutable_attribute()->Clear();
+  auto* entry =
+      metric.mutable_attribute()->mutable_value()->mutable_kvlist_attr()->add_attributes();
+  entry->set_key("device_ordinal");
+  if (as_string) {
+    entry->mutable_value()->set_string_attr(std::to_string(ordinal));
+  } else {
+    entry->mutable_value()->set_int_attr(ordinal);
+  }
+  return metric;
+}
+
+runtime::Metric WithBufferSize(runtime::Metric metric, std::string_view buffer_size) {
+  auto* entry =
+      metric.mutable_attribute()->mutable_value()->mutable_kvlist_attr()->add_attributes();
+  entry->set_key("buffer-size");
+  entry->mutable_value()->set_string_attr(std::string(buffer_size));
+  return metric;
+}
+
+namespace {
+runtime::Distribution WithCounts(runtime::Distribution d, const std::vector<int64_t>& counts,
+                                 double mean) {
+  int64_t total = 0;
+  for (int64_t c : counts) {
+    d.add_bucket_counts(c);
+    total += c;
+  }
+  d.set_count(total);
+  d.set_mean(mean);
+  return d;
+}
+}  // namespace
+
+runtime::Distribution ExponentialDistribution(int num_finite_buckets, double growth, double scale,
+                                              std::vector<int64_t> counts, double mean) {
+  runtime::Distribution d;
+  auto* e = d.mutable_bucket_options()->mutable_exponential_buckets();
+  e->set_num_finite_buckets(num_finite_buckets);
+  e->set_growth_factor(growth);
+  e->set_scale(scale);
+  return WithCounts(std::move(d), counts, mean);
+}
+
+runtime::Distribution LinearDistribution(int num_finite_buckets, double width, double offset,
+                                         std::vector<int64_t> counts, double mean) {
+  runtime::Distribution d;
+  auto* l = d.mutable_bucket_options()->mutable_linear_buckets();
+  l->set_num_finite_buckets(num_finite_buckets);
+  l->set_width(width);
+  l->set_offset(offset);
+  return WithCounts(std::move(d), counts, mean);
+}
+
+runtime::Distribution ExplicitDistribution(std::vector<double> bounds, std::vector<int64_t> counts,
+                                           double mean) {
+  runtime::Distribution d;
+  for (double b : bounds) d.mutable_bucket_options()->mutable_explicit_buckets()->add_bounds(b);
+  return WithCounts(std::move(d), counts, mean);
+}
+
+runtime::TPUMetric NamedMetric(std::string_view name, std::vector<runtime::Metric> series) {
+  runtime::TPUMetric metric;
+  metric.set_name(std::string(name));
+  for (runtime::Metric& m : series) *metric.add_metrics() = std::move(m);
+  return metric;
+}
+
+runtime::GetTpuRuntimeStatusResponse StatusWithChips(int chips, int cores_per_chip) {
+  runtime::GetTpuRuntimeStatusResponse status;
+  status.set_host_name("fake-tpu-host");
+  for (int chip = 0; chip < chips; ++chip) {
+    for (int core = 0; core < cores_per_chip; ++core) {
+      const int global = chip * cores_per_chip + core;
+      auto& state = (*status.mutable_core_states())[global];
+      state.mutable_core_id()->set_global_core_id(global);
+      state.mutable_core_id()->set_chip_id(chip);
+      state.mutable_core_id()->mutable_core_on_chip()->set_type(
+          ::tpu_telemetry::TPU_CORE_TYPE_TENSOR_CORE);
+      state.mutable_core_id()->mutable_core_on_chip()->set_index(core);
+    }
+  }
+  return status;
+}
+
+std::optional<FakeRuntimeScript> Scenario(std::string_view name) {
+  if (name == "busy") return Busy();
+  if (name == "dual-core") return DualCore();
+  if (name == "empty") return Empty();
+  if (name == "unavailable") {
+    FakeRuntimeScript s = Busy();
+    s.fail_with = grpc::StatusCode::UNAVAILABLE;
+    return s;
+  }
+  if (name == "slow") {
+    FakeRuntimeScript s = Busy();
+    s.delay = std::chrono::milliseconds(3000);
+    return s;
+  }
+  return std::nullopt;
+}
+
+}  // namespace xpuperf::tpu::testing

@@ -1,0 +1,33 @@
+// Every benchmark the engine knows, registered in one place (src/builtin_benchmarks.cpp).
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "xpuperf/bench/benchmark.h"
+
+namespace xpuperf::bench {
+
+class BenchmarkRegistry {
+ public:
+  void Add(std::unique_ptr<Benchmark> benchmark);
+  // nullptr when unknown.
+  Benchmark* Find(std::string_view name) const;
+  const std::vector<std::unique_ptr<Benchmark>>& benchmarks() const { return benchmarks_; }
+  // Comma-separated names, for error messages.
+  std::string Names() const;
+
+ private:
+  std::vector<std::unique_ptr<Benchmark>> benchmarks_;
+};
+
+// A registry holding the built-in CPU benchmarks. Not thread-safe to run benchmarks concurrently.
+BenchmarkRegistry MakeBuiltinRegistry();
+
+// A Measurement for a throughput derived from samples: value = count / median seconds / scale.
+// `count` is FLOPs or bytes per repetition; is_flops says which field it fills.
+Measurement MakeThroughput(std::string benchmark, std::string metric, const TimedSamples& samples,
+                           double count, bool is_flops, const RunContext& context);
+
+}  // namespace xpuperf::bench

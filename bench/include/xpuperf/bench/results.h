@@ -1,0 +1,48 @@
+// Result files of a run: results.jsonl (one record per measurement), summary.csv and
+// environment.json, written into a directory that appears whole or not at all.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "xpuperf/bench/benchmark.h"
+#include "xpuperf/core/device.h"
+#include "xpuperf/core/status.h"
+
+namespace xpuperf::bench {
+
+struct RunInfo {
+  std::string run_id;  // "<UTC timestamp>-<host>", also the default directory name
+  std::string host;
+  std::string suite;
+  int64_t timestamp_ns = 0;  // wall clock, ns since the Unix epoch, when the run started
+  Device device;
+  std::vector<std::string> skipped;  // points that could not run, with the reason
+};
+
+// "20261130T145200Z-host" from a wall-clock time.
+std::string MakeRunId(int64_t wall_ns, const std::string& host);
+
+// One results.jsonl record: the DESIGN.md fields (benchmark, metric, value, unit, parameters,
+// statistics, samples, device, host, run_id, timestamp, xpuperf_version, formula,
+// json_schema_version) plus PerfKit Benchmarker's metric/value/unit/metadata/timestamp (seconds),
+// test and run_uri.
+nlohmann::json MeasurementRecord(const Measurement& measurement, const RunInfo& run);
+
+// Header plus one row per measurement: benchmark,metric,value,unit,median_s,cv,nominal_peak,
+// percent_of_nominal,parameters (JSON, quoted).
+std::string SummaryCsv(const std::vector<Measurement>& measurements);
+
+// The machine the numbers came from: CPU model, cores, caches, compiler, OpenMP and OpenBLAS
+// builds, the frequency used for nominal peaks and where it came from.
+nlohmann::json DescribeEnvironment(const Device& device, const RunInfo& run);
+
+// Writes the three files into `directory`, which must not exist yet: they are written into a
+// sibling temporary directory that is renamed into place, so a failure leaves nothing behind.
+// kInvalidArgument when the directory exists, kIo when a write fails.
+Status WriteResultDirectory(const std::string& directory,
+                            const std::vector<Measurement>& measurements, const RunInfo& run);
+
+}  // namespace xpuperf::bench

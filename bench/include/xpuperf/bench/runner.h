@@ -1,0 +1,31 @@
+// Runs a suite's benchmarks on one device: filters, CanRun checks, progress lines, measurements.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "xpuperf/bench/benchmark.h"
+#include "xpuperf/bench/registry.h"
+#include "xpuperf/bench/suite.h"
+
+namespace xpuperf::bench {
+
+struct RunFilter {
+  std::vector<Component> components;    // empty = all
+  std::vector<std::string> benchmarks;  // empty = all
+};
+
+struct SuiteOutcome {
+  std::vector<Measurement> measurements;
+  std::vector<std::string> skipped;  // "gemm {...}: unsupported: ..." for points that cannot run
+};
+
+// Runs every entry that passes the filter; a point whose CanRun fails is skipped with its reason,
+// a point that fails to run or verify fails the whole run (no partial results are reported).
+// Progress goes to `progress` one line per point. Not thread-safe.
+Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
+                              const BenchmarkRegistry& registry, RunContext& context,
+                              std::ostream& progress);
+
+}  // namespace xpuperf::bench

@@ -1,0 +1,73 @@
+#include "xpuperf/bench/runner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ostream>
+
+namespace xpuperf::bench {
+namespace {
+
+bool Selected(const Benchmark& benchmark, const RunFilter& filter) {
+  const auto& components = filter.components;
+  const auto& names = filter.benchmarks;
+  const bool component_ok =
+      components.empty() ||
+      std::find(components.begin(), components.end(), benchmark.component()) != components.end();
+  const bool name_ok =
+      names.empty() || std::find(names.begin(), names.end(), benchmark.name()) != names.end();
+  return component_ok && name_ok;
+}
+
+}  // namespace
+
+Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
+                              const BenchmarkRegistry& registry, RunContext& context,
+                              std::ostream& progress) {
+  XPUPERF_RETURN_IF_ERROR(ValidateSuite(suite, registry));
+  for (const std::string& name : filter.benchmarks) {
+    if (registry.Find(name) == nullptr) {
+      return MakeError(ErrorCode::kNotFound,
+                       fmt::format("unknown benchmark '{}' (known: {})", name, registry.Names()));
+    }
+  }
+  SuiteOutcome outcome;
+  for (const SuiteEntry& entry : suite.entries) {
+    Benchmark& benchmark = *registry.Find(entry.benchmark);
+    if (!Selected(benchmark, filter)) continue;
+    const std::vector<nlohmann::json> sweep =
+        entry.sweep.empty() ? benchmark.default_sweep() : entry.sweep;
+    for (const nlohmann::json& point : sweep) {
+      const std::string label = fmt::format("{} {}", benchmark.name(), point.dump());
+      if (Status can = benchmark.CanRun(*context.device, point); !can.ok()) {
+        if (can.error().code == ErrorCode::kUnsupported) {
+          progress << "skip  " << label << ": " << can.error().message << "\n";
+          outcome.skipped.push_back(label + ": " + can.error().message);
+          continue;
+        }
+        return MakeError(can.error().code, label + ": " + can.error().message);
+      }
+      progress << "run   " << label << " ..." << std::flush;
+      context.sampling = entry.sampling;
+      const auto start = std::chrono::steady_clock::now();
+      Result<std::vector<Measurement>> measured = benchmark.Run(point, context);
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (!measured.ok()) {
+        progress << " failed\n";
+        return MakeError(measured.error().code, label + ": " + measured.error().message);
+      }
+      progress << fmt::format(" {:.1f} s", seconds);
+      if (!measured->empty()) {
+        const Measurement& first = measured->front();
+        progress << fmt::format(", {} {:.4g} {}", first.metric, first.value, first.unit);
+      }
+      progress << "\n";
+      for (Measurement& m : *measured) outcome.measurements.push_back(std::move(m));
+    }
+  }
+  return outcome;
+}
+
+}  // namespace xpuperf::bench

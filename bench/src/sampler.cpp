@@ -1,0 +1,33 @@
+#include "xpuperf/bench/sampler.h"
+
+namespace xpuperf::bench {
+
+Result<TimedSamples> CollectSamples(ExecutionQueue& queue, const SamplingOptions& options,
+                                    const std::function<void(int64_t repetitions)>& run) {
+  if (options.samples < 1 || options.warmup_samples < 0) {
+    return MakeError(ErrorCode::kInvalidArgument, "samples must be >= 1 and warm-up >= 0");
+  }
+  if (!(options.min_sample_seconds > 0) || options.max_repetitions < 1) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "min_sample_seconds and max_repetitions must be positive");
+  }
+  TimedSamples result;
+  // Calibration doubles as the first warm-up: caches and pages are hot afterwards.
+  while (true) {
+    const double seconds = queue.TimeSeconds([&] { run(result.repetitions); });
+    if (seconds >= options.min_sample_seconds || result.repetitions >= options.max_repetitions) {
+      break;
+    }
+    result.repetitions = std::min(result.repetitions * 2, options.max_repetitions);
+  }
+  for (int i = 0; i < options.warmup_samples; ++i) {
+    (void)queue.TimeSeconds([&] { run(result.repetitions); });
+  }
+  for (int i = 0; i < options.samples; ++i) {
+    const double seconds = queue.TimeSeconds([&] { run(result.repetitions); });
+    result.seconds_per_rep.push_back(seconds / static_cast<double>(result.repetitions));
+  }
+  return result;
+}
+
+}  // namespace xpuperf::bench

@@ -1,0 +1,175 @@
+#include "xpuperf/bench/suite.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace xpuperf::bench {
+namespace {
+
+// yaml-cpp marks are 0-based; files are read 1-based.
+Error ParseErrorAt(std::string_view source, const YAML::Mark& mark, const std::string& what) {
+  return MakeError(ErrorCode::kParse, fmt::format("{}:{}: {}", source, mark.line + 1, what));
+}
+
+nlohmann::json ScalarToJson(const YAML::Node& node) {
+  const std::string text = node.Scalar();
+  if (text == "true" || text == "false") return text == "true";
+  try {
+    size_t used = 0;
+    const long long integer = std::stoll(text, &used);
+    if (used == text.size()) return integer;
+    const double real = std::stod(text, &used);
+    if (used == text.size()) return real;
+  } catch (const std::exception&) {
+  }
+  return text;
+}
+
+Status ReadSampling(const YAML::Node& node, std::string_view source, SamplingOptions& sampling) {
+  if (!node) return Status::Ok();
+  if (!node.IsMap()) return ParseErrorAt(source, node.Mark(), "'sampling' must be a mapping");
+  for (const auto& item : node) {
+    const std::string key = item.first.as<std::string>();
+    try {
+      if (key == "warmup_samples") {
+        sampling.warmup_samples = item.second.as<int>();
+      } else if (key == "samples") {
+        sampling.samples = item.second.as<int>();
+      } else if (key == "min_sample_seconds") {
+        sampling.min_sample_seconds = item.second.as<double>();
+      } else {
+        return ParseErrorAt(source, item.first.Mark(),
+                            "unknown sampling key '" + key +
+                                "' (known: warmup_samples, samples, min_sample_seconds)");
+      }
+    } catch (const YAML::Exception&) {
+      return ParseErrorAt(source, item.second.Mark(), "'" + key + "' must be a number");
+    }
+  }
+  if (sampling.samples < 1 || sampling.warmup_samples < 0 || !(sampling.min_sample_seconds > 0)) {
+    return ParseErrorAt(source, node.Mark(),
+                        "sampling needs samples >= 1, warmup_samples >= 0, min_sample_seconds > 0");
+  }
+  return Status::Ok();
+}
+
+Result<SuiteEntry> ReadEntry(const YAML::Node& node, std::string_view source,
+                             const SamplingOptions& defaults) {
+  if (!node.IsMap())
+    return ParseErrorAt(source, node.Mark(), "a benchmark entry must be a mapping");
+  SuiteEntry entry;
+  entry.line = node.Mark().line + 1;
+  entry.sampling = defaults;
+  for (const auto& item : node) {
+    const std::string key = item.first.as<std::string>();
+    if (key == "benchmark") {
+      if (!item.second.IsScalar()) {
+        return ParseErrorAt(source, item.second.Mark(), "'benchmark' must be a name");
+      }
+      entry.benchmark = item.second.Scalar();
+    } else if (key == "sweep") {
+      if (!item.second.IsSequence()) {
+        return ParseErrorAt(source, item.second.Mark(), "'sweep' must be a list of mappings");
+      }
+      for (const auto& point : item.second) {
+        if (!point.IsMap()) {
+          return ParseErrorAt(source, point.Mark(), "a sweep point must be a mapping");
+        }
+        nlohmann::json json = nlohmann::json::object();
+        for (const auto& parameter : point) {
+          if (!parameter.second.IsScalar()) {
+            return ParseErrorAt(source, parameter.second.Mark(), "a parameter must be a scalar");
+          }
+          json[parameter.first.as<std::string>()] = ScalarToJson(parameter.second);
+        }
+        entry.sweep.push_back(std::move(json));
+      }
+    } else if (key == "sampling") {
+      XPUPERF_RETURN_IF_ERROR(ReadSampling(item.second, source, entry.sampling));
+    } else {
+      return ParseErrorAt(source, item.first.Mark(),
+                          "unknown key '" + key + "' (known: benchmark, sweep, sampling)");
+    }
+  }
+  if (entry.benchmark.empty())
+    return ParseErrorAt(source, node.Mark(), "entry without 'benchmark'");
+  return entry;
+}
+
+}  // namespace
+
+Result<Suite> ParseSuite(std::string_view yaml, std::string_view source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    return ParseErrorAt(source, e.mark, e.msg);
+  }
+  if (!root.IsMap()) return ParseErrorAt(source, root.Mark(), "a suite must be a mapping");
+  Suite suite;
+  XPUPERF_RETURN_IF_ERROR(ReadSampling(root["sampling"], source, suite.sampling));
+  for (const auto& item : root) {
+    const std::string key = item.first.as<std::string>();
+    if (key == "name" || key == "description") {
+      if (!item.second.IsScalar()) {
+        return ParseErrorAt(source, item.second.Mark(), "'" + key + "' must be text");
+      }
+      (key == "name" ? suite.name : suite.description) = item.second.Scalar();
+    } else if (key == "benchmarks") {
+      if (!item.second.IsSequence()) {
+        return ParseErrorAt(source, item.second.Mark(), "'benchmarks' must be a list");
+      }
+      for (const auto& node : item.second) {
+        XPUPERF_ASSIGN_OR_RETURN(SuiteEntry entry, ReadEntry(node, source, suite.sampling));
+        suite.entries.push_back(std::move(entry));
+      }
+    } else if (key != "sampling") {
+      return ParseErrorAt(
+          source, item.first.Mark(),
+          "unknown key '" + key + "' (known: name, description, sampling, benchmarks)");
+    }
+  }
+  if (suite.entries.empty()) {
+    return ParseErrorAt(source, root.Mark(), "the suite lists no benchmarks");
+  }
+  if (suite.name.empty()) suite.name = std::string(source);
+  return suite;
+}
+
+Status ValidateSuite(const Suite& suite, const BenchmarkRegistry& registry) {
+  for (const SuiteEntry& entry : suite.entries) {
+    if (registry.Find(entry.benchmark) == nullptr) {
+      return MakeError(ErrorCode::kNotFound,
+                       fmt::format("{}:{}: unknown benchmark '{}' (known: {})", suite.name,
+                                   entry.line, entry.benchmark, registry.Names()));
+    }
+  }
+  return Status::Ok();
+}
+
+Result<Suite> LoadSuite(const std::string& name_or_path) {
+  const bool is_path = name_or_path.find('/') != std::string::npos ||
+                       name_or_path.ends_with(".yaml") || name_or_path.ends_with(".yml");
+  if (!is_path) {
+    const auto& suites = BuiltinSuites();
+    const auto found = suites.find(name_or_path);
+    if (found == suites.end()) {
+      std::string names;
+      for (const auto& [name, text] : suites) names += (names.empty() ? "" : ", ") + name;
+      return MakeError(ErrorCode::kNotFound, fmt::format("unknown suite '{}' (built in: {}; or a "
+                                                         "path to a .yaml file)",
+                                                         name_or_path, names));
+    }
+    return ParseSuite(found->second, name_or_path + ".yaml");
+  }
+  std::ifstream file(name_or_path);
+  if (!file) return MakeError(ErrorCode::kIo, "cannot read suite file " + name_or_path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return ParseSuite(text.str(), name_or_path);
+}
+
+}  // namespace xpuperf::bench

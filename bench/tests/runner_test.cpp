@@ -1,0 +1,111 @@
+#include "xpuperf/bench/runner.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace xpuperf::bench {
+namespace {
+
+// A benchmark whose kernel is a counter, so the engine is tested without timing real work.
+class CountingBenchmark final : public Benchmark {
+ public:
+  CountingBenchmark(std::string name, Component component)
+      : name_(std::move(name)), component_(component) {}
+  std::string name() const override { return name_; }
+  Component component() const override { return component_; }
+  std::string description() const override { return "test"; }
+  std::vector<nlohmann::json> default_sweep() const override { return {{{"size", 1}}}; }
+  Status CanRun(const Device&, const nlohmann::json& point) const override {
+    if (point.value("size", 0) > 100) {
+      return MakeError(ErrorCode::kUnsupported, "unsupported: too big for the test");
+    }
+    return Status::Ok();
+  }
+  Result<std::vector<Measurement>> Run(const nlohmann::json& point, RunContext& context) override {
+    XPUPERF_ASSIGN_OR_RETURN(TimedSamples samples,
+                             CollectSamples(*context.queue, context.sampling, [](int64_t) {}));
+    Measurement m = MakeThroughput(name_, "ops", samples, point.value("size", 0), true, context);
+    m.parameters = point;
+    return std::vector<Measurement>{m};
+  }
+
+ private:
+  std::string name_;
+  Component component_;
+};
+
+// Every sample takes 1 ms.
+class FixedQueue final : public ExecutionQueue {
+ public:
+  std::string timing_source() const override { return "fixed"; }
+  double TimeSeconds(const std::function<void()>& enqueue) override {
+    enqueue();
+    return 1e-3;
+  }
+};
+
+class RunnerTest : public ::testing::Test {
+ protected:
+  RunnerTest() {
+    registry_.Add(std::make_unique<CountingBenchmark>("flops", Component::kCompute));
+    registry_.Add(std::make_unique<CountingBenchmark>("bytes", Component::kMemory));
+    device_.backend = "cpu";
+    context_.device = &device_;
+    context_.queue = &queue_;
+  }
+  Suite MakeSuite() {
+    auto suite = ParseSuite(
+        "name: t\nsampling: {warmup_samples: 0, samples: 3, min_sample_seconds: 0.001}\n"
+        "benchmarks:\n"
+        "  - benchmark: flops\n    sweep: [{size: 2}, {size: 1000}]\n"
+        "  - benchmark: bytes\n",
+        "t");
+    EXPECT_TRUE(suite.ok());
+    return *suite;
+  }
+  BenchmarkRegistry registry_;
+  Device device_;
+  FixedQueue queue_;
+  RunContext context_;
+  std::ostringstream progress_;
+};
+
+TEST_F(RunnerTest, RunsPointsAndSkipsWithTheReason) {
+  auto outcome = RunSuite(MakeSuite(), RunFilter{}, registry_, context_, progress_);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  ASSERT_EQ(outcome->measurements.size(), 2u);
+  EXPECT_EQ(outcome->measurements[0].benchmark, "flops");
+  EXPECT_DOUBLE_EQ(outcome->measurements[0].value, 2 / 1e-3 / 1e9);  // 2 FLOP per 1 ms
+  EXPECT_EQ(outcome->measurements[0].statistics.count, 3);
+  EXPECT_EQ(outcome->measurements[1].parameters["size"], 1);  // the default sweep
+  ASSERT_EQ(outcome->skipped.size(), 1u);
+  EXPECT_EQ(outcome->skipped[0], "flops {\"size\":1000}: unsupported: too big for the test");
+  EXPECT_NE(progress_.str().find("skip  flops"), std::string::npos);
+}
+
+TEST_F(RunnerTest, FiltersByComponentAndName) {
+  RunFilter memory_only{{Component::kMemory}, {}};
+  auto outcome = RunSuite(MakeSuite(), memory_only, registry_, context_, progress_);
+  ASSERT_TRUE(outcome.ok());
+  ASSERT_EQ(outcome->measurements.size(), 1u);
+  EXPECT_EQ(outcome->measurements[0].benchmark, "bytes");
+
+  RunFilter unknown{{}, {"warp"}};
+  auto failed = RunSuite(MakeSuite(), unknown, registry_, context_, progress_);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().code, ErrorCode::kNotFound);
+}
+
+TEST(ComponentTest, NamesRoundTrip) {
+  for (Component c : {Component::kCompute, Component::kMemory, Component::kHostTransfer,
+                      Component::kNetwork, Component::kAttention}) {
+    auto parsed = ParseComponent(ComponentName(c));
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(*parsed, c);
+  }
+  EXPECT_FALSE(ParseComponent("gpu").ok());
+}
+
+}  // namespace
+}  // namespace xpuperf::bench

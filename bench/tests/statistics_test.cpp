@@ -1,0 +1,70 @@
+#include "xpuperf/bench/statistics.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "xpuperf/bench/sampler.h"
+
+namespace xpuperf::bench {
+namespace {
+
+TEST(StatisticsTest, SummarisesUnsortedSamples) {
+  const SampleStatistics s = ComputeStatistics({4, 1, 3, 2, 5});
+  EXPECT_EQ(s.count, 5);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 5);
+  EXPECT_DOUBLE_EQ(s.median, 3);
+  EXPECT_DOUBLE_EQ(s.mean, 3);
+  EXPECT_DOUBLE_EQ(s.p90, 4.6);  // rank 0.9 x 4 = 3.6: 4 + 0.6 x (5 - 4)
+  EXPECT_DOUBLE_EQ(s.p99, 4.96);
+  EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(2.5));  // sum of squares 10 over n - 1 = 4
+  EXPECT_DOUBLE_EQ(s.cv, std::sqrt(2.5) / 3);
+}
+
+TEST(StatisticsTest, EvenCountMedianInterpolates) {
+  EXPECT_DOUBLE_EQ(ComputeStatistics({1, 2, 3, 10}).median, 2.5);
+}
+
+TEST(StatisticsTest, SingleAndEmpty) {
+  const SampleStatistics one = ComputeStatistics({7});
+  EXPECT_DOUBLE_EQ(one.median, 7);
+  EXPECT_DOUBLE_EQ(one.stddev, 0);
+  EXPECT_EQ(ComputeStatistics({}).count, 0);
+}
+
+// A queue whose "time" is the repetition count x 1 ms, so calibration is deterministic.
+class CountingQueue final : public ExecutionQueue {
+ public:
+  std::string timing_source() const override { return "test"; }
+  double TimeSeconds(const std::function<void()>& enqueue) override {
+    repetitions_seen = 0;
+    enqueue();
+    ++calls;
+    return repetitions_seen * 1e-3;
+  }
+  int64_t repetitions_seen = 0;
+  int calls = 0;
+};
+
+TEST(SamplerTest, DoublesRepetitionsUntilSampleIsLongEnough) {
+  CountingQueue queue;
+  SamplingOptions options{.warmup_samples = 2, .samples = 3, .min_sample_seconds = 0.01};
+  auto samples =
+      CollectSamples(queue, options, [&](int64_t reps) { queue.repetitions_seen = reps; });
+  ASSERT_TRUE(samples.ok());
+  EXPECT_EQ(samples->repetitions, 16);  // 1, 2, 4, 8 ms are too short; 16 ms is enough
+  ASSERT_EQ(samples->seconds_per_rep.size(), 3u);
+  EXPECT_DOUBLE_EQ(samples->seconds_per_rep[0], 1e-3);
+  EXPECT_EQ(queue.calls, 5 + 2 + 3);  // calibration, warm-up, kept samples
+}
+
+TEST(SamplerTest, RejectsBadOptions) {
+  CountingQueue queue;
+  EXPECT_FALSE(CollectSamples(queue, SamplingOptions{.samples = 0}, [](int64_t) {}).ok());
+  EXPECT_FALSE(
+      CollectSamples(queue, SamplingOptions{.min_sample_seconds = 0}, [](int64_t) {}).ok());
+}
+
+}  // namespace
+}  // namespace xpuperf::bench

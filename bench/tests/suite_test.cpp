@@ -1,0 +1,74 @@
+#include "xpuperf/bench/suite.h"
+
+#include <gtest/gtest.h>
+
+namespace xpuperf::bench {
+namespace {
+
+TEST(SuiteTest, BuiltinSuitesParseAndNameKnownBenchmarks) {
+  const BenchmarkRegistry registry = MakeBuiltinRegistry();
+  for (const char* name : {"quick", "standard", "full"}) {
+    Result<Suite> suite = LoadSuite(name);
+    ASSERT_TRUE(suite.ok()) << suite.error().message;
+    EXPECT_EQ(suite->name, name);
+    EXPECT_TRUE(ValidateSuite(*suite, registry).ok());
+  }
+}
+
+TEST(SuiteTest, ReadsSweepsAndSamplingOverrides) {
+  const char* yaml =
+      "name: t\n"
+      "sampling: {samples: 4, min_sample_seconds: 0.002}\n"
+      "benchmarks:\n"
+      "  - benchmark: gemm\n"
+      "    sweep: [{precision: fp32, m: 8, n: 16, k: 32}]\n"
+      "    sampling: {samples: 2}\n"
+      "  - benchmark: stream\n";
+  Result<Suite> suite = ParseSuite(yaml, "t.yaml");
+  ASSERT_TRUE(suite.ok()) << suite.error().message;
+  ASSERT_EQ(suite->entries.size(), 2u);
+  EXPECT_EQ(suite->entries[0].line, 4);
+  EXPECT_EQ(suite->entries[0].sweep[0]["m"], 8);
+  EXPECT_EQ(suite->entries[0].sweep[0]["precision"], "fp32");
+  EXPECT_EQ(suite->entries[0].sampling.samples, 2);
+  EXPECT_DOUBLE_EQ(suite->entries[0].sampling.min_sample_seconds, 0.002);
+  EXPECT_EQ(suite->entries[1].sampling.samples, 4);
+  EXPECT_TRUE(suite->entries[1].sweep.empty());
+}
+
+std::string ErrorOf(const std::string& yaml) {
+  Result<Suite> suite = ParseSuite(yaml, "bad.yaml");
+  return suite.ok() ? "" : suite.error().message;
+}
+
+TEST(SuiteTest, ErrorsNameTheLine) {
+  EXPECT_EQ(
+      ErrorOf("name: x\nbenchmarks:\n  - benchmark: gemm\n    sweep: [{m: 1}\n").substr(0, 11),
+      "bad.yaml:5:");
+  EXPECT_EQ(ErrorOf("name: x\nbenchmarks:\n  - benchmark: gemm\n    sweeps: []\n"),
+            "bad.yaml:4: unknown key 'sweeps' (known: benchmark, sweep, sampling)");
+  EXPECT_EQ(ErrorOf("name: x\nsampling: {samples: many}\nbenchmarks: [{benchmark: gemm}]\n"),
+            "bad.yaml:2: 'samples' must be a number");
+  EXPECT_EQ(ErrorOf("name: x\nbenchmarks: []\n"), "bad.yaml:1: the suite lists no benchmarks");
+  EXPECT_EQ(ErrorOf("- just\n- a list\n"), "bad.yaml:1: a suite must be a mapping");
+}
+
+TEST(SuiteTest, UnknownBenchmarkNamesTheLine) {
+  Result<Suite> suite =
+      ParseSuite("name: x\nbenchmarks:\n  - benchmark: stream\n  - benchmark: warp\n", "x");
+  ASSERT_TRUE(suite.ok());
+  const Status status = ValidateSuite(*suite, MakeBuiltinRegistry());
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(status.error().message.substr(0, 34), "x:4: unknown benchmark 'warp' (kno");
+}
+
+TEST(SuiteTest, UnknownSuiteListsTheBuiltinOnes) {
+  Result<Suite> suite = LoadSuite("nightly");
+  ASSERT_FALSE(suite.ok());
+  EXPECT_EQ(suite.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(suite.error().message.find("full, quick, standard"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace xpuperf::bench

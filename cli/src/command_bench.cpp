@@ -1,0 +1,131 @@
+// `xpuperf bench`: list the benchmarks, run a suite, write the result directory, print a summary.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <ostream>
+
+#include "bench_summary.h"
+#include "xpuperf/bench/queue.h"
+#include "xpuperf/bench/registry.h"
+#include "xpuperf/bench/results.h"
+#include "xpuperf/bench/runner.h"
+#include "xpuperf/bench/suite.h"
+#include "xpuperf/cli/commands.h"
+#include "xpuperf/core/clock.h"
+#include "xpuperf/cpu/cpu_backend.h"
+
+namespace xpuperf::cli {
+namespace {
+
+int PrintList(const bench::BenchmarkRegistry& registry, std::ostream& out) {
+  TextTable table("Benchmarks", {{"benchmark"}, {"component"}, {"default sweep"}, {"what"}});
+  for (const auto& benchmark : registry.benchmarks()) {
+    std::string sweep;
+    for (const auto& point : benchmark->default_sweep()) sweep += point.dump() + " ";
+    table.AddRow({benchmark->name(), std::string(bench::ComponentName(benchmark->component())),
+                  sweep, benchmark->description()});
+  }
+  out << table.Render(120);
+  out << "\nSuites (built in):";
+  for (const auto& [name, text] : bench::BuiltinSuites()) out << " " << name;
+  out << "\n";
+  return kExitOk;
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "localhost";
+  return name;
+}
+
+Result<Device> LocalCpuDevice() {
+  BackendOptions backend_options;
+  XPUPERF_ASSIGN_OR_RETURN(auto backend, cpu::CreateCpuBackend(backend_options));
+  if (backend->devices().empty()) {
+    return MakeError(ErrorCode::kUnavailable, "the CPU backend reports no device");
+  }
+  return backend->devices().front();
+}
+
+Result<bench::RunFilter> MakeFilter(const BenchOptions& options,
+                                    const bench::BenchmarkRegistry& registry) {
+  bench::RunFilter filter;
+  for (const std::string& name : options.benchmarks) {
+    if (registry.Find(name) == nullptr) {
+      return MakeError(ErrorCode::kNotFound,
+                       fmt::format("unknown benchmark '{}' (known: {})", name, registry.Names()));
+    }
+  }
+  std::vector<std::string> components = options.only;
+  if (options.action != "run") components.push_back(options.action);
+  for (const std::string& name : components) {
+    XPUPERF_ASSIGN_OR_RETURN(const bench::Component component, bench::ParseComponent(name));
+    filter.components.push_back(component);
+  }
+  filter.benchmarks = options.benchmarks;
+  return filter;
+}
+
+Status RunAndWrite(const BenchOptions& options, const bench::BenchmarkRegistry& registry,
+                   std::ostream& out, std::ostream& err) {
+  XPUPERF_ASSIGN_OR_RETURN(bench::Suite suite, bench::LoadSuite(options.suite));
+  XPUPERF_RETURN_IF_ERROR(bench::ValidateSuite(suite, registry));
+  XPUPERF_ASSIGN_OR_RETURN(const bench::RunFilter filter, MakeFilter(options, registry));
+  for (bench::SuiteEntry& entry : suite.entries) {
+    if (options.samples > 0) entry.sampling.samples = options.samples;
+    if (options.min_sample_seconds > 0) {
+      entry.sampling.min_sample_seconds = options.min_sample_seconds;
+    }
+  }
+  XPUPERF_ASSIGN_OR_RETURN(const Device device, LocalCpuDevice());
+  bench::RunInfo run;
+  run.host = HostName();
+  run.suite = suite.name;
+  run.timestamp_ns = SystemClock::Instance().WallNs();
+  run.run_id = bench::MakeRunId(run.timestamp_ns, run.host);
+  run.device = device;
+  const std::string directory = options.out.empty() ? "results/" + run.run_id : options.out;
+  // Checked again when writing; refusing here saves running the whole suite first.
+  if (std::error_code error; std::filesystem::exists(directory, error)) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "result directory " + directory + " already exists; choose another --out");
+  }
+
+  bench::HostQueue queue;
+  bench::RunContext context;
+  context.device = &device;
+  context.queue = &queue;
+  context.threads = options.threads;
+  err << fmt::format("xpuperf bench: suite {} on {} ({}), run {}\n", suite.name, device.model,
+                     device.id, run.run_id);
+  const auto start = SystemClock::Instance().MonotonicNs();
+  XPUPERF_ASSIGN_OR_RETURN(const bench::SuiteOutcome outcome,
+                           bench::RunSuite(suite, filter, registry, context, err));
+  if (outcome.measurements.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "nothing ran: no benchmark of suite " + suite.name + " matches the filter");
+  }
+  run.skipped = outcome.skipped;
+  XPUPERF_RETURN_IF_ERROR(bench::WriteResultDirectory(directory, outcome.measurements, run));
+  const double seconds = static_cast<double>(SystemClock::Instance().MonotonicNs() - start) / 1e9;
+  out << RenderBenchSummary(outcome.measurements);
+  for (const std::string& skipped : outcome.skipped) out << "skipped: " << skipped << "\n";
+  out << fmt::format("{} measurements in {:.1f} s; results in {}/\n", outcome.measurements.size(),
+                     seconds, directory);
+  return Status::Ok();
+}
+
+}  // namespace
+
+int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) {
+  const bench::BenchmarkRegistry registry = bench::MakeBuiltinRegistry();
+  if (options.action == "list") return PrintList(registry, out);
+  if (Status status = RunAndWrite(options, registry, out, err); !status.ok()) {
+    err << "xpuperf bench: " << status.error().message << "\n";
+    return ExitCodeFor(status.error());
+  }
+  return kExitOk;
+}
+
+}  // namespace xpuperf::cli

@@ -1,0 +1,75 @@
+// `xpuperf bench` end to end: exit codes, a tiny run and its result directory.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "test_util.h"
+
+namespace xpuperf::cli {
+namespace {
+
+using testing::RunXpuperf;
+
+TEST(CommandBenchTest, ListsBenchmarksAndSuites) {
+  const auto result = RunXpuperf({"bench", "list"});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("peak_fma"), std::string::npos);
+  EXPECT_NE(result.out.find("quick"), std::string::npos);
+}
+
+TEST(CommandBenchTest, UnknownNamesAreUsageErrorsWithOneLine) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"bench", "run", "--suite", "nightly"},
+        std::vector<std::string>{"bench", "run", "-b", "warp"},
+        std::vector<std::string>{"bench", "run", "--only", "gpu"}}) {
+    const auto result = RunXpuperf(args);
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  }
+}
+
+TEST(CommandBenchTest, MalformedSuiteFailsWithTheLineAndWritesNothing) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("xpuperf_bench_cli_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string suite = (dir / "bad.yaml").string();
+  FILE* file = std::fopen(suite.c_str(), "w");
+  std::fputs("name: bad\nbenchmarks:\n  - benchmark: stream\n    sweep: [{kernel: triad}\n", file);
+  std::fclose(file);
+  const auto result = RunXpuperf({"bench", "run", "--suite", suite, "--out", (dir / "r").string()});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("bad.yaml:5:"), std::string::npos) << result.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "r"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CommandBenchTest, TinyRunWritesTheResultDirectory) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("xpuperf_bench_run_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string suite = (dir / "tiny.yaml").string();
+  FILE* file = std::fopen(suite.c_str(), "w");
+  std::fputs(
+      "name: tiny\nsampling: {warmup_samples: 0, samples: 2, min_sample_seconds: 0.001}\n"
+      "benchmarks:\n"
+      "  - benchmark: gemm\n    sweep: [{precision: fp64, m: 64, n: 64, k: 64}]\n"
+      "  - benchmark: stream\n    sweep: [{kernel: triad, array_mib: 1}]\n",
+      file);
+  std::fclose(file);
+  const auto result = RunXpuperf({"bench", "run", "--suite", suite, "--out", (dir / "r").string()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("triad_bandwidth"), std::string::npos) << result.out;
+  EXPECT_TRUE(std::filesystem::exists(dir / "r" / "results.jsonl"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "r" / "summary.csv"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "r" / "environment.json"));
+  // The same directory again is refused rather than overwritten.
+  const auto again = RunXpuperf({"bench", "run", "--suite", suite, "--out", (dir / "r").string()});
+  EXPECT_EQ(again.exit_code, 2);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace xpuperf::cli

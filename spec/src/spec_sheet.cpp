@@ -1,0 +1,167 @@
+#include "xpuperf/spec/spec_sheet.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace xpuperf::spec {
+namespace {
+
+// yaml-cpp reports problems by throwing; every throw stays inside this file and becomes a kParse
+// error naming the file and the 1-based line.
+Error ParseError(std::string_view file, const YAML::Mark& mark, std::string_view what) {
+  std::string where(file);
+  if (!mark.is_null()) where += ":" + std::to_string(mark.line + 1);
+  return MakeError(ErrorCode::kParse, where + ": " + std::string(what));
+}
+
+Result<std::string> RequiredString(const YAML::Node& parent, const char* key,
+                                   std::string_view file) {
+  const YAML::Node node = parent[key];
+  if (!node || !node.IsScalar() || node.Scalar().empty()) {
+    return ParseError(file, node ? node.Mark() : parent.Mark(),
+                      std::string("missing required text field '") + key + "'");
+  }
+  return node.Scalar();
+}
+
+// A non-negative finite number ("197e12" and "819000000000" both work).
+Result<double> NonNegative(const YAML::Node& node, std::string_view name, std::string_view file) {
+  double value = 0;
+  if (!node.IsScalar() || !YAML::convert<double>::decode(node, value) || !std::isfinite(value)) {
+    return ParseError(file, node.Mark(), "'" + std::string(name) + "' is not a number");
+  }
+  if (value < 0) {
+    return ParseError(file, node.Mark(), "'" + std::string(name) + "' is negative");
+  }
+  return value;
+}
+
+Result<double> RequiredNumber(const YAML::Node& parent, const char* key, std::string_view path,
+                              std::string_view file) {
+  const YAML::Node node = parent[key];
+  if (!node) {
+    return ParseError(file, parent.Mark(),
+                      "missing required field '" + std::string(path) + "." + key + "'");
+  }
+  return NonNegative(node, std::string(path) + "." + key, file);
+}
+
+Result<std::optional<LinkBandwidth>> OptionalLink(const YAML::Node& root, const char* key,
+                                                  std::string_view file) {
+  const YAML::Node node = root[key];
+  if (!node) return std::optional<LinkBandwidth>();
+  if (!node.IsMap())
+    return ParseError(file, node.Mark(), std::string("'") + key + "' is not a map");
+  LinkBandwidth link;
+  XPUPERF_ASSIGN_OR_RETURN(link.tx_bytes_per_second,
+                           RequiredNumber(node, "tx_bytes_per_second", key, file));
+  XPUPERF_ASSIGN_OR_RETURN(link.rx_bytes_per_second,
+                           RequiredNumber(node, "rx_bytes_per_second", key, file));
+  return std::optional<LinkBandwidth>(link);
+}
+
+Result<SpecSheet> FromYaml(const YAML::Node& root, std::string_view file) {
+  if (!root.IsMap()) return ParseError(file, root.Mark(), "a spec sheet is a YAML mapping");
+  SpecSheet sheet;
+  sheet.file = std::string(file);
+  XPUPERF_ASSIGN_OR_RETURN(sheet.device, RequiredString(root, "device", file));
+  XPUPERF_ASSIGN_OR_RETURN(sheet.vendor, RequiredString(root, "vendor", file));
+  XPUPERF_ASSIGN_OR_RETURN(sheet.source, RequiredString(root, "source", file));
+  const YAML::Node peaks = root["peak_flops_per_second"];
+  if (!peaks || !peaks.IsMap() || peaks.size() == 0) {
+    return ParseError(file, peaks ? peaks.Mark() : root.Mark(),
+                      "missing required map 'peak_flops_per_second' (precision: FLOP/s)");
+  }
+  for (const auto& entry : peaks) {
+    const std::string precision = entry.first.as<std::string>();
+    XPUPERF_ASSIGN_OR_RETURN(double peak,
+                             NonNegative(entry.second, "peak_flops_per_second." + precision, file));
+    sheet.peak_flops_per_second[precision] = peak;
+  }
+  const YAML::Node memory = root["memory"];
+  if (!memory || !memory.IsMap()) {
+    return ParseError(file, memory ? memory.Mark() : root.Mark(), "missing required map 'memory'");
+  }
+  XPUPERF_ASSIGN_OR_RETURN(sheet.memory_bytes, RequiredNumber(memory, "bytes", "memory", file));
+  XPUPERF_ASSIGN_OR_RETURN(sheet.memory_bandwidth_bytes_per_second,
+                           RequiredNumber(memory, "bandwidth_bytes_per_second", "memory", file));
+  XPUPERF_ASSIGN_OR_RETURN(sheet.host_link, OptionalLink(root, "host_link", file));
+  XPUPERF_ASSIGN_OR_RETURN(sheet.network_link, OptionalLink(root, "network_link", file));
+  if (const YAML::Node notes = root["notes"]; notes && notes.IsScalar())
+    sheet.notes = notes.Scalar();
+  return sheet;
+}
+
+}  // namespace
+
+std::optional<double> SpecSheet::RidgePoint(std::string_view precision) const {
+  auto it = peak_flops_per_second.find(std::string(precision));
+  if (it == peak_flops_per_second.end() || memory_bandwidth_bytes_per_second <= 0) {
+    return std::nullopt;
+  }
+  return it->second / memory_bandwidth_bytes_per_second;
+}
+
+Result<SpecSheet> ParseSpecSheet(std::string_view yaml_text, std::string_view file_name) {
+  try {
+    return FromYaml(YAML::Load(std::string(yaml_text)), file_name);
+  } catch (const YAML::Exception& e) {
+    return ParseError(file_name, e.mark, e.msg);
+  }
+}
+
+Result<SpecSheet> LoadSpecSheet(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return MakeError(std::filesystem::exists(path) ? ErrorCode::kIo : ErrorCode::kNotFound,
+                     "cannot read spec sheet " + path);
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseSpecSheet(text.str(), path);
+}
+
+Result<std::vector<SpecSheet>> LoadSpecSheets(const std::string& dir) {
+  std::error_code ec;
+  std::vector<std::string> paths;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".yaml") paths.push_back(entry.path().string());
+  }
+  if (ec)
+    return MakeError(ErrorCode::kNotFound,
+                     "cannot list spec sheets in " + dir + ": " + ec.message());
+  std::sort(paths.begin(), paths.end());
+  std::vector<SpecSheet> sheets;
+  for (const std::string& path : paths) {
+    XPUPERF_ASSIGN_OR_RETURN(SpecSheet sheet, LoadSpecSheet(path));
+    sheets.push_back(std::move(sheet));
+  }
+  return sheets;
+}
+
+std::string ShippedSpecSheetDir() {
+  // An installed xpuperf points XPUPERF_SPEC_DIR at share/xpuperf/spec.
+  if (const char* dir = std::getenv("XPUPERF_SPEC_DIR"); dir != nullptr && *dir != '\0') return dir;
+  return XPUPERF_SPEC_SHEET_DIR;
+}
+
+const SpecSheet* FindSpecSheet(const std::vector<SpecSheet>& sheets, std::string_view model) {
+  auto lower = [](std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+  };
+  for (const SpecSheet& sheet : sheets) {
+    if (lower(sheet.device) == lower(model)) return &sheet;
+  }
+  return nullptr;
+}
+
+}  // namespace xpuperf::spec
