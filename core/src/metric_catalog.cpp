@@ -37,6 +37,10 @@ constexpr std::array kCatalog = {
     MetricInfo{metrics::kQueueSize, "count", K::kGauge,
                "Work waiting to run (TPU: HLO queue; CPU: runnable threads; SDK: recorded depth)",
                "device,core"},
+    MetricInfo{metrics::kIdleDuration, "seconds", K::kGauge,
+               "Time since the device (or core) last ran work (TPU runtime: tensorcore idle "
+               "duration)",
+               "device,core"},
     MetricInfo{metrics::kPower, "watts", K::kGauge, "Power draw per domain (package, dram, board)",
                "device,domain"},
     MetricInfo{metrics::kEnergy, "joules", K::kCounter,

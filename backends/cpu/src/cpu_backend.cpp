@@ -137,6 +137,11 @@ class CpuBackend final : public Backend {
     return UnsupportedReading(metrics::kHostLinkThroughput,
                               "unsupported: the CPU backend has no host link");
   }
+  Reading IdleDuration(CollectContext&) {
+    return UnsupportedReading(metrics::kIdleDuration,
+                              "unsupported: the kernel keeps no time-since-last-work per CPU; "
+                              "duty_cycle_percent gives the busy share");
+  }
   Reading OpExecutionTime(CollectContext&) {
     return NoDataReading(metrics::kOpExecutionTime,
                          "no data: recorded in-process through the xpuperf SDK only");
@@ -169,6 +174,7 @@ const std::vector<CpuBackend::MetricHandler>& CpuBackend::Handlers() {
       {metrics::kTransferLatency, &CpuBackend::TransferLatency},
       {metrics::kOpExecutionTime, &CpuBackend::OpExecutionTime},
       {metrics::kQueueSize, &CpuBackend::QueueSize},
+      {metrics::kIdleDuration, &CpuBackend::IdleDuration},
       {metrics::kPower, &CpuBackend::Power},
       {metrics::kEnergy, &CpuBackend::Energy},
       {metrics::kTemperature, &CpuBackend::Temperature},

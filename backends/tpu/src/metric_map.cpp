@@ -17,6 +17,9 @@ constexpr std::array kGauges = {
     GaugeMapping{m::kMemoryBandwidthUtilization, "tpu.runtime.hbm.utilization.percent",
                  Combine::kMean, false},
     GaugeMapping{m::kQueueSize, "hlo.queue.size.gauge", Combine::kSum, true},
+    // A chip is as idle as its cores on average; each core keeps its own sample.
+    GaugeMapping{m::kIdleDuration, "tpu.runtime.tensorcore.idle_duration.seconds", Combine::kMean,
+                 true},
 };
 
 constexpr std::array kLatencies = {

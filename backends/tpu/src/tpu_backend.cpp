@@ -37,13 +37,8 @@ class TpuBackend final : public Backend {
   const std::vector<Device>& devices() const override { return devices_; }
 
   std::vector<std::string_view> metrics() const override {
-    return {m::kTensorCoreUtilization,
-            m::kDutyCycle,
-            m::kMemoryTotal,
-            m::kMemoryUsed,
-            m::kTransferLatency,
-            m::kOpExecutionTime,
-            m::kQueueSize,
+    return {m::kTensorCoreUtilization,     m::kDutyCycle,       m::kMemoryTotal, m::kMemoryUsed,
+            m::kTransferLatency,           m::kOpExecutionTime, m::kQueueSize,   m::kIdleDuration,
             m::kMemoryBandwidthUtilization};
   }
 

@@ -79,6 +79,8 @@ TEST(TpuBackendTest, GaugesMapOntoTheCatalog) {
   EXPECT_EQ(Find(readings, m::kDutyCycle, "tpu0").Overall()->scalar(), 75.5);
   EXPECT_EQ(Find(readings, m::kDutyCycle, "tpu0").samples.size(), 1u);  // single-core chip
   EXPECT_EQ(Find(readings, m::kMemoryBandwidthUtilization, "tpu1").Overall()->scalar(), 5);
+  EXPECT_EQ(Find(readings, m::kIdleDuration, "tpu0").Overall()->scalar(), 0);
+  EXPECT_EQ(Find(readings, m::kIdleDuration, "tpu1").Overall()->scalar(), 42);
   EXPECT_EQ(Find(readings, m::kQueueSize, "tpu0").Overall()->scalar(), 3);  // "0" ordinal
   EXPECT_EQ(Find(readings, m::kQueueSize, "tpu1").Overall()->scalar(), 1);  // int ordinal
   const Reading& tensor = Find(readings, m::kTensorCoreUtilization, "tpu0");

@@ -21,6 +21,7 @@ inline constexpr std::string_view kMemoryUsed = "memory_used_bytes";
 inline constexpr std::string_view kTransferLatency = "transfer_latency_seconds";
 inline constexpr std::string_view kOpExecutionTime = "op_execution_time_seconds";
 inline constexpr std::string_view kQueueSize = "queue_size";
+inline constexpr std::string_view kIdleDuration = "idle_duration_seconds";
 // Power, thermal, clocks, bandwidth, errors.
 inline constexpr std::string_view kPower = "power_watts";
 inline constexpr std::string_view kEnergy = "energy_joules";
