@@ -10,6 +10,7 @@ if [ "${1:-}" = "--sanitize" ]; then
   BUILD_TYPE=Debug bash scripts/build.sh "$build_dir" -DXPUPERF_SANITIZE=address,undefined -DXPUPERF_BUILD_TESTS=ON \
     -DXPUPERF_BUILD_BENCHMARKS=OFF
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  export LSAN_OPTIONS="suppressions=$PWD/scripts/sanitizers/lsan.supp:print_suppressions=0"
 else
   build_dir=build
   bash scripts/build.sh "$build_dir" -DXPUPERF_BUILD_TESTS=ON -DXPUPERF_BUILD_BENCHMARKS=ON
