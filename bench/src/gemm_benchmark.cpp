@@ -97,11 +97,7 @@ class GemmBenchmark final : public Benchmark {
                 m.formula;
     if (auto info = cpu::ReadCpuInfo(root_); info.ok()) {
       const SimdLevel level = BestSimdLevel(info->cpus.front().flags);
-      const int topology_cores = context.device != nullptr ? context.device->topology.cores : 0;
-      const int cores = topology_cores > 0 ? std::min(threads, topology_cores) : threads;
-      const NominalPeak nominal = ComputeNominalPeak(*info, root_, cores, precision, level);
-      if (nominal.flops_per_second > 0) m.nominal_peak = nominal.flops_per_second / 1e9;
-      m.nominal_source = nominal.description;
+      AttachNominalPeak(m, *info, root_, context.device, threads, precision, level);
     }
     return std::vector<Measurement>{std::move(m)};
   }

@@ -55,4 +55,13 @@ NominalPeak ComputeNominalPeak(const cpu::CpuInfo& info, const std::string& root
   return {flops, description};
 }
 
+void AttachNominalPeak(Measurement& m, const cpu::CpuInfo& info, const std::string& root,
+                       const Device* device, int threads, Precision precision, SimdLevel level) {
+  const int topology_cores = device != nullptr ? device->topology.cores : 0;
+  const int cores = topology_cores > 0 ? std::min(threads, topology_cores) : threads;
+  const NominalPeak nominal = ComputeNominalPeak(info, root, cores, precision, level);
+  if (nominal.flops_per_second > 0) m.nominal_peak = nominal.flops_per_second / 1e9;
+  m.nominal_source = nominal.description;
+}
+
 }  // namespace xpuperf::bench

@@ -107,11 +107,7 @@ class PeakFmaBenchmark final : public Benchmark {
         fmt::format("FLOP = threads {} x iterations {} x chains {} x lanes {} x 2 = {:.6g}; ",
                     threads, kIterationsPerCall, kFmaChains, VectorLanes(precision, level), flops) +
         m.formula;
-    const int topology_cores = context.device != nullptr ? context.device->topology.cores : 0;
-    const int cores = topology_cores > 0 ? std::min(threads, topology_cores) : threads;
-    const NominalPeak nominal = ComputeNominalPeak(info, root_, cores, precision, level);
-    if (nominal.flops_per_second > 0) m.nominal_peak = nominal.flops_per_second / 1e9;
-    m.nominal_source = nominal.description;
+    AttachNominalPeak(m, info, root_, context.device, threads, precision, level);
     return std::vector<Measurement>{std::move(m)};
   }
 

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "xpuperf/bench/benchmark.h"
 #include "xpuperf/bench/fma_kernels.h"
 #include "xpuperf/cpu/cpuinfo.h"
 
@@ -21,5 +22,10 @@ struct NominalPeak {
 // cpufreq cpuinfo_max_freq under root when present, else the highest "cpu MHz" in cpuinfo.
 NominalPeak ComputeNominalPeak(const cpu::CpuInfo& info, const std::string& root, int cores,
                                Precision precision, SimdLevel level);
+
+// Sets m.nominal_peak (GFLOP/s) and m.nominal_source for a run on `threads` threads: the cores are
+// those threads, capped by the device's physical cores when its topology is known.
+void AttachNominalPeak(Measurement& m, const cpu::CpuInfo& info, const std::string& root,
+                       const Device* device, int threads, Precision precision, SimdLevel level);
 
 }  // namespace xpuperf::bench
