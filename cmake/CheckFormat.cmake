@@ -1,8 +1,8 @@
 # Fails when a tracked C/C++ source differs from clang-format's output. Run by ctest.
-file(GLOB_RECURSE sources
-  ${SOURCE_DIR}/core/*.h ${SOURCE_DIR}/core/*.cpp ${SOURCE_DIR}/backends/*.h ${SOURCE_DIR}/backends/*.cpp
-  ${SOURCE_DIR}/capi/*.h ${SOURCE_DIR}/capi/*.cpp ${SOURCE_DIR}/capi/*.c
-  ${SOURCE_DIR}/cli/*.h ${SOURCE_DIR}/cli/*.cpp ${SOURCE_DIR}/fuzz/*.cpp)
+# Every C/C++/CUDA source of the project; build trees and hidden folders are not sources.
+file(GLOB_RECURSE sources ${SOURCE_DIR}/*.h ${SOURCE_DIR}/*.cpp ${SOURCE_DIR}/*.c ${SOURCE_DIR}/*.cu
+     ${SOURCE_DIR}/*.cuh)
+list(FILTER sources EXCLUDE REGEX "^${SOURCE_DIR}/(build[^/]*|results|\\.[^/]*)/")
 set(bad "")
 foreach(file ${sources})
   execute_process(COMMAND ${CLANG_FORMAT} --dry-run -Werror ${file} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)

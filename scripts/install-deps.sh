@@ -9,7 +9,7 @@ packages=(
   libopenblas-dev libyaml-cpp-dev libgomp1
   libgtest-dev libgmock-dev libbenchmark-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  clang-format tmux
+  clang-format tmux ccache
 )
 
 missing=()

@@ -1,0 +1,47 @@
+// `bench` with list, run and one subcommand per component; check and network add their own.
+#include <iostream>
+#include <memory>
+
+#include "command_wiring.h"
+
+namespace xpuperf::cli {
+
+void AddBenchCommand(CLI::App& app, CommandActions& actions) {
+  auto options = std::make_shared<BenchOptions>();
+  BenchOptions& bench = *options;
+  CLI::App* command = app.add_subcommand(
+      "bench", "Microbenchmarks: compute, memory, host transfer, network, attention");
+  command->require_subcommand(1);
+  CLI::App* list = command->add_subcommand("list", "List the benchmarks and suites");
+  const auto add_run_options = [&bench](CLI::App* sub) {
+    sub->add_option("--suite", bench.suite, "Suite: quick, standard, full or a .yaml file")
+        ->capture_default_str();
+    sub->add_option("--benchmark,-b", bench.benchmarks, "Only this benchmark (repeatable)");
+    sub->add_option("--out", bench.out, "Result directory (default results/<run id>)");
+    sub->add_option("--threads", bench.threads, "Threads (default: every allowed CPU)");
+    sub->add_option("--samples", bench.samples, "Samples per point (overrides the suite)");
+    sub->add_option("--min-sample-seconds", bench.min_sample_seconds,
+                    "Shortest sample, seconds (overrides the suite)");
+  };
+  CLI::App* run = command->add_subcommand("run", "Run a suite and write the results");
+  run->add_option("--only", bench.only,
+                  "Only these components: compute, memory, host_transfer, attention (repeatable)");
+  add_run_options(run);
+  std::vector<CLI::App*> subcommands = {list, run};
+  for (const char* component : {"compute", "memory", "host_transfer", "attention"}) {
+    CLI::App* sub = command->add_subcommand(
+        component, std::string("Run the suite's ") + component + " benchmarks");
+    add_run_options(sub);
+    subcommands.push_back(sub);
+  }
+  for (CLI::App* sub : subcommands) {
+    actions.push_back({sub, [options, sub] {
+                         options->action = sub->get_name();
+                         return RunBench(*options, std::cout, std::cerr);
+                       }});
+  }
+  AddBenchCheckCommand(*command, actions);
+  AddBenchNetworkCommand(*command, actions);
+}
+
+}  // namespace xpuperf::cli

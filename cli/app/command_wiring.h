@@ -1,0 +1,37 @@
+// How each command plugs into the `xpuperf` command line. Only cli/app/ includes CLI11: every file
+// here adds one command's options to the parser and says what to run when it was given; the work
+// itself lives in the cli library (xpuperf/cli/commands.h and friends).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <vector>
+
+#include "xpuperf/cli/commands.h"
+
+namespace xpuperf::cli {
+
+// A command that was parsed runs its action, which returns the process exit code.
+struct CommandAction {
+  CLI::App* command = nullptr;
+  std::function<int()> run;
+};
+
+// Every Add* function appends its command(s) to `actions`. A subcommand must be added after its
+// parent: main runs the last parsed entry, the most specific one.
+using CommandActions = std::vector<CommandAction>;
+
+void AddCommonOptions(CLI::App* command, CommonOptions& common);
+
+void AddDevicesCommand(CLI::App& app, CommandActions& actions);
+void AddMetricsCommand(CLI::App& app, CommandActions& actions);
+void AddTopCommand(CLI::App& app, CommandActions& actions);
+// `bench` and its run/list/component subcommands; calls the two below for its other subcommands.
+void AddBenchCommand(CLI::App& app, CommandActions& actions);
+void AddBenchCheckCommand(CLI::App& bench, CommandActions& actions);
+void AddBenchNetworkCommand(CLI::App& bench, CommandActions& actions);
+void AddCompareCommand(CLI::App& app, CommandActions& actions);
+void AddRooflineCommands(CLI::App& app, CommandActions& actions);  // roofline and diagnose
+void AddAnalyzeCommand(CLI::App& app, CommandActions& actions);
+
+}  // namespace xpuperf::cli
