@@ -1,6 +1,7 @@
 #include "xpuperf/builtin_backends.h"
 
 #include "xpuperf/cpu/cpu_backend.h"
+#include "xpuperf/nvidia/nvidia_backend.h"
 #include "xpuperf/tpu/tpu_backend.h"
 
 namespace xpuperf {
@@ -8,6 +9,7 @@ namespace xpuperf {
 void RegisterBuiltinBackends(BackendRegistry& registry) {
   cpu::RegisterCpuBackend(registry);
   tpu::RegisterTpuBackend(registry);
+  nvidia::RegisterNvidiaBackend(registry);
 }
 
 const BackendRegistry& BuiltinBackendRegistry() {

@@ -8,6 +8,9 @@ find_package(CLI11 REQUIRED)
 find_package(Protobuf REQUIRED)
 find_package(gRPC CONFIG REQUIRED)
 find_package(yaml-cpp REQUIRED)
+find_package(simdjson CONFIG REQUIRED)  # libsimdjson-dev: simdjson::simdjson, for traces
+find_package(ZLIB REQUIRED)  # .json.gz traces
+find_package(MPI COMPONENTS C)  # libopenmpi-dev; optional: without it `bench network` is unsupported
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 set(BLA_VENDOR OpenBLAS)
 find_package(BLAS REQUIRED)

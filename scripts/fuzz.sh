@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers with libFuzzer (clang + ASan + UBSan), seeded with the recorded trees' files.
-# Usage: scripts/fuzz.sh [SECONDS]   (default 60)
+# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|all]   (default 60 seconds per target, all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
+targets=${2:-all}
 bash scripts/install-deps.sh
 if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
   [ "$(id -u)" -eq 0 ] && apt-get install -y -qq clang libclang-rt-14-dev >/dev/null
@@ -11,7 +12,7 @@ fi
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DXPUPERF_FUZZ=ON -DXPUPERF_SANITIZE=address,undefined -DXPUPERF_BUILD_TESTS=OFF \
   -DXPUPERF_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build build-fuzz --target parsers_fuzzer
+cmake --build build-fuzz --target parsers_fuzzer trace_reader_fuzzer
 # Seeds: each recorded procfs/sysfs text, prefixed with the byte that selects its parser.
 corpus=build-fuzz/corpus
 mkdir -p "$corpus"
@@ -27,4 +28,15 @@ for t in "$trees"/*/; do
   for f in "$t"/proc/[0-9]*/status; do seed 5 "$f"; done
   for f in "$t"/proc/[0-9]*/statm; do seed 6 "$f"; done
 done
-./build-fuzz/fuzz/parsers_fuzzer -max_total_time="$seconds" -max_len=65536 "$corpus"
+if [ "$targets" != trace ]; then
+  ./build-fuzz/fuzz/parsers_fuzzer -max_total_time="$seconds" -max_len=65536 "$corpus"
+fi
+# The trace reader: seeded with the synthetic snippets of fuzz/corpus/trace (a working copy, so
+# what libFuzzer adds stays out of the repository).
+if [ "$targets" != parsers ]; then
+  trace_corpus=build-fuzz/corpus-trace
+  mkdir -p "$trace_corpus"
+  cp fuzz/corpus/trace/* "$trace_corpus/"
+  ./build-fuzz/fuzz/trace_reader_fuzzer -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 \
+    "$trace_corpus"
+fi

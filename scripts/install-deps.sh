@@ -6,10 +6,11 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build pkg-config
   libcli11-dev libfmt-dev nlohmann-json3-dev libhwloc-dev hwloc libncurses-dev
-  libopenblas-dev libyaml-cpp-dev libgomp1
+  libopenblas-dev libyaml-cpp-dev libgomp1 libsimdjson-dev zlib1g-dev time
   libgtest-dev libgmock-dev libbenchmark-dev
+  libopenmpi-dev openmpi-bin
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  clang-format tmux ccache
+  clang-format tmux ccache libxml2-utils
 )
 
 missing=()

@@ -20,11 +20,20 @@ bool Selected(const Benchmark& benchmark, const RunFilter& filter) {
   return component_ok && name_ok;
 }
 
+// The GPU benchmarks are the ones named gpu_*.
+bool RunsOnGpus(const Benchmark& benchmark) { return benchmark.name().rfind("gpu_", 0) == 0; }
+
 }  // namespace
 
 Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
                               const BenchmarkRegistry& registry, RunContext& context,
                               std::ostream& progress) {
+  return RunSuite(suite, filter, registry, context, progress, {});
+}
+
+Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
+                              const BenchmarkRegistry& registry, RunContext& context,
+                              std::ostream& progress, const std::vector<Device>& gpus) {
   XPUPERF_RETURN_IF_ERROR(ValidateSuite(suite, registry));
   for (const std::string& name : filter.benchmarks) {
     if (registry.Find(name) == nullptr) {
@@ -33,38 +42,58 @@ Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
     }
   }
   SuiteOutcome outcome;
+  const Device* const host_device = context.device;
   for (const SuiteEntry& entry : suite.entries) {
     Benchmark& benchmark = *registry.Find(entry.benchmark);
     if (!Selected(benchmark, filter)) continue;
     const std::vector<nlohmann::json> sweep =
         entry.sweep.empty() ? benchmark.default_sweep() : entry.sweep;
+    // gpu_* points run once per GPU; without GPUs they are offered the host device, and their
+    // CanRun says why they cannot run.
+    std::vector<const Device*> targets;
+    if (RunsOnGpus(benchmark) && !gpus.empty()) {
+      for (const Device& gpu : gpus) targets.push_back(&gpu);
+    } else {
+      targets.push_back(host_device);
+    }
     for (const nlohmann::json& point : sweep) {
-      const std::string label = fmt::format("{} {}", benchmark.name(), point.dump());
-      if (Status can = benchmark.CanRun(*context.device, point); !can.ok()) {
-        if (can.error().code == ErrorCode::kUnsupported) {
-          progress << "skip  " << label << ": " << can.error().message << "\n";
-          outcome.skipped.push_back(label + ": " + can.error().message);
-          continue;
+      for (const Device* target : targets) {
+        const bool on_gpu = target != host_device;
+        context.device = target;
+        const std::string label = fmt::format("{} {}{}", benchmark.name(), point.dump(),
+                                              on_gpu ? " on " + target->id : std::string());
+        if (Status can = benchmark.CanRun(*context.device, point); !can.ok()) {
+          context.device = host_device;
+          if (can.error().code == ErrorCode::kUnsupported) {
+            progress << "skip  " << label << ": " << can.error().message << "\n";
+            outcome.skipped.push_back(label + ": " + can.error().message);
+            continue;
+          }
+          return MakeError(can.error().code, label + ": " + can.error().message);
         }
-        return MakeError(can.error().code, label + ": " + can.error().message);
+        progress << "run   " << label << " ..." << std::flush;
+        context.sampling = entry.sampling;
+        context.earlier = &outcome.measurements;
+        const auto start = std::chrono::steady_clock::now();
+        Result<std::vector<Measurement>> measured = benchmark.Run(point, context);
+        context.device = host_device;
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!measured.ok()) {
+          progress << " failed\n";
+          return MakeError(measured.error().code, label + ": " + measured.error().message);
+        }
+        progress << fmt::format(" {:.1f} s", seconds);
+        if (!measured->empty()) {
+          const Measurement& first = measured->front();
+          progress << fmt::format(", {} {:.4g} {}", first.metric, first.value, first.unit);
+        }
+        progress << "\n";
+        for (Measurement& m : *measured) {
+          if (on_gpu) m.parameters["device"] = target->id;
+          outcome.measurements.push_back(std::move(m));
+        }
       }
-      progress << "run   " << label << " ..." << std::flush;
-      context.sampling = entry.sampling;
-      const auto start = std::chrono::steady_clock::now();
-      Result<std::vector<Measurement>> measured = benchmark.Run(point, context);
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (!measured.ok()) {
-        progress << " failed\n";
-        return MakeError(measured.error().code, label + ": " + measured.error().message);
-      }
-      progress << fmt::format(" {:.1f} s", seconds);
-      if (!measured->empty()) {
-        const Measurement& first = measured->front();
-        progress << fmt::format(", {} {:.4g} {}", first.metric, first.value, first.unit);
-      }
-      progress << "\n";
-      for (Measurement& m : *measured) outcome.measurements.push_back(std::move(m));
     }
   }
   return outcome;

@@ -290,6 +290,70 @@ static void test_bad_options(const char* options) {
   xpuperf_close(NULL);
 }
 
+/* Reads a whole (small) file into a NUL-terminated heap string; NULL if it cannot. */
+static char* read_file(const char* path) {
+  FILE* f = fopen(path, "rb");
+  char* text;
+  long size;
+  if (f == NULL) return NULL;
+  if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+    fclose(f);
+    return NULL;
+  }
+  text = malloc((size_t)size + 1);
+  if (text != NULL) {
+    text[fread(text, 1, (size_t)size, f)] = '\0';
+  }
+  fclose(f);
+  return text;
+}
+
+/* Trace ranges and a counter, then check the written Chrome-trace JSON by its text. `path`
+ * differs between the two runs of this program so that they may run at once. */
+static void test_trace(const char* path) {
+  uint64_t dropped = 99;
+  char* text;
+  int i;
+  xpuperf_trace_begin("not traced"); /* no trace running: ignored */
+  xpuperf_trace_end();
+  CHECK_RC(xpuperf_trace_start(NULL, 0), XPUPERF_ERROR_INVALID_ARGUMENT);
+  CHECK_RC(xpuperf_trace_stop(NULL), XPUPERF_ERROR_INVALID_ARGUMENT);
+  CHECK_RC(xpuperf_trace_start(path, 0), XPUPERF_OK);
+  CHECK_RC(xpuperf_trace_start(path, 0), XPUPERF_ERROR_INVALID_ARGUMENT);
+  for (i = 0; i < 3; ++i) {
+    xpuperf_trace_begin("capi outer");
+    xpuperf_trace_begin("capi \"inner\"");
+    xpuperf_trace_counter("capi_depth", (double)i + 0.5);
+    xpuperf_trace_end();
+    xpuperf_trace_end();
+  }
+  xpuperf_trace_end(); /* unmatched: ignored */
+  xpuperf_trace_begin(NULL);
+  xpuperf_trace_counter(NULL, 1.0);
+  CHECK_RC(xpuperf_trace_stop(&dropped), XPUPERF_OK);
+  CHECK(dropped == 0, "%" PRIu64 " events dropped", dropped);
+  text = read_file(path);
+  CHECK(text != NULL, "cannot read %s", path);
+  {
+    const char* p = text;
+    int outer = 0;
+    while ((p = strstr(p, "\"name\":\"capi outer\"")) != NULL) {
+      ++outer;
+      ++p;
+    }
+    if (strncmp(text, "{\"traceEvents\":[", 16) != 0 || outer != 3 ||
+        strstr(text, "\"name\":\"capi \\\"inner\\\"\"") == NULL ||
+        strstr(text, "\"args\":{\"value\":2.5}") == NULL || strstr(text, "not traced") != NULL ||
+        strstr(text, "\"dropped_events\":0") == NULL) {
+      fprintf(stderr, "unexpected trace:\n%s\n", text);
+      free(text);
+      CHECK(0, "the trace of %s does not hold the recorded events", path);
+    }
+  }
+  free(text);
+  remove(path);
+}
+
 /* Usage: capi_test [OPTIONS]; OPTIONS go to xpuperf_open (default NULL) and must not set
  * backends. With a root where the cpu backend cannot open, the same checks cover a host without
  * any working backend. */
@@ -312,6 +376,7 @@ int main(int argc, char** argv) {
   test_recorded_ops(session);
   test_recorded_transfers_and_queue(session);
   test_bad_options(options);
+  test_trace(options == NULL ? "capi_test_trace.json" : "capi_test_trace_with_options.json");
   xpuperf_close(session);
   if (failures > 0) {
     fprintf(stderr, "capi_test: %d check(s) failed\n", failures);

@@ -1,11 +1,27 @@
-// Placeholder until the command is wired: adds nothing to the command line.
+// `analyze TRACE|DIR`: operator-level analysis of PyTorch/Kineto and JAX traces.
+#include <iostream>
+#include <memory>
+
 #include "command_wiring.h"
+#include "src/command_analyze.h"
 
 namespace xpuperf::cli {
 
 void AddAnalyzeCommand(CLI::App& app, CommandActions& actions) {
-  (void)app;
-  (void)actions;
+  auto options = std::make_shared<AnalyzeOptions>();
+  CLI::App* command = app.add_subcommand(
+      "analyze", "Analyse a PyTorch/Kineto or JAX trace (file, .gz, or a directory of ranks)");
+  command
+      ->add_option("trace", options->path,
+                   "Trace file, directory of per-rank traces, or memory timeline")
+      ->required();
+  command->add_option("--analysis,-a", options->analyses,
+                      "Only these analyses (repeatable): temporal, idle, kernels, overlap, launch, "
+                      "queue, memcpy, operators, iterations, memory, stragglers, gemm, findings");
+  command->add_flag("--json", options->json, "Everything as one JSON document");
+  command->add_option("--html", options->html, "Also write a single-file HTML report here");
+  command->add_option("--top", options->top, "Rows of the top-k tables")->capture_default_str();
+  actions.push_back({command, [options] { return RunAnalyze(*options, std::cout, std::cerr); }});
 }
 
 }  // namespace xpuperf::cli

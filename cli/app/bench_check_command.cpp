@@ -1,11 +1,41 @@
-// Placeholder until the command is wired: adds nothing to the command line.
+// `bench check RESULTS_DIR --spec FILE|auto`: achieved / spec per component.
+#include <iostream>
+#include <memory>
+
 #include "command_wiring.h"
+#include "src/command_bench_check.h"
 
 namespace xpuperf::cli {
 
 void AddBenchCheckCommand(CLI::App& bench, CommandActions& actions) {
-  (void)bench;
-  (void)actions;
+  auto options = std::make_shared<BenchCheckOptions>();
+  BenchCheckOptions& check = *options;
+  CLI::App* command = bench.add_subcommand(
+      "check",
+      "Compare a run's best figures with a spec sheet; exit 1 when a component misses its "
+      "threshold");
+  command->add_option("results", check.results, "Result directory of xpuperf bench run")
+      ->required();
+  command
+      ->add_option("--spec", check.spec,
+                   "Spec sheet .yaml, or auto: the shipped sheet of the run's device, or the "
+                   "sheet computed for this machine's CPU")
+      ->capture_default_str();
+  command->add_option("--compute", check.thresholds.compute, "Compute threshold, % of spec")
+      ->capture_default_str();
+  command->add_option("--memory", check.thresholds.memory, "Memory threshold, % of spec")
+      ->capture_default_str();
+  command->add_option("--network", check.thresholds.network, "Network threshold, % of spec")
+      ->capture_default_str();
+  command
+      ->add_option("--host-transfer", check.thresholds.host_transfer,
+                   "Host transfer threshold, % of spec")
+      ->capture_default_str();
+  command->add_flag("--json", check.json, "JSON output");
+  command->add_option("--root", check.root, "System root to read (recorded trees)")
+      ->group("")  // hidden: for tests
+      ->check(CLI::ExistingDirectory);
+  actions.push_back({command, [options] { return RunBenchCheck(*options, std::cout, std::cerr); }});
 }
 
 }  // namespace xpuperf::cli

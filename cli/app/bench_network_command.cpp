@@ -1,11 +1,41 @@
-// Placeholder until the command is wired: adds nothing to the command line.
+// `bench network`: MPI collectives with nccl-tests' size options.
+#include <iostream>
+#include <memory>
+
 #include "command_wiring.h"
+#include "src/command_bench_network.h"
 
 namespace xpuperf::cli {
 
 void AddBenchNetworkCommand(CLI::App& bench, CommandActions& actions) {
-  (void)bench;
-  (void)actions;
+  auto options = std::make_shared<BenchNetworkOptions>();
+  BenchNetworkOptions& network = *options;
+  CLI::App* command = bench.add_subcommand(
+      "network",
+      "MPI collectives: latency, algbw and busbw per size, verified (mpirun -np N xpuperf bench "
+      "network, or --ranks N on this host)");
+  command->add_option("-b,--begin", network.begin, "Smallest size, bytes (K, M, G suffixes)")
+      ->capture_default_str();
+  command->add_option("-e,--end", network.end, "Largest size, bytes (K, M, G suffixes)")
+      ->capture_default_str();
+  command->add_option("-f,--factor", network.factor, "Multiply the size by this (default 2)");
+  command->add_option("-i,--increment", network.increment, "Add this to the size instead of -f");
+  command->add_option("--op", network.ops,
+                      "Collective (repeatable): all_reduce, all_gather, reduce_scatter, "
+                      "all_to_all, broadcast, send_recv; default all");
+  command->add_option("--ranks", network.ranks,
+                      "Start mpirun with N ranks on this host (outside mpirun only)");
+  command->add_option("--iters,-n", network.iterations, "Operations per sample")
+      ->capture_default_str();
+  command->add_option("--warmup,-w", network.warmup, "Untimed operations per size")
+      ->capture_default_str();
+  command->add_option("--samples", network.samples, "Timed samples per size")
+      ->capture_default_str();
+  command->add_option("--out", network.out, "Result directory (default results/<run id>)");
+  command->add_flag("--check,-c", network.check,
+                    "Verify after every sample too (the result is always verified once per size)");
+  actions.push_back(
+      {command, [options] { return RunBenchNetwork(*options, std::cout, std::cerr); }});
 }
 
 }  // namespace xpuperf::cli

@@ -1,11 +1,55 @@
-// Placeholder until the command is wired: adds nothing to the command line.
+// `roofline` and `diagnose`.
+#include <iostream>
+#include <memory>
+
 #include "command_wiring.h"
+#include "src/command_roofline.h"
 
 namespace xpuperf::cli {
+namespace {
+
+void AddPointOptions(CLI::App* command, RooflineOptions& o) {
+  command->add_option("--workload", o.workload_file,
+                      "Workload file (YAML/JSON list of points or op shapes)");
+  command->add_option("--flops", o.flops, "One point: FLOPs");
+  command->add_option("--bytes", o.bytes, "One point: bytes moved to/from main memory");
+  command->add_option("--host-bytes", o.host_bytes, "One point: bytes over the host link");
+  command->add_option("--collective-bytes", o.collective_bytes,
+                      "One point: collective bus bytes (nccl-tests busbw counting)");
+  command->add_option("--time", o.time_seconds, "One point: measured time, seconds");
+  command->add_option("--dtype", o.dtype, "One point: precision (fp64, fp32, bf16, ...)")
+      ->capture_default_str();
+  command->add_option("--name", o.name, "One point: its name")->capture_default_str();
+  command->add_flag("--json", o.json, "JSON output");
+}
+
+}  // namespace
 
 void AddRooflineCommands(CLI::App& app, CommandActions& actions) {
-  (void)app;
-  (void)actions;
+  auto roofline = std::make_shared<RooflineOptions>();
+  CLI::App* command = app.add_subcommand(
+      "roofline", "Roofline of a benchmark result directory, with workload points and a report");
+  command->add_option("results", roofline->results_dir, "Result directory of `xpuperf bench run`")
+      ->required();
+  AddPointOptions(command, *roofline);
+  command
+      ->add_option("--spec", roofline->spec,
+                   "Spec sheet YAML to draw beside the measured roofs, 'auto' (shipped sheet "
+                   "of this device) or 'none'")
+      ->capture_default_str();
+  command->add_option("--svg", roofline->svg, "Write the roofline picture (SVG) here");
+  command->add_option("--html", roofline->html, "Write the single-file HTML report here");
+  actions.push_back({command, [roofline] { return RunRoofline(*roofline, std::cout, std::cerr); }});
+
+  auto diagnose = std::make_shared<RooflineOptions>();
+  CLI::App* diagnose_command = app.add_subcommand(
+      "diagnose", "Bound of each workload point (compute, memory, host link, network) and advice");
+  diagnose_command
+      ->add_option("results", diagnose->results_dir, "Result directory of `xpuperf bench run`")
+      ->required();
+  AddPointOptions(diagnose_command, *diagnose);
+  actions.push_back(
+      {diagnose_command, [diagnose] { return RunDiagnose(*diagnose, std::cout, std::cerr); }});
 }
 
 }  // namespace xpuperf::cli

@@ -14,6 +14,7 @@
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/core/clock.h"
 #include "xpuperf/cpu/cpu_backend.h"
+#include "xpuperf/cuda_bench/cuda_benchmarks.h"
 
 namespace xpuperf::cli {
 namespace {
@@ -99,10 +100,15 @@ Status RunAndWrite(const BenchOptions& options, const bench::BenchmarkRegistry& 
   context.threads = options.threads;
   err << fmt::format("xpuperf bench: suite {} on {} ({}), run {}\n", suite.name, device.model,
                      device.id, run.run_id);
+  // gpu_* benchmarks run on each CUDA device; without one they are skipped with the reason.
+  const std::vector<Device> gpus = cuda_bench::ListCudaDevices();
+  for (const Device& gpu : gpus) {
+    err << fmt::format("xpuperf bench: gpu_* benchmarks also on {} ({})\n", gpu.model, gpu.id);
+  }
   const auto start = SystemClock::Instance().MonotonicNs();
   XPUPERF_ASSIGN_OR_RETURN(const bench::SuiteOutcome outcome,
-                           bench::RunSuite(suite, filter, registry, context, err));
-  if (outcome.measurements.empty()) {
+                           bench::RunSuite(suite, filter, registry, context, err, gpus));
+  if (outcome.measurements.empty() && outcome.skipped.empty()) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "nothing ran: no benchmark of suite " + suite.name + " matches the filter");
   }

@@ -8,8 +8,9 @@ namespace {
 // The parameters that tell sweep points apart, without the derived ones.
 std::string ShortParameters(const nlohmann::json& parameters) {
   std::string text;
-  for (const char* key :
-       {"precision", "m", "n", "k", "kernel", "level", "plateau_min_bytes", "plateau_max_bytes"}) {
+  for (const char* key : {"precision", "m", "n", "k", "kernel", "level", "plateau_min_bytes",
+                          "plateau_max_bytes", "direction", "host_memory", "size", "host_node",
+                          "causal", "seq_len", "head_dim", "heads", "batch"}) {
     if (!parameters.contains(key)) continue;
     const nlohmann::json& value = parameters[key];
     text += (text.empty() ? "" : " ") + std::string(key) + "=" +

@@ -60,6 +60,24 @@ constexpr std::array kCatalog = {
                "CPU time of a process per wall time (100 = one core)", "device,pid"},
     MetricInfo{metrics::kProcessMemory, "bytes", K::kGauge,
                "Resident memory of a process (host RSS, or device memory it holds)", "device,pid"},
+    MetricInfo{metrics::kMemoryReserved, "bytes", K::kGauge,
+               "Device memory held by the driver and firmware, usable by no program", "device"},
+    MetricInfo{metrics::kClockEventActive, "boolean", K::kGauge,
+               "Why clocks are held down (GPU clock-event/throttle reasons): 1 = active, 0 = "
+               "supported but not active, per reason",
+               "device,reason"},
+    MetricInfo{metrics::kSmOccupancy, "percent", K::kGauge,
+               "Resident warps / maximum resident warps, averaged over the SMs and the window",
+               "device"},
+    MetricInfo{metrics::kPipeUtilization, "percent", K::kGauge,
+               "Share of the window each non-tensor execution pipe was active (fp64, fp32, fp16)",
+               "device,pipe"},
+    MetricInfo{metrics::kPeerLinkThroughput, "bytes_per_second", K::kGauge,
+               "Device-to-device link (NVLink) throughput per direction, all links together",
+               "device,direction"},
+    MetricInfo{metrics::kLastErrorCode, "code", K::kGauge,
+               "Code of the most recent error event (GPU: XID) seen since monitoring started",
+               "device,type"},
 };
 }  // namespace
 

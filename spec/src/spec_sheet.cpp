@@ -52,8 +52,20 @@ Result<double> RequiredNumber(const YAML::Node& parent, const char* key, std::st
   return NonNegative(node, std::string(path) + "." + key, file);
 }
 
+// An optional text field: absent -> `fallback`; present but not text -> error.
+Result<std::string> OptionalString(const YAML::Node& parent, const char* key, std::string_view path,
+                                   std::string_view file, std::string fallback = {}) {
+  const YAML::Node node = parent[key];
+  if (!node) return fallback;
+  if (!node.IsScalar()) {
+    return ParseError(file, node.Mark(), "'" + std::string(path) + "' is not text");
+  }
+  return node.Scalar();
+}
+
 Result<std::optional<LinkBandwidth>> OptionalLink(const YAML::Node& root, const char* key,
-                                                  std::string_view file) {
+                                                  std::string_view file,
+                                                  const std::string& sheet_source) {
   const YAML::Node node = root[key];
   if (!node) return std::optional<LinkBandwidth>();
   if (!node.IsMap())
@@ -63,6 +75,10 @@ Result<std::optional<LinkBandwidth>> OptionalLink(const YAML::Node& root, const 
                            RequiredNumber(node, "tx_bytes_per_second", key, file));
   XPUPERF_ASSIGN_OR_RETURN(link.rx_bytes_per_second,
                            RequiredNumber(node, "rx_bytes_per_second", key, file));
+  XPUPERF_ASSIGN_OR_RETURN(link.name,
+                           OptionalString(node, "name", std::string(key) + ".name", file));
+  XPUPERF_ASSIGN_OR_RETURN(link.source, OptionalString(node, "source", std::string(key) + ".source",
+                                                       file, sheet_source));
   return std::optional<LinkBandwidth>(link);
 }
 
@@ -73,6 +89,20 @@ Result<SpecSheet> FromYaml(const YAML::Node& root, std::string_view file) {
   XPUPERF_ASSIGN_OR_RETURN(sheet.device, RequiredString(root, "device", file));
   XPUPERF_ASSIGN_OR_RETURN(sheet.vendor, RequiredString(root, "vendor", file));
   XPUPERF_ASSIGN_OR_RETURN(sheet.source, RequiredString(root, "source", file));
+  if (const YAML::Node aliases = root["aliases"]; aliases) {
+    if (!aliases.IsSequence()) {
+      return ParseError(file, aliases.Mark(), "'aliases' is not a list of model names");
+    }
+    for (const YAML::Node& alias : aliases) {
+      if (!alias.IsScalar() || alias.Scalar().empty()) {
+        return ParseError(file, alias.Mark(), "an entry of 'aliases' is not a model name");
+      }
+      sheet.aliases.push_back(alias.Scalar());
+    }
+  }
+  XPUPERF_ASSIGN_OR_RETURN(
+      const std::string peak_source,
+      OptionalString(root, "peak_flops_source", "peak_flops_source", file, sheet.source));
   const YAML::Node peaks = root["peak_flops_per_second"];
   if (!peaks || !peaks.IsMap() || peaks.size() == 0) {
     return ParseError(file, peaks ? peaks.Mark() : root.Mark(),
@@ -83,6 +113,7 @@ Result<SpecSheet> FromYaml(const YAML::Node& root, std::string_view file) {
     XPUPERF_ASSIGN_OR_RETURN(double peak,
                              NonNegative(entry.second, "peak_flops_per_second." + precision, file));
     sheet.peak_flops_per_second[precision] = peak;
+    sheet.peak_sources[precision] = peak_source;
   }
   const YAML::Node memory = root["memory"];
   if (!memory || !memory.IsMap()) {
@@ -91,8 +122,12 @@ Result<SpecSheet> FromYaml(const YAML::Node& root, std::string_view file) {
   XPUPERF_ASSIGN_OR_RETURN(sheet.memory_bytes, RequiredNumber(memory, "bytes", "memory", file));
   XPUPERF_ASSIGN_OR_RETURN(sheet.memory_bandwidth_bytes_per_second,
                            RequiredNumber(memory, "bandwidth_bytes_per_second", "memory", file));
-  XPUPERF_ASSIGN_OR_RETURN(sheet.host_link, OptionalLink(root, "host_link", file));
-  XPUPERF_ASSIGN_OR_RETURN(sheet.network_link, OptionalLink(root, "network_link", file));
+  XPUPERF_ASSIGN_OR_RETURN(sheet.memory_type, OptionalString(memory, "type", "memory.type", file));
+  XPUPERF_ASSIGN_OR_RETURN(sheet.memory_source,
+                           OptionalString(memory, "source", "memory.source", file, sheet.source));
+  XPUPERF_ASSIGN_OR_RETURN(sheet.host_link, OptionalLink(root, "host_link", file, sheet.source));
+  XPUPERF_ASSIGN_OR_RETURN(sheet.network_link,
+                           OptionalLink(root, "network_link", file, sheet.source));
   if (const YAML::Node notes = root["notes"]; notes && notes.IsScalar())
     sheet.notes = notes.Scalar();
   return sheet;
@@ -158,8 +193,12 @@ const SpecSheet* FindSpecSheet(const std::vector<SpecSheet>& sheets, std::string
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return out;
   };
+  const std::string wanted = lower(model);
   for (const SpecSheet& sheet : sheets) {
-    if (lower(sheet.device) == lower(model)) return &sheet;
+    if (lower(sheet.device) == wanted) return &sheet;
+    for (const std::string& alias : sheet.aliases) {
+      if (lower(alias) == wanted) return &sheet;
+    }
   }
   return nullptr;
 }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 namespace xpuperf::spec {
@@ -32,12 +33,87 @@ TEST(SpecSheetTest, LoadsEveryShippedSheet) {
   std::set<std::string> devices;
   for (const SpecSheet& s : *sheets) {
     devices.insert(s.device);
-    EXPECT_EQ(s.vendor, "Google");
-    EXPECT_NE(s.source.find("https://cloud.google.com/tpu/docs/"), std::string::npos) << s.file;
+    if (s.vendor == "Google") {
+      EXPECT_NE(s.source.find("https://cloud.google.com/tpu/docs/"), std::string::npos) << s.file;
+    } else {
+      EXPECT_EQ(s.vendor, "NVIDIA") << s.file;
+      EXPECT_NE(s.source.find("NVIDIA"), std::string::npos) << s.file;
+      EXPECT_NE(s.source.find("datasheet"), std::string::npos) << s.file;
+    }
     EXPECT_GT(s.peak_flops_per_second.at("bf16"), 0) << s.file;
     EXPECT_GT(s.memory_bytes, 0) << s.file;
+    EXPECT_FALSE(s.computed);
+    // Every peak names where it comes from.
+    for (const auto& [precision, peak] : s.peak_flops_per_second) {
+      EXPECT_FALSE(s.peak_sources.at(precision).empty()) << s.file << " " << precision;
+    }
   }
-  EXPECT_EQ(devices, (std::set<std::string>{"TPU v4", "TPU v5e", "TPU v5p", "TPU v6e", "TPU 7x"}));
+  EXPECT_EQ(devices,
+            (std::set<std::string>{"TPU v4", "TPU v5e", "TPU v5p", "TPU v6e", "TPU 7x",
+                                   "NVIDIA H100 SXM", "NVIDIA H200", "NVIDIA A100 SXM 80GB"}));
+}
+
+// Dense datasheet figures: the sparsity figures of tf32/bf16/fp16/fp8/int8 halved.
+TEST(SpecSheetTest, NvidiaHopperSheetsHoldTheDatasheetFigures) {
+  auto sheets = LoadSpecSheets(ShippedSpecSheetDir());
+  ASSERT_TRUE(sheets.ok());
+  for (const char* model : {"NVIDIA H100 SXM", "NVIDIA H200"}) {
+    const SpecSheet* s = FindSpecSheet(*sheets, model);
+    ASSERT_NE(s, nullptr) << model;
+    const std::map<std::string, double> expected = {
+        {"fp64", 34e12},    {"fp64_tensor", 67e12}, {"fp32", 67e12},  {"tf32", 494.5e12},
+        {"bf16", 989.5e12}, {"fp16", 989.5e12},     {"fp8", 1979e12}, {"int8", 1979e12}};
+    EXPECT_EQ(s->peak_flops_per_second, expected) << model;
+    // PCIe Gen5 x16: 128 GB/s both directions together; NVLink 4: 900 GB/s per GPU together.
+    ASSERT_TRUE(s->host_link.has_value());
+    EXPECT_DOUBLE_EQ(s->host_link->tx_bytes_per_second, 64e9);
+    EXPECT_DOUBLE_EQ(s->host_link->rx_bytes_per_second, 64e9);
+    EXPECT_EQ(s->host_link->name, "PCIe Gen5 x16");
+    EXPECT_NE(s->host_link->source.find("PCIe Gen5 128 GB/s"), std::string::npos);
+    ASSERT_TRUE(s->network_link.has_value());
+    EXPECT_DOUBLE_EQ(s->network_link->tx_bytes_per_second, 450e9);
+    EXPECT_DOUBLE_EQ(s->network_link->rx_bytes_per_second, 450e9);
+    EXPECT_NE(s->network_link->source.find("NVLink 900 GB/s"), std::string::npos);
+  }
+  const SpecSheet* h100 = FindSpecSheet(*sheets, "NVIDIA H100 SXM");
+  EXPECT_DOUBLE_EQ(h100->memory_bytes, 80 * kGiB);
+  EXPECT_DOUBLE_EQ(h100->memory_bandwidth_bytes_per_second, 3.35e12);
+  EXPECT_EQ(h100->memory_type, "HBM3");
+  EXPECT_NEAR(*h100->RidgePoint("bf16"), 295, 1);  // benchmarks-and-roofline.md section 8
+  const SpecSheet* h200 = FindSpecSheet(*sheets, "NVIDIA H200");
+  EXPECT_DOUBLE_EQ(h200->memory_bytes, 141 * kGiB);
+  EXPECT_DOUBLE_EQ(h200->memory_bandwidth_bytes_per_second, 4.8e12);
+  EXPECT_EQ(h200->memory_type, "HBM3e");
+  EXPECT_NEAR(*h200->RidgePoint("bf16"), 206, 1);
+}
+
+TEST(SpecSheetTest, NvidiaA100SheetHoldsTheDatasheetFigures) {
+  auto sheets = LoadSpecSheets(ShippedSpecSheetDir());
+  ASSERT_TRUE(sheets.ok());
+  const SpecSheet* a100 = FindSpecSheet(*sheets, "NVIDIA A100 SXM 80GB");
+  ASSERT_NE(a100, nullptr);
+  const std::map<std::string, double> expected = {
+      {"fp64", 9.7e12}, {"fp64_tensor", 19.5e12}, {"fp32", 19.5e12}, {"tf32", 156e12},
+      {"bf16", 312e12}, {"fp16", 312e12},         {"int8", 624e12}};
+  EXPECT_EQ(a100->peak_flops_per_second, expected);  // no fp8 on Ampere
+  EXPECT_DOUBLE_EQ(a100->memory_bytes, 80 * kGiB);
+  EXPECT_DOUBLE_EQ(a100->memory_bandwidth_bytes_per_second, 2039e9);
+  EXPECT_DOUBLE_EQ(a100->host_link->rx_bytes_per_second, 32e9);  // PCIe Gen4 x16, 64 GB/s total
+  EXPECT_EQ(a100->host_link->name, "PCIe Gen4 x16");
+  EXPECT_DOUBLE_EQ(a100->network_link->tx_bytes_per_second, 300e9);  // NVLink 3, 600 GB/s total
+}
+
+TEST(SpecSheetTest, FindsSheetsByTheModelNameDriversReport) {
+  auto sheets = LoadSpecSheets(ShippedSpecSheetDir());
+  ASSERT_TRUE(sheets.ok());
+  const SpecSheet* h100 = FindSpecSheet(*sheets, "NVIDIA H100 80GB HBM3");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_EQ(h100->device, "NVIDIA H100 SXM");
+  const SpecSheet* a100 = FindSpecSheet(*sheets, "nvidia a100-sxm4-80gb");
+  ASSERT_NE(a100, nullptr);
+  EXPECT_EQ(a100->device, "NVIDIA A100 SXM 80GB");
+  EXPECT_EQ(FindSpecSheet(*sheets, "NVIDIA H200")->device, "NVIDIA H200");
+  EXPECT_EQ(FindSpecSheet(*sheets, "NVIDIA H100 PCIe"), nullptr);
 }
 
 TEST(SpecSheetTest, ShippedNumbersMatchTheCloudTpuTable) {
@@ -72,6 +148,18 @@ TEST(SpecSheetTest, ParsesOptionalLinks) {
   EXPECT_EQ(sheet->file, "ok.yaml");
 }
 
+TEST(SpecSheetTest, OptionalSourcesDefaultToTheSheetSource) {
+  auto sheet = ParseSpecSheet(
+      std::string(kMinimal) + "network_link: {tx_bytes_per_second: 1, rx_bytes_per_second: 2}\n",
+      "ok.yaml");
+  ASSERT_TRUE(sheet.ok()) << sheet.error().ToString();
+  EXPECT_EQ(sheet->peak_sources.at("bf16"), "datasheet rev 1");
+  EXPECT_EQ(sheet->memory_source, "datasheet rev 1");
+  EXPECT_EQ(sheet->network_link->source, "datasheet rev 1");
+  EXPECT_EQ(sheet->network_link->name, "");
+  EXPECT_TRUE(sheet->aliases.empty());
+}
+
 TEST(SpecSheetTest, RejectsMalformedSheetsWithFileAndLine) {
   ExpectParseError("device: [unclosed\n", "bad.yaml:");
   ExpectParseError("- a list\n", "a spec sheet is a YAML mapping");
@@ -87,6 +175,16 @@ TEST(SpecSheetTest, RejectsMalformedSheetsWithFileAndLine) {
   ExpectParseError(text, "bad.yaml:5: 'peak_flops_per_second.bf16' is not a number");
   ExpectParseError(std::string(kMinimal) + "network_link: {tx_bytes_per_second: 1}\n",
                    "missing required field 'network_link.rx_bytes_per_second'");
+  ExpectParseError(std::string(kMinimal) + "aliases: NVIDIA X\n",
+                   "bad.yaml:9: 'aliases' is not a list of model names");
+  ExpectParseError(std::string(kMinimal) + "aliases:\n  - [nested]\n",
+                   "bad.yaml:10: an entry of 'aliases' is not a model name");
+  ExpectParseError(std::string(kMinimal) + "peak_flops_source: {a: b}\n",
+                   "bad.yaml:9: 'peak_flops_source' is not text");
+  ExpectParseError(std::string(kMinimal) +
+                       "host_link:\n  tx_bytes_per_second: 1\n  rx_bytes_per_second: 1\n"
+                       "  name: [PCIe]\n",
+                   "bad.yaml:12: 'host_link.name' is not text");
 }
 
 TEST(SpecSheetTest, MissingFileIsNotFound) {

@@ -12,8 +12,9 @@
  * Thread-safety
  * - A session is not thread-safe: use one from one thread at a time. Distinct sessions may be used
  *   from distinct threads.
- * - The catalog functions, xpuperf_status_string, xpuperf_last_error and the recording functions
- *   (xpuperf_record_op, xpuperf_record_transfer, xpuperf_set_queue_depth) are thread-safe.
+ * - The catalog functions, xpuperf_status_string, xpuperf_last_error, the recording functions
+ *   (xpuperf_record_op, xpuperf_record_transfer, xpuperf_set_queue_depth) and the tracing
+ *   functions (xpuperf_trace_*) are thread-safe.
  */
 #ifndef XPUPERF_XPUPERF_H_
 #define XPUPERF_XPUPERF_H_
@@ -177,6 +178,26 @@ XPUPERF_API void xpuperf_record_op(const char* op, int64_t duration_ns, const ch
 XPUPERF_API void xpuperf_record_transfer(uint64_t bytes, int64_t latency_ns, const char* device);
 /* Last value wins. */
 XPUPERF_API void xpuperf_set_queue_depth(int64_t depth, const char* device);
+
+/* ---- Tracing ------------------------------------------------------------------------------- */
+/* Ranges and counters of the calling program as Chrome-trace JSON that Perfetto and
+ * `xpuperf analyze` open (the tracer of the C++ SDK, xpuperf/tracer/tracer.h). Thread-safe.
+ * xpuperf_trace_start writes to "<path>.tmp-<pid>" until xpuperf_trace_stop renames the complete
+ * file to `path`. record_ops non-zero also records each range's duration as
+ * op_execution_time_seconds on cpu0. INVALID_ARGUMENT when a trace is already running or path is
+ * NULL or empty; IO when the file cannot be created. */
+XPUPERF_API int xpuperf_trace_start(const char* path, int record_ops);
+/* Writes every recorded event and renames the file into place; *dropped_events (may be NULL)
+ * receives the number of events dropped because the writer fell behind. INVALID_ARGUMENT when no
+ * trace is running; IO when writing fails (no file is left). */
+XPUPERF_API int xpuperf_trace_stop(uint64_t* dropped_events);
+/* A range on the calling thread: xpuperf_trace_end closes the thread's innermost open
+ * xpuperf_trace_begin. The name is copied; NULL is ignored. While no trace runs, both return at
+ * once without recording. */
+XPUPERF_API void xpuperf_trace_begin(const char* name);
+XPUPERF_API void xpuperf_trace_end(void);
+/* One sample of a counter track (name copied). Non-finite values and a NULL name are ignored. */
+XPUPERF_API void xpuperf_trace_counter(const char* name, double value);
 
 #ifdef __cplusplus
 } /* extern "C" */

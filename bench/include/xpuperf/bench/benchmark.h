@@ -47,6 +47,9 @@ struct RunContext {
   ExecutionQueue* queue = nullptr;
   SamplingOptions sampling;
   int threads = 0;  // 0 = every CPU this process may run on
+  // What the points run before this one in the same run measured (attention relates its rate to
+  // the fp32 GEMM rate); null outside a suite run.
+  const std::vector<Measurement>* earlier = nullptr;
 };
 
 class Benchmark {

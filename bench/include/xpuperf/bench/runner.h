@@ -28,4 +28,12 @@ Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
                               const BenchmarkRegistry& registry, RunContext& context,
                               std::ostream& progress);
 
+// The same, with GPUs: each point of a benchmark named gpu_* runs once on each of `gpus` (the
+// progress and skip lines say "on <id>", each measurement gets parameters.device = <id>); the other
+// benchmarks run on context.device. With no GPUs, gpu_* points are offered context.device and are
+// skipped with the reason their CanRun gives ("unsupported: no CUDA driver").
+Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
+                              const BenchmarkRegistry& registry, RunContext& context,
+                              std::ostream& progress, const std::vector<Device>& gpus);
+
 }  // namespace xpuperf::bench

@@ -34,6 +34,13 @@ inline constexpr std::string_view kErrors = "errors_total";
 // Per process (label pid).
 inline constexpr std::string_view kProcessCpu = "process_cpu_percent";
 inline constexpr std::string_view kProcessMemory = "process_memory_bytes";
+// Accelerator detail with no CPU equivalent (GPU telemetry as DCGM reports it).
+inline constexpr std::string_view kMemoryReserved = "memory_reserved_bytes";
+inline constexpr std::string_view kClockEventActive = "clock_event_active";
+inline constexpr std::string_view kSmOccupancy = "sm_occupancy_percent";
+inline constexpr std::string_view kPipeUtilization = "pipe_utilization_percent";
+inline constexpr std::string_view kPeerLinkThroughput = "peer_link_throughput_bytes_per_second";
+inline constexpr std::string_view kLastErrorCode = "last_error_code";
 }  // namespace metrics
 
 // Common label keys.
@@ -47,6 +54,8 @@ inline constexpr std::string_view kSensor = "sensor";  // temperature sensor
 inline constexpr std::string_view kPid = "pid";
 inline constexpr std::string_view kDirection = "direction";  // host-link: tx / rx
 inline constexpr std::string_view kType = "type";            // error kind, clock domain
+inline constexpr std::string_view kReason = "reason";        // clock-event reason
+inline constexpr std::string_view kPipe = "pipe";            // execution pipe: fp64, fp32, fp16
 }  // namespace labels
 
 struct MetricInfo {

@@ -1,0 +1,63 @@
+#include "xpuperf/analysis/cpu_spec_sheet.h"
+
+#include <fmt/format.h>
+
+#include "xpuperf/bench/fma_kernels.h"
+#include "xpuperf/bench/nominal_peak.h"
+#include "xpuperf/cpu/cpuinfo.h"
+#include "xpuperf/spec/smbios_memory.h"
+
+namespace xpuperf::analysis {
+
+Result<spec::SpecSheet> CpuSpecSheet(const Device& device, const std::string& root) {
+  XPUPERF_ASSIGN_OR_RETURN(const cpu::CpuInfo info, cpu::ReadCpuInfo(root));
+  spec::SpecSheet sheet;
+  sheet.computed = true;
+  sheet.device = device.model;
+  sheet.vendor = device.vendor;
+  const int cores =
+      device.topology.cores > 0 ? device.topology.cores : cpu::TopologyFromCpuInfo(info).cores;
+  const bench::SimdLevel level =
+      info.cpus.empty() ? bench::SimdLevel::kSse2 : bench::BestSimdLevel(info.cpus.front().flags);
+  sheet.source = fmt::format(
+      "computed from this machine: every physical core ({}, topology from {}) x the widest FMA "
+      "kernel its ISA flags allow ({}), peak clock from cpufreq or /proc/cpuinfo; memory from "
+      "SMBIOS",
+      cores, device.topology.source.empty() ? "/proc/cpuinfo" : device.topology.source,
+      bench::SimdLevelName(level));
+  std::string unknown;
+  for (const bench::Precision precision : {bench::Precision::kFp64, bench::Precision::kFp32}) {
+    const std::string name(bench::PrecisionName(precision));
+    const bench::NominalPeak peak = bench::ComputeNominalPeak(info, root, cores, precision, level);
+    if (peak.flops_per_second > 0) {
+      sheet.peak_flops_per_second[name] = peak.flops_per_second;
+      // The derivation is shared with the benchmarks, whose cores are their threads' cores; here
+      // they are all of the machine's.
+      std::string description = peak.description;
+      const std::string threads_cores = "threads' physical cores";
+      if (auto at = description.find(threads_cores); at != std::string::npos) {
+        description.replace(at, threads_cores.size(), "every physical core");
+      }
+      sheet.peak_sources[name] = description;
+    } else {
+      unknown += fmt::format("{} peak {}. ", name, peak.description);
+    }
+  }
+  sheet.memory_bytes = static_cast<double>(device.memory_bytes);
+  auto memory = spec::ReadSmbiosMemoryBandwidth(root);
+  if (!memory.ok()) {
+    sheet.memory_unknown_reason = memory.error().message;
+  } else if (memory->bytes_per_second <= 0) {
+    sheet.memory_unknown_reason = memory->description;
+  } else {
+    sheet.memory_bandwidth_bytes_per_second = memory->bytes_per_second;
+    sheet.memory_source = memory->description;
+    sheet.memory_type = memory->memory_type;
+  }
+  sheet.notes = unknown +
+                "Peaks only for the precisions the CPU kernels run (fp64, fp32); no host or "
+                "network link for a CPU.";
+  return sheet;
+}
+
+}  // namespace xpuperf::analysis

@@ -1,0 +1,63 @@
+#include "xpuperf/analysis/cpu_spec_sheet.h"
+
+#include <gtest/gtest.h>
+
+#include "xpuperf/core/backend.h"
+#include "xpuperf/cpu/cpu_backend.h"
+
+namespace xpuperf::analysis {
+namespace {
+
+const std::string kTrees = XPUPERF_CPU_TREES;
+
+// The device the CPU backend discovers in a recorded tree.
+Device TreeDevice(const std::string& tree) {
+  BackendOptions options;
+  options.root = kTrees + "/" + tree;
+  auto backend = cpu::CreateCpuBackend(options);
+  EXPECT_TRUE(backend.ok()) << backend.error().ToString();
+  if (!backend.ok() || (*backend)->devices().empty()) return {};
+  return (*backend)->devices().front();
+}
+
+TEST(CpuSpecSheetTest, RyzenPeaksFromCoresLanesAndClock) {
+  const Device device = TreeDevice("amd-zen");
+  ASSERT_EQ(device.topology.cores, 6);
+  auto sheet = CpuSpecSheet(device, kTrees + "/amd-zen");
+  ASSERT_TRUE(sheet.ok()) << sheet.error().ToString();
+  EXPECT_TRUE(sheet->computed);
+  EXPECT_EQ(sheet->device, "AMD Ryzen 5 5600X 6-Core Processor");
+  // Zen 3 (family 25): full 256-bit FMA. 6 cores x 2 pipes x 4 fp64 lanes x 2 FLOP x 3.975 GHz
+  // (the highest "cpu MHz" of the tree; it has no cpuinfo_max_freq).
+  EXPECT_DOUBLE_EQ(sheet->peak_flops_per_second.at("fp64"), 6 * 2 * 4 * 2 * 3.975e9);
+  EXPECT_DOUBLE_EQ(sheet->peak_flops_per_second.at("fp32"), 6 * 2 * 8 * 2 * 3.975e9);
+  EXPECT_EQ(sheet->peak_flops_per_second.size(), 2u);
+  EXPECT_NE(sheet->peak_sources.at("fp64").find("6 cores"), std::string::npos);
+  EXPECT_NE(sheet->peak_sources.at("fp64").find("avx2_fma"), std::string::npos);
+  EXPECT_NE(sheet->peak_sources.at("fp64").find("3.975 GHz"), std::string::npos);
+  // The tree has no SMBIOS table: the memory bandwidth is unknown and says why.
+  EXPECT_EQ(sheet->memory_bandwidth_bytes_per_second, 0);
+  EXPECT_NE(sheet->memory_unknown_reason.find("no SMBIOS memory device table"), std::string::npos)
+      << sheet->memory_unknown_reason;
+  EXPECT_FALSE(sheet->host_link.has_value());
+  EXPECT_FALSE(sheet->network_link.has_value());
+}
+
+TEST(CpuSpecSheetTest, IcelakeVmWithoutSysfsUsesCpuinfoClock) {
+  const Device device = TreeDevice("vm");
+  auto sheet = CpuSpecSheet(device, kTrees + "/vm");
+  ASSERT_TRUE(sheet.ok()) << sheet.error().ToString();
+  // 4 vCPUs, each its own core (no topology ids), AVX2 kernels (the widest xpuperf runs), 2593.906
+  // MHz from /proc/cpuinfo.
+  ASSERT_EQ(device.topology.cores, 4);
+  EXPECT_DOUBLE_EQ(sheet->peak_flops_per_second.at("fp64"), 4 * 2 * 4 * 2 * 2593.906e6);
+}
+
+TEST(CpuSpecSheetTest, MissingCpuinfoIsAnError) {
+  Device device;
+  device.model = "x";
+  EXPECT_FALSE(CpuSpecSheet(device, "/no/such/root").ok());
+}
+
+}  // namespace
+}  // namespace xpuperf::analysis

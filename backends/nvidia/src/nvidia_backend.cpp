@@ -1,0 +1,116 @@
+#include "xpuperf/nvidia/nvidia_backend.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "gpm_sampler.h"
+#include "nvidia_gpu.h"
+#include "nvidia_readings.h"
+#include "nvml_library.h"
+#include "xid_events.h"
+#include "xpuperf/core/metric_catalog.h"
+
+namespace xpuperf::nvidia {
+namespace {
+
+namespace m = metrics;
+
+bool NeedsGpm(std::string_view metric) {
+  return metric == m::kTensorCoreUtilization || metric == m::kMemoryBandwidthUtilization ||
+         metric == m::kHostLinkThroughput || metric == m::kSmOccupancy ||
+         metric == m::kPipeUtilization || metric == m::kPeerLinkThroughput;
+}
+
+class NvidiaBackend final : public Backend {
+ public:
+  NvidiaBackend(std::unique_ptr<NvmlLibrary> library, std::vector<Gpu> gpus, const Clock& clock)
+      : library_(std::move(library)), gpus_(std::move(gpus)), clock_(clock) {
+    const int64_t now = clock_.MonotonicNs();
+    for (Gpu& gpu : gpus_) StartGpm(*library_, gpu, now);
+    xid_ = std::make_unique<XidWatcher>(*library_, gpus_);
+    for (const Gpu& gpu : gpus_) devices_.push_back(gpu.device);
+  }
+
+  ~NvidiaBackend() override {
+    xid_.reset();
+    for (Gpu& gpu : gpus_) StopGpm(*library_, gpu);
+  }
+
+  std::string_view name() const override { return "nvidia"; }
+  const std::vector<Device>& devices() const override { return devices_; }
+
+  std::vector<std::string_view> metrics() const override {
+    // Catalog order.
+    return {m::kTensorCoreUtilization,
+            m::kDutyCycle,
+            m::kMemoryTotal,
+            m::kMemoryUsed,
+            m::kPower,
+            m::kEnergy,
+            m::kTemperature,
+            m::kClock,
+            m::kMemoryBandwidthUtilization,
+            m::kHostLinkThroughput,
+            m::kErrors,
+            m::kProcessMemory,
+            m::kMemoryReserved,
+            m::kClockEventActive,
+            m::kSmOccupancy,
+            m::kPipeUtilization,
+            m::kPeerLinkThroughput,
+            m::kLastErrorCode};
+  }
+
+  std::vector<Reading> Collect(const std::vector<std::string>& metric_names) override {
+    std::vector<std::string> names = metric_names;
+    if (names.empty()) {
+      for (std::string_view n : metrics()) names.emplace_back(n);
+    }
+    if (std::any_of(names.begin(), names.end(), NeedsGpm)) {
+      const int64_t now = clock_.MonotonicNs();
+      for (Gpu& gpu : gpus_) RefreshGpm(*library_, gpu, now);
+    }
+    if (std::any_of(names.begin(), names.end(), [](const std::string& n) {
+          return n == m::kLastErrorCode || n == m::kErrors;
+        })) {
+      xid_->Drain(gpus_);
+    }
+    const GpuReader reader(*library_, clock_.WallNs());
+    std::vector<Reading> out;
+    for (const std::string& name : names) {
+      for (Gpu& gpu : gpus_) out.push_back(reader.Read(name, gpu));
+    }
+    return out;
+  }
+
+ private:
+  std::unique_ptr<NvmlLibrary> library_;
+  std::vector<Gpu> gpus_;
+  const Clock& clock_;
+  std::vector<Device> devices_;
+  std::unique_ptr<XidWatcher> xid_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> CreateNvidiaBackend(const BackendOptions& options) {
+  return CreateNvidiaBackend(options, NvidiaBackendConfig{});
+}
+
+Result<std::unique_ptr<Backend>> CreateNvidiaBackend(const BackendOptions& options,
+                                                     const NvidiaBackendConfig& config) {
+  XPUPERF_ASSIGN_OR_RETURN(std::unique_ptr<NvmlLibrary> library,
+                           NvmlLibrary::Open(NvmlLibraryPath(config.library)));
+  XPUPERF_ASSIGN_OR_RETURN(std::vector<Gpu> gpus, DiscoverGpus(*library, ReadDriverInfo(*library)));
+  if (gpus.empty()) return MakeError(ErrorCode::kUnavailable, "NVML reports no NVIDIA GPU");
+  return std::unique_ptr<Backend>(
+      std::make_unique<NvidiaBackend>(std::move(library), std::move(gpus), *options.clock));
+}
+
+void RegisterNvidiaBackend(BackendRegistry& registry) {
+  registry.Register("nvidia", "NVIDIA GPUs through NVML (libnvidia-ml.so.1)",
+                    [](const BackendOptions& options) { return CreateNvidiaBackend(options); });
+}
+
+}  // namespace xpuperf::nvidia

@@ -1,0 +1,469 @@
+#include "nvidia_readings.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cstddef>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "clock_events.h"
+#include "xpuperf/core/metric_catalog.h"
+
+namespace xpuperf::nvidia {
+namespace {
+
+namespace m = metrics;
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+Reading Ok(std::string_view metric, const Gpu& gpu) {
+  Reading r;
+  r.metric = std::string(metric);
+  r.device = gpu.device.id;
+  return r;
+}
+
+std::optional<double> FieldAsDouble(const nvml::FieldValue& field) {
+  switch (field.valueType) {
+    case nvml::kValueDouble:
+      return field.value.dVal;
+    case nvml::kValueUnsignedInt:
+      return static_cast<double>(field.value.uiVal);
+    case nvml::kValueUnsignedLong:
+      return static_cast<double>(field.value.ulVal);
+    case nvml::kValueUnsignedLongLong:
+      return static_cast<double>(field.value.ullVal);
+    case nvml::kValueSignedLongLong:
+      return static_cast<double>(field.value.sllVal);
+    case nvml::kValueSignedInt:
+      return static_cast<double>(field.value.siVal);
+    case nvml::kValueUnsignedShort:
+      return static_cast<double>(field.value.usVal);
+    default:
+      return std::nullopt;
+  }
+}
+
+struct MemoryAnswer {
+  nvml::Return code = nvml::kErrorNotSupported;
+  std::string_view query;
+  bool v2 = false;
+  unsigned long long total = 0, used = 0, reserved = 0;
+};
+
+// nvmlDeviceGetMemoryInfo_v2 (used excludes reserved); on anything but success or "not supported"
+// the v1 call, whose used includes the reserved memory (nvtop's rule).
+MemoryAnswer QueryMemory(const NvmlApi& api, nvml::Device handle) {
+  MemoryAnswer answer;
+  if (api.device_get_memory_info_v2 != nullptr) {
+    nvml::MemoryV2 memory{};
+    memory.version = nvml::kMemoryV2Version;
+    answer.query = "nvmlDeviceGetMemoryInfo_v2";
+    answer.code = api.device_get_memory_info_v2(handle, &memory);
+    if (answer.code == nvml::kSuccess) {
+      answer.v2 = true;
+      answer.total = memory.total;
+      answer.used = memory.used;
+      answer.reserved = memory.reserved;
+      return answer;
+    }
+    if (answer.code == nvml::kErrorNotSupported || IsLostCode(answer.code)) return answer;
+  }
+  if (api.device_get_memory_info != nullptr) {
+    nvml::MemoryV1 memory{};
+    answer.query = "nvmlDeviceGetMemoryInfo";
+    answer.code = api.device_get_memory_info(handle, &memory);
+    answer.total = memory.total;
+    answer.used = memory.used;
+  }
+  return answer;
+}
+
+}  // namespace
+
+Sample GpuReader::MakeSample(const Gpu& gpu, double value) const {
+  Sample s;
+  s.labels.Set(labels::kDevice, gpu.device.id);
+  s.timestamp_ns = wall_ns_;
+  s.value = value;
+  return s;
+}
+
+Reading GpuReader::Failure(std::string_view metric, Gpu& gpu, std::string_view query,
+                           nvml::Return code) const {
+  if (IsLostCode(code)) {
+    MarkLost(gpu, query, code);
+    return Reading::NoData(metric, gpu.device.id, gpu.lost_reason);
+  }
+  if (code == nvml::kErrorNotSupported) {
+    return Reading::Unsupported(
+        metric, gpu.device.id, fmt::format("unsupported: {} not supported on {}", query, gpu.name));
+  }
+  if (code == nvml::kErrorNoPermission) {
+    return Reading::Unsupported(
+        metric, gpu.device.id,
+        fmt::format("unsupported: {} refused: {}", query, library_.Describe(code)));
+  }
+  return Reading::Unsupported(
+      metric, gpu.device.id,
+      fmt::format("unsupported: {} failed on {}: {}", query, gpu.name, library_.Describe(code)));
+}
+
+Reading GpuReader::MissingSymbol(std::string_view metric, const Gpu& gpu, std::string_view symbol) {
+  return Reading::Unsupported(metric, gpu.device.id,
+                              fmt::format("unsupported: driver has no {}", symbol));
+}
+
+Reading GpuReader::Read(std::string_view metric, Gpu& gpu) const {
+  if (gpu.lost) return Reading::NoData(metric, gpu.device.id, gpu.lost_reason);
+  if (metric == m::kDutyCycle) return DutyCycle(gpu);
+  if (metric == m::kMemoryTotal || metric == m::kMemoryUsed || metric == m::kMemoryReserved)
+    return Memory(metric, gpu);
+  if (metric == m::kPower) return Power(gpu);
+  if (metric == m::kEnergy) return Energy(gpu);
+  if (metric == m::kTemperature) return Temperature(gpu);
+  if (metric == m::kClock) return Clocks(gpu);
+  if (metric == m::kClockEventActive) return ClockEvents(gpu);
+  if (metric == m::kHostLinkThroughput) return HostLink(gpu);
+  if (metric == m::kErrors) return Errors(gpu);
+  if (metric == m::kProcessMemory) return Processes(gpu);
+  if (metric == m::kLastErrorCode) return LastXid(gpu);
+  if (metric == m::kTensorCoreUtilization)
+    return Gpm(metric, gpu, {}, {{nvml::kGpmAnyTensorUtil, {}, 1.0}});
+  if (metric == m::kMemoryBandwidthUtilization)
+    return Gpm(metric, gpu, {}, {{nvml::kGpmDramBwUtil, {}, 1.0}});
+  if (metric == m::kSmOccupancy) return Gpm(metric, gpu, {}, {{nvml::kGpmSmOccupancy, {}, 1.0}});
+  if (metric == m::kPipeUtilization) {
+    return Gpm(metric, gpu, labels::kPipe,
+               {{nvml::kGpmFp64Util, "fp64", 1.0},
+                {nvml::kGpmFp32Util, "fp32", 1.0},
+                {nvml::kGpmFp16Util, "fp16", 1.0}});
+  }
+  if (metric == m::kPeerLinkThroughput) {
+    return Gpm(
+        metric, gpu, labels::kDirection,
+        {{nvml::kGpmNvlinkTotalTxPerSec, "tx", kMiB}, {nvml::kGpmNvlinkTotalRxPerSec, "rx", kMiB}});
+  }
+  return Reading::Unsupported(metric, gpu.device.id,
+                              "unsupported: not a metric the NVIDIA backend reports");
+}
+
+Reading GpuReader::DutyCycle(Gpu& gpu) const {
+  const NvmlApi& api = library_.api();
+  if (api.device_get_utilization_rates == nullptr)
+    return MissingSymbol(m::kDutyCycle, gpu, "nvmlDeviceGetUtilizationRates");
+  nvml::Utilization utilization{};
+  const nvml::Return r = api.device_get_utilization_rates(gpu.handle, &utilization);
+  if (r != nvml::kSuccess) return Failure(m::kDutyCycle, gpu, "nvmlDeviceGetUtilizationRates", r);
+  Reading reading = Ok(m::kDutyCycle, gpu);
+  reading.samples.push_back(MakeSample(gpu, utilization.gpu));
+  return reading;
+}
+
+Reading GpuReader::Memory(std::string_view metric, Gpu& gpu) const {
+  const NvmlApi& api = library_.api();
+  if (api.device_get_memory_info == nullptr && api.device_get_memory_info_v2 == nullptr)
+    return MissingSymbol(metric, gpu, "nvmlDeviceGetMemoryInfo");
+  const MemoryAnswer answer = QueryMemory(api, gpu.handle);
+  if (answer.code != nvml::kSuccess) return Failure(metric, gpu, answer.query, answer.code);
+  Reading reading = Ok(metric, gpu);
+  if (metric == m::kMemoryTotal) {
+    reading.samples.push_back(MakeSample(gpu, static_cast<double>(answer.total)));
+  } else if (metric == m::kMemoryUsed) {
+    reading.samples.push_back(MakeSample(gpu, static_cast<double>(answer.used)));
+  } else if (!answer.v2) {
+    return Reading::Unsupported(
+        metric, gpu.device.id,
+        api.device_get_memory_info_v2 == nullptr
+            ? std::string("unsupported: driver has no nvmlDeviceGetMemoryInfo_v2 (the reserved "
+                          "memory is counted in memory_used_bytes)")
+            : fmt::format("unsupported: nvmlDeviceGetMemoryInfo_v2 not supported on {} (the "
+                          "reserved memory is counted in memory_used_bytes)",
+                          gpu.name));
+  } else {
+    reading.samples.push_back(MakeSample(gpu, static_cast<double>(answer.reserved)));
+  }
+  return reading;
+}
+
+Reading GpuReader::Power(Gpu& gpu) const {
+  const NvmlApi& api = library_.api();
+  if (api.device_get_power_usage == nullptr)
+    return MissingSymbol(m::kPower, gpu, "nvmlDeviceGetPowerUsage");
+  unsigned int milliwatts = 0;
+  const nvml::Return r = api.device_get_power_usage(gpu.handle, &milliwatts);
+  if (r != nvml::kSuccess) return Failure(m::kPower, gpu, "nvmlDeviceGetPowerUsage", r);
+  Reading reading = Ok(m::kPower, gpu);
+  Sample s = MakeSample(gpu, milliwatts / 1000.0);
+  s.labels.Set(labels::kDomain, "gpu");
+  reading.samples.push_back(std::move(s));
+  return reading;
+}
+
+Reading GpuReader::Energy(Gpu& gpu) const {
+  const NvmlApi& api = library_.api();
+  if (api.device_get_total_energy_consumption == nullptr)
+    return MissingSymbol(m::kEnergy, gpu, "nvmlDeviceGetTotalEnergyConsumption");
+  unsigned long long millijoules = 0;
+  const nvml::Return r = api.device_get_total_energy_consumption(gpu.handle, &millijoules);
+  if (r != nvml::kSuccess)
+    return Failure(m::kEnergy, gpu, "nvmlDeviceGetTotalEnergyConsumption", r);
+  Reading reading = Ok(m::kEnergy, gpu);
+  Sample s = MakeSample(gpu, static_cast<double>(millijoules) / 1000.0);
+  s.labels.Set(labels::kDomain, "gpu");
+  reading.samples.push_back(std::move(s));
+  return reading;
+}
+
+Reading GpuReader::Temperature(Gpu& gpu) const {
+  const NvmlApi& api = library_.api();
+  std::optional<double> die;
+  std::string_view query = "nvmlDeviceGetTemperature";
+  nvml::Return code = nvml::kErrorFunctionNotFound;
+  if (api.device_get_temperature_v != nullptr) {
+    nvml::TemperatureV1 t{};
+    t.version = nvml::kTemperatureV1Version;
+    t.sensorType = nvml::kTemperatureGpu;
+    query = "nvmlDeviceGetTemperatureV";
+    code = api.device_get_temperature_v(gpu.handle, &t);
+    if (code == nvml::kSuccess) die = t.temperature;
+  }
+  // The deprecated call is the fallback on drivers older than 12.8's (and when V refuses the
+  // struct version).
+  if (!die && api.device_get_temperature != nullptr && !IsLostCode(code) &&
+      code != nvml::kErrorNotSupported) {
+    unsigned int celsius = 0;
+    query = "nvmlDeviceGetTemperature";
+    code = api.device_get_temperature(gpu.handle, nvml::kTemperatureGpu, &celsius);
+    if (code == nvml::kSuccess) die = celsius;
+  }
+  if (IsLostCode(code)) return Failure(m::kTemperature, gpu, query, code);
+  std::optional<double> memory;
+  if (api.device_get_field_values != nullptr) {
+    nvml::FieldValue field{};
+    field.fieldId = nvml::kFieldMemoryTemperature;
+    const nvml::Return r = api.device_get_field_values(gpu.handle, 1, &field);
+    if (IsLostCode(r)) return Failure(m::kTemperature, gpu, "nvmlDeviceGetFieldValues", r);
+    if (r == nvml::kSuccess && field.nvmlReturn == nvml::kSuccess) memory = FieldAsDouble(field);
+  }
+  if (!die && !memory) {
+    if (api.device_get_temperature_v == nullptr && api.device_get_temperature == nullptr)
+      return MissingSymbol(m::kTemperature, gpu, "nvmlDeviceGetTemperature");
+    return Failure(m::kTemperature, gpu, query, code);
+  }
+  Reading reading = Ok(m::kTemperature, gpu);
+  for (auto [value, sensor] : {std::pair{die, "gpu"}, std::pair{memory, "memory"}}) {
+    if (!value) continue;
+    Sample s = MakeSample(gpu, *value);
+    s.labels.Set(labels::kSensor, sensor);
+    reading.samples.push_back(std::move(s));
+  }
+  return reading;
+}
+
+Reading GpuReader::Clocks(Gpu& gpu) const {
+  const NvmlApi& api = library_.api();
+  if (api.device_get_clock_info == nullptr)
+    return MissingSymbol(m::kClock, gpu, "nvmlDeviceGetClockInfo");
+  Reading reading = Ok(m::kClock, gpu);
+  nvml::Return first_failure = nvml::kSuccess;
+  for (auto [type, name] :
+       {std::pair{nvml::kClockSm, "sm"}, std::pair{nvml::kClockMemory, "memory"}}) {
+    unsigned int mhz = 0;
+    const nvml::Return r = api.device_get_clock_info(gpu.handle, type, &mhz);
+    if (IsLostCode(r)) return Failure(m::kClock, gpu, "nvmlDeviceGetClockInfo", r);
+    if (r != nvml::kSuccess) {
+      if (first_failure == nvml::kSuccess) first_failure = r;
+      continue;
+    }
+    Sample s = MakeSample(gpu, mhz * 1e6);
+    s.labels.Set(labels::kType, name);
+    reading.samples.push_back(std::move(s));
+  }
+  if (reading.samples.empty())
+    return Failure(m::kClock, gpu, "nvmlDeviceGetClockInfo", first_failure);
+  return reading;
+}
+
+Reading GpuReader::ClockEvents(Gpu& gpu) const {
+  const NvmlApi& api = library_.api();
+  if (api.device_get_current_clocks_event_reasons == nullptr)
+    return MissingSymbol(m::kClockEventActive, gpu, "nvmlDeviceGetCurrentClocksEventReasons");
+  unsigned long long active = 0;
+  const nvml::Return r = api.device_get_current_clocks_event_reasons(gpu.handle, &active);
+  if (r != nvml::kSuccess)
+    return Failure(m::kClockEventActive, gpu, api.current_clocks_event_reasons_symbol, r);
+  // Every reason NVML defines, unless the driver says which of them this GPU can report.
+  unsigned long long supported = 0;
+  for (const ClockEventReason& reason : ClockEventReasons()) supported |= reason.bit;
+  if (api.device_get_supported_clocks_event_reasons != nullptr) {
+    unsigned long long mask = 0;
+    if (api.device_get_supported_clocks_event_reasons(gpu.handle, &mask) == nvml::kSuccess)
+      supported = mask;
+  }
+  Reading reading = Ok(m::kClockEventActive, gpu);
+  for (int bit = 0; bit < 64; ++bit) {
+    const unsigned long long value = 1ULL << bit;
+    if (((supported | active) & value) == 0) continue;
+    Sample s = MakeSample(gpu, (active & value) != 0 ? 1.0 : 0.0);
+    s.labels.Set(labels::kReason, DecodeClockEvents(value).front());
+    reading.samples.push_back(std::move(s));
+  }
+  return reading;
+}
+
+Reading GpuReader::HostLink(Gpu& gpu) const {
+  // GPM's PCIe rates when this Collect has them (exact byte counts over the GPM window), else
+  // nvmlDeviceGetPcieThroughput (a 20 ms window measured inside the call).
+  const auto tx = gpu.gpm_values.find(nvml::kGpmPcieTxPerSec);
+  const auto rx = gpu.gpm_values.find(nvml::kGpmPcieRxPerSec);
+  if (tx != gpu.gpm_values.end() && rx != gpu.gpm_values.end() &&
+      tx->second.status == nvml::kSuccess && rx->second.status == nvml::kSuccess) {
+    return Gpm(m::kHostLinkThroughput, gpu, labels::kDirection,
+               {{nvml::kGpmPcieTxPerSec, "tx", kMiB}, {nvml::kGpmPcieRxPerSec, "rx", kMiB}});
+  }
+  const NvmlApi& api = library_.api();
+  if (api.device_get_pcie_throughput == nullptr)
+    return MissingSymbol(m::kHostLinkThroughput, gpu, "nvmlDeviceGetPcieThroughput");
+  Reading reading = Ok(m::kHostLinkThroughput, gpu);
+  for (auto [counter, direction] :
+       {std::pair{nvml::kPcieTxBytes, "tx"}, std::pair{nvml::kPcieRxBytes, "rx"}}) {
+    unsigned int kilobytes_per_second = 0;
+    const nvml::Return r =
+        api.device_get_pcie_throughput(gpu.handle, counter, &kilobytes_per_second);
+    if (r != nvml::kSuccess)
+      return Failure(m::kHostLinkThroughput, gpu, "nvmlDeviceGetPcieThroughput", r);
+    // NVML's "KB" is 1024 bytes.
+    Sample s = MakeSample(gpu, kilobytes_per_second * 1024.0);
+    s.labels.Set(labels::kDirection, direction);
+    reading.samples.push_back(std::move(s));
+  }
+  return reading;
+}
+
+Reading GpuReader::Errors(Gpu& gpu) const {
+  const NvmlApi& api = library_.api();
+  if (api.device_get_field_values == nullptr)
+    return MissingSymbol(m::kErrors, gpu, "nvmlDeviceGetFieldValues");
+  static constexpr std::array<std::pair<unsigned, const char*>, 11> kFields = {{
+      {nvml::kFieldEccSbeVolatileTotal, "ecc_corrected_volatile"},
+      {nvml::kFieldEccDbeVolatileTotal, "ecc_uncorrected_volatile"},
+      {nvml::kFieldEccSbeAggregateTotal, "ecc_corrected_aggregate"},
+      {nvml::kFieldEccDbeAggregateTotal, "ecc_uncorrected_aggregate"},
+      {nvml::kFieldRetiredSbe, "retired_pages_sbe"},
+      {nvml::kFieldRetiredDbe, "retired_pages_dbe"},
+      {nvml::kFieldRetiredPending, "retired_pages_pending"},
+      {nvml::kFieldRemappedCorrectable, "remapped_rows_correctable"},
+      {nvml::kFieldRemappedUncorrectable, "remapped_rows_uncorrectable"},
+      {nvml::kFieldRemappedPending, "remapped_rows_pending"},
+      {nvml::kFieldRemappedFailure, "remapped_rows_failure"},
+  }};
+  std::array<nvml::FieldValue, kFields.size()> fields{};
+  for (size_t i = 0; i < kFields.size(); ++i) fields[i].fieldId = kFields[i].first;
+  const nvml::Return r =
+      api.device_get_field_values(gpu.handle, static_cast<int>(fields.size()), fields.data());
+  if (r != nvml::kSuccess) return Failure(m::kErrors, gpu, "nvmlDeviceGetFieldValues", r);
+  Reading reading = Ok(m::kErrors, gpu);
+  for (size_t i = 0; i < kFields.size(); ++i) {
+    if (fields[i].nvmlReturn != nvml::kSuccess) continue;
+    std::optional<double> value = FieldAsDouble(fields[i]);
+    if (!value) continue;
+    Sample s = MakeSample(gpu, *value);
+    s.labels.Set(labels::kType, kFields[i].second);
+    reading.samples.push_back(std::move(s));
+  }
+  if (gpu.xid_registered) {
+    Sample s = MakeSample(gpu, static_cast<double>(gpu.xid_count));
+    s.labels.Set(labels::kType, "xid_since_start");
+    reading.samples.push_back(std::move(s));
+  }
+  if (reading.samples.empty()) {
+    return Reading::Unsupported(
+        m::kErrors, gpu.device.id,
+        fmt::format("unsupported: no ECC, page-retirement or row-remapping field "
+                    "(nvmlDeviceGetFieldValues) on {}: {}",
+                    gpu.name, library_.Describe(fields[0].nvmlReturn)));
+  }
+  return reading;
+}
+
+Reading GpuReader::Processes(Gpu& gpu) const {
+  const NvmlApi& api = library_.api();
+  if (api.device_get_compute_running_processes == nullptr)
+    return MissingSymbol(m::kProcessMemory, gpu, "nvmlDeviceGetComputeRunningProcesses_v3");
+  const std::string_view query = api.compute_running_processes_symbol;
+  unsigned int count = 0;
+  nvml::Return r = api.device_get_compute_running_processes(gpu.handle, &count, nullptr);
+  std::vector<unsigned char> buffer;
+  // Processes come and go between the calls: room for more than asked, and a few retries.
+  for (int attempt = 0; r == nvml::kErrorInsufficientSize && attempt < 3; ++attempt) {
+    count = 2 * count + 5;
+    buffer.assign(static_cast<size_t>(count) * nvml::kLargestProcessEntry, 0);
+    r = api.device_get_compute_running_processes(gpu.handle, &count, buffer.data());
+  }
+  if (r != nvml::kSuccess) return Failure(m::kProcessMemory, gpu, query, r);
+  if (buffer.empty()) count = 0;
+  Reading reading = Ok(m::kProcessMemory, gpu);
+  for (unsigned int i = 0; i < count; ++i) {
+    const unsigned char* entry = buffer.data() + i * api.process_entry_bytes;
+    unsigned int pid = 0;
+    unsigned long long bytes = 0;
+    std::memcpy(&pid, entry, sizeof(pid));
+    std::memcpy(&bytes, entry + offsetof(nvml::ProcessInfoV2, usedGpuMemory), sizeof(bytes));
+    if (bytes == ~0ULL) continue;  // NVML's "not available"
+    Sample s = MakeSample(gpu, static_cast<double>(bytes));
+    s.labels.Set(labels::kPid, std::to_string(pid));
+    reading.samples.push_back(std::move(s));
+  }
+  if (reading.samples.empty()) {
+    return Reading::NoData(m::kProcessMemory, gpu.device.id,
+                           fmt::format("no data: no compute process is using {}", gpu.device.id));
+  }
+  return reading;
+}
+
+Reading GpuReader::LastXid(Gpu& gpu) const {
+  if (!gpu.xid_registered)
+    return Reading::Unsupported(m::kLastErrorCode, gpu.device.id, gpu.xid_unsupported_reason);
+  if (!gpu.last_xid) {
+    return Reading::NoData(m::kLastErrorCode, gpu.device.id,
+                           "no data: no XID event since monitoring started");
+  }
+  Reading reading = Ok(m::kLastErrorCode, gpu);
+  Sample s = MakeSample(gpu, static_cast<double>(*gpu.last_xid));
+  s.labels.Set(labels::kType, "xid");
+  reading.samples.push_back(std::move(s));
+  return reading;
+}
+
+Reading GpuReader::Gpm(std::string_view metric, Gpu& gpu, std::string_view label,
+                       std::initializer_list<GpmSeries> series) const {
+  if (!gpu.gpm_supported)
+    return Reading::Unsupported(metric, gpu.device.id, gpu.gpm_unsupported_reason);
+  if (gpu.gpm_values.empty()) return Reading::NoData(metric, gpu.device.id, gpu.gpm_no_data);
+  Reading reading = Ok(metric, gpu);
+  nvml::Return first_failure = nvml::kSuccess;
+  for (const GpmSeries& one : series) {
+    const auto it = gpu.gpm_values.find(one.id);
+    const nvml::Return status =
+        it == gpu.gpm_values.end() ? nvml::kErrorNotSupported : it->second.status;
+    if (status != nvml::kSuccess) {
+      if (first_failure == nvml::kSuccess) first_failure = status;
+      continue;
+    }
+    Sample s = MakeSample(gpu, it->second.value * one.scale);
+    if (!label.empty()) s.labels.Set(label, one.label_value);
+    reading.samples.push_back(std::move(s));
+  }
+  if (reading.samples.empty()) {
+    return Reading::Unsupported(
+        metric, gpu.device.id,
+        fmt::format("unsupported: GPM metric {} not supported on {}: {}", series.begin()->id,
+                    gpu.name, library_.Describe(first_failure)));
+  }
+  return reading;
+}
+
+}  // namespace xpuperf::nvidia

@@ -1,0 +1,54 @@
+// Internal to the NVIDIA backend: NVML answers -> catalog readings, one per (metric, GPU).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "nvidia_gpu.h"
+#include "nvml_library.h"
+#include "xpuperf/core/sample.h"
+
+namespace xpuperf::nvidia {
+
+// Reads one metric of one GPU. A GPU marked lost gets a no_data reading with its lost_reason and is
+// not queried; a query that answers GPU_IS_LOST marks it lost.
+class GpuReader {
+ public:
+  GpuReader(const NvmlLibrary& library, int64_t wall_ns) : library_(library), wall_ns_(wall_ns) {}
+
+  // `metric` must be one of NvidiaMetrics(); anything else is unsupported.
+  Reading Read(std::string_view metric, Gpu& gpu) const;
+
+ private:
+  Reading DutyCycle(Gpu& gpu) const;
+  Reading Memory(std::string_view metric, Gpu& gpu) const;
+  Reading Power(Gpu& gpu) const;
+  Reading Energy(Gpu& gpu) const;
+  Reading Temperature(Gpu& gpu) const;
+  Reading Clocks(Gpu& gpu) const;
+  Reading ClockEvents(Gpu& gpu) const;
+  Reading HostLink(Gpu& gpu) const;
+  Reading Errors(Gpu& gpu) const;
+  Reading Processes(Gpu& gpu) const;
+  Reading LastXid(Gpu& gpu) const;
+  // GPM-only metrics: one sample per (id, label value); `label` empty for an unlabelled metric.
+  struct GpmSeries {
+    unsigned id;
+    std::string_view label_value;
+    double scale;  // GPM value x scale = catalog value
+  };
+  Reading Gpm(std::string_view metric, Gpu& gpu, std::string_view label,
+              std::initializer_list<GpmSeries> series) const;
+
+  // The reading for a failed query: lost (no_data, and the GPU is marked lost), not supported on
+  // this GPU, or failed with NVML's reason.
+  Reading Failure(std::string_view metric, Gpu& gpu, std::string_view query,
+                  nvml::Return code) const;
+  static Reading MissingSymbol(std::string_view metric, const Gpu& gpu, std::string_view symbol);
+  Sample MakeSample(const Gpu& gpu, double value) const;
+
+  const NvmlLibrary& library_;
+  int64_t wall_ns_;
+};
+
+}  // namespace xpuperf::nvidia

@@ -1,0 +1,127 @@
+// `xpuperf analyze`: read a trace (or a run directory, or a memory-timeline export), analyse it,
+// print the summary and tables, JSON, and optionally an HTML report.
+#include "command_analyze.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include "xpuperf/cli/commands.h"
+#include "xpuperf/trace/reader.h"
+
+namespace xpuperf::cli {
+namespace {
+
+int Fail(std::ostream& err, const Error& error) {
+  err << "xpuperf analyze: " << error.message << "\n";
+  return ExitCodeFor(error) == kExitUsage && error.code == ErrorCode::kNotFound ? kExitUsage
+                                                                                : kExitFailure;
+}
+
+Status WriteAtomically(const std::string& path, const std::string& text) {
+  std::string temp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream file(temp, std::ios::binary | std::ios::trunc);
+    if (!file) return MakeError(ErrorCode::kIo, path + ": cannot write");
+    file << text;
+    file.flush();
+    if (!file) {
+      std::remove(temp.c_str());
+      return MakeError(ErrorCode::kIo, path + ": write failed");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    std::remove(temp.c_str());
+    return MakeError(ErrorCode::kIo, path + ": cannot rename into place: " + ec.message());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.path.empty()) {
+    err << "xpuperf analyze: a trace file or directory is required\n";
+    return kExitUsage;
+  }
+  if (options.top <= 0) {
+    err << "xpuperf analyze: --top must be positive\n";
+    return kExitUsage;
+  }
+  const auto& known = trace::AnalysisNames();
+  for (const auto& name : options.analyses) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      err << "xpuperf analyze: unknown analysis '" << name << "' (known: " << list << ")\n";
+      return kExitUsage;
+    }
+  }
+  std::error_code ec;
+  if (!std::filesystem::exists(options.path, ec)) {
+    err << "xpuperf analyze: " << options.path << ": no such file or directory\n";
+    return kExitUsage;
+  }
+  trace::TraceRun run;
+  if (std::filesystem::is_directory(options.path, ec)) {
+    auto read = trace::ReadTraceRun(options.path);
+    if (!read.ok()) return Fail(err, read.error());
+    run = std::move(read).value();
+  } else {
+    auto text = trace::ReadMaybeGzipFile(options.path);
+    if (!text.ok()) return Fail(err, text.error());
+    if (trace::LooksLikeMemoryTimeline(*text)) {
+      auto summary = trace::ParseMemoryTimeline(*text, options.path);
+      if (!summary.ok()) return Fail(err, summary.error());
+      if (options.json) {
+        nlohmann::json j = {{"json_schema_version", 1},    {"source", summary->source},
+                            {"rows", summary->rows},       {"peak_bytes", summary->peak_bytes},
+                            {"peak_ts", summary->peak_ts}, {"final_bytes", summary->final_bytes}};
+        for (int c = 0; c < trace::kMemoryCategories; ++c) {
+          std::string name(trace::MemoryCategoryName(c));
+          j["at_peak_bytes"][name] = summary->at_peak[c];
+          j["max_bytes"][name] = summary->max_by_category[c];
+        }
+        out << j.dump(2) << "\n";
+      } else {
+        out << RenderMemoryTimelineText(*summary);
+      }
+      if (!options.html.empty()) {
+        err << "xpuperf analyze: note: no HTML report for a memory timeline (text and --json "
+               "only)\n";
+      }
+      return kExitOk;
+    }
+    auto parsed = trace::ParseTrace(*text, options.path, trace::kDefaultChunkBytes,
+                                    /*release_consumed=*/true);
+    if (!parsed.ok()) return Fail(err, parsed.error());
+    std::string().swap(*text);  // the events hold no references into the text
+    trace::Trace one = std::move(parsed).value();
+    if (!one.has_distributed_info) {
+      if (auto rank = trace::RankFromFileName(options.path)) one.rank = *rank;
+    }
+    run.ranks.push_back(std::move(one));
+  }
+  trace::RunReport report = trace::AnalyzeRun(run, static_cast<size_t>(options.top));
+  if (!options.html.empty()) {
+    Status written = WriteAtomically(options.html, RenderAnalyzeHtml(run, report));
+    if (!written.ok()) return Fail(err, written.error());
+  }
+  if (options.json) {
+    std::set<std::string> wanted(options.analyses.begin(), options.analyses.end());
+    out << trace::ToJson(report, wanted).dump(2) << "\n";
+  } else {
+    out << RenderAnalyzeText(report, options.analyses, options.top);
+    if (!options.html.empty()) out << "\nHTML report: " << options.html << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace xpuperf::cli

@@ -1,0 +1,41 @@
+// `xpuperf analyze TRACE|DIR` and the trace side of `xpuperf compare A.json B.json`.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "xpuperf/trace/memory_timeline.h"
+#include "xpuperf/trace/report.h"
+
+namespace xpuperf::cli {
+
+struct AnalyzeOptions {
+  std::string path;  // trace file, directory of per-rank traces, or memory timeline
+  std::vector<std::string> analyses;  // names from trace::AnalysisNames(); empty = all
+  bool json = false;                  // everything as one JSON document on out
+  std::string html;                   // also write a single-file HTML report here
+  int top = 10;                       // rows of the top-k tables
+};
+
+// Terminal summary (what dominates, findings, advice), then the tables. Exit 0, 1 (unreadable or
+// malformed trace), 2 (bad option, missing path).
+int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err);
+
+struct TraceCompareOptions {
+  std::string baseline;   // A
+  std::string candidate;  // B
+  bool json = false;
+  int top = 20;  // rows per table
+};
+
+// Ops added/removed and count/time changes from A to B.
+int RunTraceCompare(const TraceCompareOptions& options, std::ostream& out, std::ostream& err);
+
+// Text and HTML renderings (exposed for tests).
+std::string RenderAnalyzeText(const trace::RunReport& report,
+                              const std::vector<std::string>& analyses, int top);
+std::string RenderMemoryTimelineText(const trace::MemoryTimelineSummary& summary);
+std::string RenderAnalyzeHtml(const trace::TraceRun& run, const trace::RunReport& report);
+
+}  // namespace xpuperf::cli

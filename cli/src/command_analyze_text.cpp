@@ -1,0 +1,355 @@
+// The terminal form of an analysis: a short summary (what dominates, findings, what to do) and
+// then one table per analysis.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "command_analyze.h"
+#include "xpuperf/cli/format.h"
+#include "xpuperf/cli/text_table.h"
+
+namespace xpuperf::cli {
+namespace {
+
+using trace::RankReport;
+using trace::RunReport;
+using Align = TextTable::Align;
+
+std::string Sec(int64_t ns) { return FormatSeconds(static_cast<double>(ns) / 1e9); }
+std::string Pct(int64_t part, int64_t whole) {
+  return whole > 0 ? FormatPercent(100.0 * static_cast<double>(part) / static_cast<double>(whole))
+                   : "-";
+}
+std::string Num(int64_t v) { return std::to_string(v); }
+
+// One sentence on what the GPU time of a rank is made of.
+std::string Dominant(const RankReport& r) {
+  const auto& t = r.evidence.temporal;
+  if (t.gpu_ops == 0) {
+    return "no GPU work in this trace (CPU only): see the operator table for where CPU time goes";
+  }
+  struct Part {
+    const char* what;
+    int64_t ns;
+  } parts[] = {{"idle", t.idle_ns},
+               {"compute", t.compute_ns},
+               {"non-compute (comm/memory)", t.non_compute_ns}};
+  auto top = *std::max_element(std::begin(parts), std::end(parts),
+                               [](const Part& a, const Part& b) { return a.ns < b.ns; });
+  std::string text = fmt::format("{} dominates: {} of the {} GPU window", top.what,
+                                 Pct(top.ns, t.window_ns), Sec(t.window_ns));
+  if (std::string_view(top.what) == "idle") {
+    int64_t host = 0, kernel = 0, other = 0;
+    for (const auto& s : r.evidence.idle.streams) {
+      host += s.host_wait_ns;
+      kernel += s.kernel_wait_ns;
+      other += s.other_ns;
+    }
+    int64_t all = host + kernel + other;
+    if (all > 0) {
+      text += fmt::format(" (idle gaps between ops: host wait {}, kernel wait {}, other {})",
+                          Pct(host, all), Pct(kernel, all), Pct(other, all));
+    }
+  }
+  return text;
+}
+
+bool Wanted(const std::vector<std::string>& analyses, const char* name) {
+  return analyses.empty() || std::find(analyses.begin(), analyses.end(), name) != analyses.end();
+}
+
+}  // namespace
+
+std::string RenderAnalyzeText(const RunReport& report, const std::vector<std::string>& analyses,
+                              int top) {
+  std::ostringstream out;
+  size_t top_k = static_cast<size_t>(top);
+  int64_t events = 0, bytes = 0;
+  for (const auto& r : report.ranks) {
+    events += r.events;
+    bytes += r.input_bytes;
+  }
+  out << fmt::format("Trace: {} ({} rank{}, {} events, {} of JSON, format {})\n",
+                     report.ranks.size() == 1 ? report.ranks[0].source : "run directory",
+                     report.ranks.size(), report.ranks.size() == 1 ? "" : "s", events,
+                     FormatBytes(static_cast<double>(bytes)),
+                     report.ranks.empty() ? "-" : report.ranks[0].format);
+  out << "\nSummary\n";
+  for (const auto& r : report.ranks) {
+    out << fmt::format("  rank {}: {}\n", r.evidence.rank, Dominant(r));
+  }
+  bool any = false;
+  if (Wanted(analyses, "findings")) {
+    out << "\nFindings\n";
+    for (const auto& r : report.ranks) {
+      for (const auto& f : r.findings) {
+        any = true;
+        out << fmt::format("  [{}] rank {}: {}\n", trace::SeverityName(f.severity), f.rank,
+                           f.title);
+        out << "      evidence: " << f.evidence << "\n";
+        out << "      advice:   " << f.advice << "\n";
+      }
+    }
+    if (!any) out << "  none of the rules fired (see docs/TRACES.md for the rule table)\n";
+  }
+  if (Wanted(analyses, "temporal")) {
+    TextTable t("Temporal breakdown (GPU window = first to last GPU op)",
+                {{"rank"},
+                 {"window", Align::kRight},
+                 {"compute", Align::kRight},
+                 {"non-compute", Align::kRight},
+                 {"idle", Align::kRight},
+                 {"GPU ops", Align::kRight}});
+    for (const auto& r : report.ranks) {
+      const auto& b = r.evidence.temporal;
+      t.AddRow({Num(r.evidence.rank), Sec(b.window_ns),
+                Sec(b.compute_ns) + " " + Pct(b.compute_ns, b.window_ns),
+                Sec(b.non_compute_ns) + " " + Pct(b.non_compute_ns, b.window_ns),
+                Sec(b.idle_ns) + " " + Pct(b.idle_ns, b.window_ns), Num(b.gpu_ops)});
+    }
+    out << "\n" << t.Render();
+  }
+  if (Wanted(analyses, "idle")) {
+    TextTable t("Idle time by stream (gaps between consecutive GPU ops)",
+                {{"rank"},
+                 {"device"},
+                 {"stream"},
+                 {"idle", Align::kRight},
+                 {"host wait", Align::kRight},
+                 {"kernel wait", Align::kRight},
+                 {"other", Align::kRight},
+                 {"gaps", Align::kRight}});
+    for (const auto& r : report.ranks) {
+      for (const auto& s : r.evidence.idle.streams) {
+        t.AddRow({Num(r.evidence.rank), Num(s.device), Num(s.stream), Sec(s.idle_ns),
+                  Sec(s.host_wait_ns), Sec(s.kernel_wait_ns), Sec(s.other_ns), Num(s.gaps)});
+      }
+    }
+    if (!t.empty()) out << "\n" << t.Render();
+  }
+  if (Wanted(analyses, "kernels")) {
+    for (const auto& r : report.ranks) {
+      const auto& k = r.evidence.kernels;
+      if (k.total_ns == 0 && k.class_count[0] + k.class_count[1] + k.class_count[2] == 0) continue;
+      TextTable classes(
+          fmt::format("Kernel classes, rank {}", r.evidence.rank),
+          {{"class"}, {"count", Align::kRight}, {"time", Align::kRight}, {"share", Align::kRight}});
+      for (int c = 0; c < 3; ++c) {
+        classes.AddRow({std::string(trace::KernelClassName(static_cast<trace::KernelClass>(c))),
+                        Num(k.class_count[c]), Sec(k.class_total_ns[c]),
+                        Pct(k.class_total_ns[c], k.total_ns)});
+      }
+      out << "\n" << classes.Render();
+      TextTable t(fmt::format("Top {} GPU ops by time, rank {} ({} distinct)", top_k,
+                              r.evidence.rank, k.distinct_kernels),
+                  {{"kernel"},
+                   {"class"},
+                   {"count", Align::kRight},
+                   {"total", Align::kRight},
+                   {"mean", Align::kRight},
+                   {"min", Align::kRight},
+                   {"max", Align::kRight},
+                   {"std", Align::kRight}});
+      for (const auto& s : k.top) {
+        t.AddRow({s.name, std::string(trace::KernelClassName(s.kernel_class)),
+                  Num(s.duration.count), Sec(s.duration.total_ns),
+                  Sec(static_cast<int64_t>(s.duration.mean_ns)), Sec(s.duration.min_ns),
+                  Sec(s.duration.max_ns), Sec(static_cast<int64_t>(s.duration.std_ns))});
+      }
+      out << "\n" << t.Render(60);
+    }
+  }
+  if (Wanted(analyses, "overlap")) {
+    TextTable t("Communication / computation overlap", {{"rank"},
+                                                        {"comm", Align::kRight},
+                                                        {"overlapped", Align::kRight},
+                                                        {"ratio", Align::kRight}});
+    for (const auto& r : report.ranks) {
+      const auto& o = r.evidence.overlap;
+      if (o.comm_ns == 0) continue;
+      t.AddRow(
+          {Num(r.evidence.rank), Sec(o.comm_ns), Sec(o.overlap_ns), Pct(o.overlap_ns, o.comm_ns)});
+    }
+    if (!t.empty()) out << "\n" << t.Render();
+  }
+  if (Wanted(analyses, "launch")) {
+    TextTable t("Kernel launches (call <-> GPU op by correlation)",
+                {{"rank"},
+                 {"matched", Align::kRight},
+                 {"delay p50", Align::kRight},
+                 {"delay p90", Align::kRight},
+                 {"delay max", Align::kRight},
+                 {"short kernels", Align::kRight},
+                 {"calls > 50us", Align::kRight},
+                 {"delay > 100us", Align::kRight}});
+    for (const auto& r : report.ranks) {
+      const auto& l = r.evidence.launches;
+      if (l.gpu_ops == 0) continue;
+      t.AddRow({Num(r.evidence.rank), fmt::format("{}/{}", l.matched, l.gpu_ops),
+                Sec(l.delay_p50_ns), Sec(l.delay_p90_ns), Sec(l.delay.max_ns), Num(l.short_kernels),
+                Num(l.long_launch_calls), Num(l.delayed_launches)});
+    }
+    if (!t.empty()) out << "\n" << t.Render();
+  }
+  if (Wanted(analyses, "queue")) {
+    TextTable t("Launch queue length by stream", {{"rank"},
+                                                  {"device"},
+                                                  {"stream"},
+                                                  {"max", Align::kRight},
+                                                  {"mean", Align::kRight},
+                                                  {"time >= 1024", Align::kRight}});
+    for (const auto& r : report.ranks) {
+      for (const auto& s : r.queue.streams) {
+        t.AddRow({Num(r.evidence.rank), Num(s.device), Num(s.stream), Num(s.max_length),
+                  fmt::format("{:.2f}", s.mean_length), Sec(s.time_at_or_above_limit_ns)});
+      }
+    }
+    if (!t.empty()) out << "\n" << t.Render();
+  }
+  if (Wanted(analyses, "memcpy")) {
+    TextTable t("Memory copies and sets (GB = 1e9 bytes)", {{"rank"},
+                                                            {"kind"},
+                                                            {"count", Align::kRight},
+                                                            {"bytes", Align::kRight},
+                                                            {"time", Align::kRight},
+                                                            {"GB/s", Align::kRight},
+                                                            {"peak GB/s", Align::kRight},
+                                                            {"pageable", Align::kRight}});
+    for (const auto& r : report.ranks) {
+      for (const auto& k : r.evidence.memcpy.kinds) {
+        t.AddRow({Num(r.evidence.rank), k.kind, Num(k.count),
+                  FormatBytes(static_cast<double>(k.bytes)), Sec(k.busy_ns),
+                  fmt::format("{:.2f}", k.gbps), fmt::format("{:.2f}", k.peak_concurrent_gbps),
+                  Num(k.pageable)});
+      }
+    }
+    if (!t.empty()) out << "\n" << t.Render();
+  }
+  if (Wanted(analyses, "operators")) {
+    for (const auto& r : report.ranks) {
+      const auto& o = r.evidence.operators;
+      if (o.by_name.empty()) continue;
+      TextTable t(fmt::format("Top {} CPU ops by exclusive time, rank {}", top_k, r.evidence.rank),
+                  {{"op"},
+                   {"count", Align::kRight},
+                   {"inclusive", Align::kRight},
+                   {"exclusive", Align::kRight}});
+      for (const auto& s : o.by_name) {
+        t.AddRow({s.name, Num(s.count), Sec(s.inclusive_ns), Sec(s.exclusive_ns)});
+      }
+      out << "\n" << t.Render(60);
+      if (!o.by_module.empty()) {
+        TextTable m(fmt::format("CPU time by module, rank {}", r.evidence.rank),
+                    {{"module"},
+                     {"ops", Align::kRight},
+                     {"inclusive", Align::kRight},
+                     {"exclusive", Align::kRight}});
+        for (const auto& s : o.by_module)
+          m.AddRow({s.name, Num(s.count), Sec(s.inclusive_ns), Sec(s.exclusive_ns)});
+        out << "\n" << m.Render(60);
+      }
+    }
+  }
+  if (Wanted(analyses, "iterations")) {
+    TextTable t("Iterations (ProfilerStep#N)", {{"rank"},
+                                                {"step", Align::kRight},
+                                                {"duration", Align::kRight},
+                                                {"GPU busy", Align::kRight},
+                                                {"compute", Align::kRight},
+                                                {"comm", Align::kRight},
+                                                {"memory", Align::kRight},
+                                                {"GPU ops", Align::kRight},
+                                                {"DataLoader", Align::kRight}});
+    for (const auto& r : report.ranks) {
+      for (const auto& s : r.evidence.iterations.steps) {
+        t.AddRow({Num(r.evidence.rank), Num(s.step), Sec(s.duration_ns), Sec(s.gpu_busy_ns),
+                  Sec(s.compute_ns), Sec(s.comm_ns), Sec(s.memory_ns), Num(s.kernels),
+                  Sec(s.dataloader_ns)});
+      }
+    }
+    if (!t.empty()) out << "\n" << t.Render();
+  }
+  if (Wanted(analyses, "memory")) {
+    TextTable t("Allocator ([memory] events)", {{"rank"},
+                                                {"device"},
+                                                {"peak allocated", Align::kRight},
+                                                {"peak reserved", Align::kRight},
+                                                {"device memory", Align::kRight},
+                                                {"allocs", Align::kRight},
+                                                {"frees", Align::kRight}});
+    for (const auto& r : report.ranks) {
+      for (const auto& d : r.evidence.memory.devices) {
+        t.AddRow({Num(r.evidence.rank),
+                  fmt::format("{}:{}",
+                              d.device_type == 1   ? "cuda"
+                              : d.device_type == 0 ? "cpu"
+                                                   : std::to_string(d.device_type),
+                              d.device_id),
+                  FormatBytes(static_cast<double>(d.peak_allocated)),
+                  FormatBytes(static_cast<double>(d.peak_reserved)),
+                  d.total_memory > 0 ? FormatBytes(static_cast<double>(d.total_memory)) : "-",
+                  Num(d.allocations), Num(d.frees)});
+      }
+    }
+    if (!t.empty()) out << "\n" << t.Render();
+  }
+  if (Wanted(analyses, "stragglers") && report.stragglers.collectives > 0) {
+    TextTable t(fmt::format("Stragglers ({} collectives matched on every rank)",
+                            report.stragglers.collectives),
+                {{"rank"},
+                 {"started last", Align::kRight},
+                 {"mean lateness", Align::kRight},
+                 {"comm time", Align::kRight}});
+    for (const auto& s : report.stragglers.ranks) {
+      t.AddRow({Num(s.rank), Num(s.last_count), Sec(static_cast<int64_t>(s.mean_lateness_ns)),
+                Sec(s.comm_ns)});
+    }
+    out << "\n" << t.Render();
+  }
+  if (Wanted(analyses, "gemm")) {
+    TextTable t("GEMM kernels with known shapes (roofline points: FLOPs = 2*M*N*K*batch)",
+                {{"rank"},
+                 {"op"},
+                 {"M x N x K (batch)"},
+                 {"dtype"},
+                 {"time", Align::kRight},
+                 {"TFLOP/s", Align::kRight},
+                 {"FLOP/byte", Align::kRight}});
+    for (const auto& r : report.ranks) {
+      size_t shown = 0;
+      for (const auto& p : r.gemm) {
+        if (shown++ >= top_k) break;
+        double seconds = static_cast<double>(p.time_ns) / 1e9;
+        t.AddRow({Num(r.evidence.rank), p.op,
+                  fmt::format("{} x {} x {} ({})", p.m, p.n, p.k, p.batch),
+                  p.dtype.empty() ? "?" : p.dtype, Sec(p.time_ns),
+                  fmt::format("{:.3f}", p.flops / seconds / 1e12),
+                  fmt::format("{:.1f}", p.flops / p.bytes)});
+      }
+    }
+    if (!t.empty()) out << "\n" << t.Render();
+  }
+  return out.str();
+}
+
+std::string RenderMemoryTimelineText(const trace::MemoryTimelineSummary& s) {
+  std::ostringstream out;
+  out << fmt::format("Memory timeline: {} ({} rows)\n", s.source, s.rows);
+  out << fmt::format("Peak live memory {} at ts {}; at the end {}\n",
+                     FormatBytes(static_cast<double>(s.peak_bytes)), s.peak_ts,
+                     FormatBytes(static_cast<double>(s.final_bytes)));
+  TextTable t("By category", {{"category"},
+                              {"at peak", Align::kRight},
+                              {"share", Align::kRight},
+                              {"own maximum", Align::kRight}});
+  for (int c = 0; c < trace::kMemoryCategories; ++c) {
+    t.AddRow({std::string(trace::MemoryCategoryName(c)),
+              FormatBytes(static_cast<double>(s.at_peak[c])), Pct(s.at_peak[c], s.peak_bytes),
+              FormatBytes(static_cast<double>(s.max_by_category[c]))});
+  }
+  out << "\n" << t.Render();
+  return out.str();
+}
+
+}  // namespace xpuperf::cli

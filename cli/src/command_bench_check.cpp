@@ -1,0 +1,150 @@
+// `xpuperf bench check`: reads a result directory, picks the spec sheet, prints achieved / spec.
+#include "command_bench_check.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <ostream>
+
+#include "xpuperf/analysis/cpu_spec_sheet.h"
+#include "xpuperf/cli/commands.h"
+#include "xpuperf/cli/text_table.h"
+#include "xpuperf/cpu/cpu_backend.h"
+
+namespace xpuperf::cli {
+namespace {
+
+constexpr const char* kCommand = "xpuperf bench check";
+
+// "101.65 GFLOP/s", "3.35 TB/s": base units scaled for reading (GB = 1e9 bytes).
+std::string FormatThroughput(double value, const std::string& unit) {
+  const bool flops = unit == "FLOP/s";
+  const char* prefix = "";
+  double scaled = value;
+  if (std::fabs(value) >= 1e12) {
+    prefix = "T";
+    scaled = value / 1e12;
+  } else if (std::fabs(value) >= 1e9 || value == 0) {
+    prefix = "G";
+    scaled = value / 1e9;
+  } else {
+    prefix = "M";
+    scaled = value / 1e6;
+  }
+  return fmt::format("{:.2f} {}{}", scaled, prefix, flops ? "FLOP/s" : "B/s");
+}
+
+Result<Device> LocalCpuDevice(const std::string& root) {
+  BackendOptions backend_options;
+  backend_options.root = root;
+  XPUPERF_ASSIGN_OR_RETURN(auto backend, cpu::CreateCpuBackend(backend_options));
+  if (backend->devices().empty()) {
+    return MakeError(ErrorCode::kUnavailable, "the CPU backend reports no device");
+  }
+  return backend->devices().front();
+}
+
+Status ValidateThreshold(double percent, const char* option) {
+  if (!std::isfinite(percent) || percent < 0 || percent > 1000) {
+    return MakeError(
+        ErrorCode::kInvalidArgument,
+        fmt::format("{} must be a percentage between 0 and 1000, got {}", option, percent));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<spec::SpecSheet> ResolveSpecSheet(const bench::ResultDirectory& run, const std::string& spec,
+                                         const std::string& root) {
+  if (spec != "auto") return spec::LoadSpecSheet(spec);
+  const std::string dir = spec::ShippedSpecSheetDir();
+  XPUPERF_ASSIGN_OR_RETURN(const std::vector<spec::SpecSheet> sheets, spec::LoadSpecSheets(dir));
+  if (const spec::SpecSheet* sheet = spec::FindSpecSheet(sheets, run.device.model)) return *sheet;
+  if (run.device.backend == "cpu") {
+    XPUPERF_ASSIGN_OR_RETURN(const Device local, LocalCpuDevice(root));
+    if (local.model != run.device.model) {
+      return MakeError(
+          ErrorCode::kInvalidArgument,
+          fmt::format("the run's CPU '{}' is not this machine's '{}': the computed CPU "
+                      "sheet describes this machine; pass --spec FILE",
+                      run.device.model, local.model));
+    }
+    return analysis::CpuSpecSheet(local, root);
+  }
+  std::string known;
+  for (const spec::SpecSheet& sheet : sheets) known += (known.empty() ? "" : ", ") + sheet.device;
+  return MakeError(
+      ErrorCode::kNotFound,
+      fmt::format("no spec sheet for device '{}' (backend {}) in {} (sheets: {}); "
+                  "pass --spec FILE",
+                  run.device.model, run.device.backend.empty() ? "unknown" : run.device.backend,
+                  dir, known));
+}
+
+std::string RenderCheckReport(const analysis::CheckReport& report, const std::string& results) {
+  std::string text = fmt::format("Spec check of {} ({}) against {} ({})\n", results,
+                                 report.run_device.empty() ? "unknown device" : report.run_device,
+                                 report.sheet_device, report.sheet_source);
+  TextTable table("", {{"component"},
+                       {"metric"},
+                       {"measured", TextTable::Align::kRight},
+                       {"spec", TextTable::Align::kRight},
+                       {"achieved", TextTable::Align::kRight},
+                       {"threshold", TextTable::Align::kRight},
+                       {"verdict"}});
+  std::string sources;
+  for (const analysis::CheckRow& row : report.rows) {
+    table.AddRow({row.component, row.metric,
+                  row.measured ? FormatThroughput(*row.measured, row.unit) : "-",
+                  row.spec ? FormatThroughput(*row.spec, row.unit) : "-",
+                  row.achieved_percent ? fmt::format("{:.1f}%", *row.achieved_percent) : "-",
+                  fmt::format(">= {:g}%", row.threshold_percent),
+                  std::string(analysis::CheckVerdictName(row.verdict))});
+    sources += fmt::format("  {} {}: measured: {}; spec: {}\n", row.component, row.metric,
+                           row.measured_from.empty() ? "-" : row.measured_from, row.spec_from);
+  }
+  text += table.Render(40);
+  text += "Where the figures come from:\n" + sources;
+  int failed = 0;
+  std::string misses;
+  for (const analysis::CheckRow& row : report.rows) {
+    if (row.verdict != analysis::CheckVerdict::kFail) continue;
+    ++failed;
+    misses += fmt::format("{}{} {} {:.1f}% < {:g}%", misses.empty() ? "" : "; ", row.component,
+                          row.metric, *row.achieved_percent, row.threshold_percent);
+  }
+  text += failed == 0 ? "PASS: every measured figure with a spec reaches its threshold\n"
+                      : fmt::format("FAIL: {} below threshold: {}\n", failed, misses);
+  return text;
+}
+
+int RunBenchCheck(const BenchCheckOptions& options, std::ostream& out, std::ostream& err) {
+  const auto fail = [&err](const Error& error) {
+    err << kCommand << ": " << error.message << "\n";
+    return ExitCodeFor(error);
+  };
+  const analysis::CheckThresholds& t = options.thresholds;
+  for (const auto& [percent, option] :
+       {std::pair{t.compute, "--compute"}, std::pair{t.memory, "--memory"},
+        std::pair{t.network, "--network"}, std::pair{t.host_transfer, "--host-transfer"}}) {
+    if (Status status = ValidateThreshold(percent, option); !status.ok()) {
+      return fail(status.error());
+    }
+  }
+  auto run = bench::ReadResultDirectory(options.results);
+  if (!run.ok()) return fail(run.error());
+  auto sheet = ResolveSpecSheet(*run, options.spec, options.root);
+  if (!sheet.ok()) return fail(sheet.error());
+  const analysis::CheckReport report = analysis::CheckAgainstSpec(*run, *sheet, t);
+  if (options.json) {
+    nlohmann::json json = analysis::ToJson(report);
+    json["results"] = options.results;
+    out << json.dump(2) << "\n";
+  } else {
+    out << RenderCheckReport(report, options.results);
+  }
+  return report.Passed() ? kExitOk : kExitFailure;
+}
+
+}  // namespace xpuperf::cli

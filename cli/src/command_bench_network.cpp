@@ -1,0 +1,250 @@
+// `xpuperf bench network`: validates the options, then either starts mpirun (--ranks) or, as one
+// rank of an MPI job, runs the collectives; rank 0 prints the table and writes the results.
+#include "command_bench_network.h"
+
+#include <fmt/format.h>
+
+#include <ostream>
+
+#include "xpuperf/cli/commands.h"
+#include "xpuperf/collectives/mpirun.h"
+
+#ifdef XPUPERF_HAVE_MPI
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "xpuperf/bench/results.h"
+#include "xpuperf/collectives/mpi_collectives.h"
+#include "xpuperf/collectives/network_report.h"
+#include "xpuperf/collectives/size_sweep.h"
+#include "xpuperf/core/clock.h"
+#include "xpuperf/cpu/cpu_backend.h"
+#endif
+
+namespace xpuperf::cli {
+namespace {
+
+// Under mpirun every rank checks the options; only rank 0 (or a process outside mpirun) says why
+// it stops.
+int Fail(const Error& error, std::ostream& err) {
+  if (collectives::LauncherRank() <= 0) err << "xpuperf bench network: " << error.message << "\n";
+  return ExitCodeFor(error);
+}
+
+#ifdef XPUPERF_HAVE_MPI
+namespace co = xpuperf::collectives;
+
+struct Plan {
+  std::vector<co::CollectiveOp> ops;
+  std::vector<int64_t> sizes;
+  co::TimingOptions timing;
+};
+
+Result<Plan> MakePlan(const BenchNetworkOptions& options) {
+  Plan plan;
+  co::SizeSweepSpec spec;
+  spec.begin = options.begin;
+  spec.end = options.end;
+  spec.factor = options.factor;
+  spec.increment = options.increment;
+  XPUPERF_ASSIGN_OR_RETURN(plan.sizes, co::MakeSizeSweep(spec));
+  for (const std::string& name : options.ops) {
+    XPUPERF_ASSIGN_OR_RETURN(const co::CollectiveOp op, co::ParseCollective(name));
+    plan.ops.push_back(op);
+  }
+  if (plan.ops.empty()) plan.ops = co::AllCollectives();
+  if (options.iterations < 1 || options.samples < 1 || options.warmup < 0) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "--iters and --samples must be at least 1, --warmup at least 0");
+  }
+  if (options.ranks == 1 || options.ranks < 0) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     fmt::format("--ranks {}: collectives need at least 2 ranks", options.ranks));
+  }
+  plan.timing.iterations = options.iterations;
+  plan.timing.samples = options.samples;
+  plan.timing.warmup_iterations = options.warmup;
+  plan.timing.check_every_sample = options.check;
+  return plan;
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "localhost";
+  return name;
+}
+
+Result<bench::RunInfo> MakeRunInfo() {
+  bench::RunInfo run;
+  BackendOptions backend_options;
+  XPUPERF_ASSIGN_OR_RETURN(auto backend, cpu::CreateCpuBackend(backend_options));
+  if (!backend->devices().empty()) run.device = backend->devices().front();
+  run.host = HostName();
+  run.suite = "network";
+  run.timestamp_ns = SystemClock::Instance().WallNs();
+  run.run_id = bench::MakeRunId(run.timestamp_ns, run.host);
+  return run;
+}
+
+// Everything one rank does; rank 0 alone prints and writes. Returns rank 0's status on rank 0.
+Status RunRank(const co::MpiSession& mpi, const Plan& plan, const BenchNetworkOptions& options,
+               std::ostream& out) {
+  const bool root = mpi.rank() == 0;
+  if (mpi.ranks() < 2) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "collectives need at least 2 ranks (mpirun -np N with N >= 2, or --ranks N)");
+  }
+  bench::RunInfo run;
+  std::string directory;
+  Status setup = Status::Ok();
+  if (root) {
+    Result<bench::RunInfo> made = MakeRunInfo();
+    if (made.ok()) {
+      run = std::move(*made);
+      directory = options.out.empty() ? "results/" + run.run_id : options.out;
+      if (std::error_code error; std::filesystem::exists(directory, error)) {
+        setup = MakeError(ErrorCode::kInvalidArgument, "result directory " + directory +
+                                                           " already exists; choose another --out");
+      }
+    } else {
+      setup = made.error();
+    }
+  }
+  // Checked before any collective runs, so a bad --out costs nothing.
+  if (mpi.FromRankZero(setup.ok() ? 1 : 0) == 0) {
+    return root ? setup : MakeError(ErrorCode::kInvalidArgument, "rank 0 refused to start");
+  }
+  XPUPERF_RETURN_IF_ERROR(co::CheckBuffersFit(mpi, plan.ops, plan.sizes));
+
+  if (root) {
+    out << fmt::format(
+        "# xpuperf bench network: {} ranks on {} host(s), {}; float; per size {} warm-up "
+        "operations, then {} samples of {} operations\n"
+        "# time = median over samples of the slowest rank's time per operation; algbw = S / "
+        "time; busbw = algbw x factor (all_reduce 2(n-1)/n; all_gather, reduce_scatter, "
+        "all_to_all (n-1)/n; broadcast, send_recv 1); GB/s = 1e9 B/s\n",
+        mpi.ranks(), mpi.hosts(), mpi.library(), plan.timing.warmup_iterations, plan.timing.samples,
+        plan.timing.iterations);
+    out << co::TableHeader() << std::flush;
+  }
+  std::vector<co::CollectivePoint> points;
+  for (co::CollectiveOp op : plan.ops) {
+    for (int64_t bytes : plan.sizes) {
+      XPUPERF_ASSIGN_OR_RETURN(const co::CollectiveResult result,
+                               co::RunCollective(mpi, op, bytes, plan.timing));
+      if (!root) continue;
+      co::CollectivePoint point;
+      point.op = op;
+      point.shape = result.shape;
+      point.ranks = mpi.ranks();
+      point.hosts = mpi.hosts();
+      point.iterations = plan.timing.iterations;
+      point.seconds_per_operation = result.seconds_per_operation;
+      point.wrong = result.wrong;
+      out << co::TableRow(point) << std::flush;
+      points.push_back(std::move(point));
+    }
+  }
+  if (!root) return Status::Ok();
+  out << co::TableFooter(points);
+  int64_t wrong = 0;
+  std::vector<bench::Measurement> measurements;
+  for (const co::CollectivePoint& point : points) {
+    wrong += point.wrong;
+    for (bench::Measurement& m : co::MakeMeasurements(point)) measurements.push_back(std::move(m));
+  }
+  if (wrong > 0) {
+    return MakeError(ErrorCode::kInternal,
+                     fmt::format("verification failed: {} wrong elements (see #wrong); no "
+                                 "results written",
+                                 wrong));
+  }
+  XPUPERF_RETURN_IF_ERROR(bench::WriteResultDirectory(directory, measurements, run));
+  out << fmt::format("{} measurements; results in {}/\n", measurements.size(), directory);
+  return Status::Ok();
+}
+
+int RunUnderMpi(const Plan& plan, const BenchNetworkOptions& options, std::ostream& out,
+                std::ostream& err) {
+  Result<std::unique_ptr<co::MpiSession>> started = co::MpiSession::Start();
+  if (!started.ok()) return Fail(started.error(), err);
+  const co::MpiSession& mpi = **started;
+  const Status status = RunRank(mpi, plan, options, out);
+  int code = kExitOk;
+  if (!status.ok()) {
+    code = ExitCodeFor(status.error());
+    if (mpi.rank() == 0) err << "xpuperf bench network: " << status.error().message << "\n";
+  }
+  // Every rank leaves with rank 0's exit code, so mpirun reports one outcome.
+  return static_cast<int>(mpi.FromRankZero(code));
+}
+
+int LaunchMpirun(const BenchNetworkOptions& options, std::ostream& err) {
+  const std::string mpirun = co::FindMpirun();
+  if (mpirun.empty()) {
+    return Fail(MakeError(ErrorCode::kUnavailable, "mpirun not found (install openmpi-bin)"), err);
+  }
+  const std::string self = co::SelfExecutable();
+  if (self.empty()) {
+    return Fail(MakeError(ErrorCode::kUnavailable, "cannot find this executable to run it"), err);
+  }
+  if (std::error_code error; !options.out.empty() && std::filesystem::exists(options.out, error)) {
+    return Fail(MakeError(ErrorCode::kInvalidArgument, "result directory " + options.out +
+                                                           " already exists; choose another "
+                                                           "--out"),
+                err);
+  }
+  err.flush();
+  Result<int> code =
+      co::RunProgram(co::MpirunCommand(mpirun, options.ranks, self, RankArguments(options)));
+  if (!code.ok()) return Fail(code.error(), err);
+  return *code;
+}
+#endif
+
+}  // namespace
+
+std::vector<std::string> RankArguments(const BenchNetworkOptions& options) {
+  std::vector<std::string> args = {"bench", "network", "-b", options.begin, "-e", options.end};
+  if (options.factor != 0) {
+    args.insert(args.end(), {"-f", std::to_string(options.factor)});
+  }
+  if (!options.increment.empty()) args.insert(args.end(), {"-i", options.increment});
+  for (const std::string& op : options.ops) args.insert(args.end(), {"--op", op});
+  args.insert(args.end(),
+              {"--iters", std::to_string(options.iterations), "--warmup",
+               std::to_string(options.warmup), "--samples", std::to_string(options.samples)});
+  if (!options.out.empty()) args.insert(args.end(), {"--out", options.out});
+  if (options.check) args.push_back("--check");
+  return args;
+}
+
+int RunBenchNetwork(const BenchNetworkOptions& options, std::ostream& out, std::ostream& err) {
+#ifndef XPUPERF_HAVE_MPI
+  (void)options;
+  (void)out;
+  return Fail(MakeError(ErrorCode::kUnsupported, "unsupported: built without MPI"), err);
+#else
+  Result<Plan> plan = MakePlan(options);
+  if (!plan.ok()) return Fail(plan.error(), err);
+  if (co::StartedByMpiLauncher()) {
+    if (options.ranks != 0) {
+      return Fail(MakeError(ErrorCode::kInvalidArgument,
+                            "--ranks starts mpirun itself; under mpirun, give the rank count to "
+                            "mpirun -np instead"),
+                  err);
+    }
+    return RunUnderMpi(*plan, options, out, err);
+  }
+  if (options.ranks == 0) {
+    return Fail(MakeError(ErrorCode::kInvalidArgument,
+                          "needs MPI ranks: run it under mpirun (mpirun -np 4 xpuperf bench "
+                          "network ...) or pass --ranks N to start N ranks on this host"),
+                err);
+  }
+  return LaunchMpirun(options, err);
+#endif
+}
+
+}  // namespace xpuperf::cli

@@ -1,0 +1,135 @@
+// `xpuperf analyze` and the trace diff, run as functions (no process).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "../src/command_analyze.h"
+
+namespace xpuperf::cli {
+namespace {
+
+std::string Data(const std::string& name) {
+  return std::string(XPUPERF_TEST_DATA_DIR) + "/analyze/" + name;
+}
+
+struct Outcome {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Outcome Analyze(AnalyzeOptions options) {
+  std::ostringstream out, err;
+  int code = RunAnalyze(options, out, err);
+  return {code, out.str(), err.str()};
+}
+
+TEST(AnalyzeCommandTest, SummaryFindingsThenTables) {
+  Outcome r = Analyze({.path = Data("step_trace.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  size_t summary = r.out.find("Summary");
+  size_t findings = r.out.find("Findings");
+  size_t temporal = r.out.find("Temporal breakdown");
+  ASSERT_NE(summary, std::string::npos);
+  ASSERT_NE(findings, std::string::npos);
+  ASSERT_NE(temporal, std::string::npos);
+  EXPECT_LT(summary, findings);
+  EXPECT_LT(findings, temporal);
+  EXPECT_NE(r.out.find("pageable"), std::string::npos);  // the 4 KiB pageable copy is a finding
+  EXPECT_NE(r.out.find("GEMM kernels with known shapes"), std::string::npos);
+}
+
+TEST(AnalyzeCommandTest, JsonHasEveryAnalysisOrOnlyTheChosenOnes) {
+  Outcome all = Analyze({.path = Data("step_trace.json"), .json = true});
+  ASSERT_EQ(all.code, 0) << all.err;
+  auto j = nlohmann::json::parse(all.out);
+  const auto& rank = j["ranks"][0];
+  for (const char* key :
+       {"temporal_breakdown", "idle_breakdown", "kernel_breakdown", "comm_compute_overlap",
+        "launch_stats", "queue_length", "memcpy_bandwidth", "operators", "iterations", "memory",
+        "gemm_points", "findings"}) {
+    EXPECT_TRUE(rank.contains(key)) << key;
+  }
+  // kernel 10.5 .. 13.75 us, all-reduce 12 .. 20, memcpy 15 .. 17: window 9.5 us.
+  EXPECT_EQ(rank["temporal_breakdown"]["window_ns"], 9500);
+  EXPECT_EQ(rank["gemm_points"][0]["flops"], 2.0 * 4 * 2 * 8);
+  Outcome some = Analyze({.path = Data("step_trace.json"), .analyses = {"temporal"}, .json = true});
+  auto k = nlohmann::json::parse(some.out);
+  EXPECT_TRUE(k["ranks"][0].contains("temporal_breakdown"));
+  EXPECT_FALSE(k["ranks"][0].contains("launch_stats"));
+}
+
+TEST(AnalyzeCommandTest, HtmlReportIsOneSelfContainedFile) {
+  std::string path =
+      (std::filesystem::temp_directory_path() / "xpuperf_analyze_test.html").string();
+  std::filesystem::remove(path);
+  Outcome r = Analyze({.path = Data("step_trace.json"), .html = path});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream file(path);
+  std::string html((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("GPU utilisation"), std::string::npos);
+  EXPECT_EQ(html.find("src="), std::string::npos);
+  EXPECT_EQ(html.find("href="), std::string::npos);
+  EXPECT_NE(html.find("</html>"), std::string::npos);
+  std::filesystem::remove(path);
+}
+
+TEST(AnalyzeCommandTest, Errors) {
+  Outcome missing = Analyze({.path = Data("no_such_trace.json")});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_EQ(missing.err.rfind("xpuperf analyze: ", 0), 0u);
+  Outcome unknown = Analyze({.path = Data("step_trace.json"), .analyses = {"nonsense"}});
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find("unknown analysis 'nonsense'"), std::string::npos);
+  Outcome cut = Analyze({.path = Data("truncated.json")});
+  EXPECT_EQ(cut.code, 1);
+  EXPECT_NE(cut.err.find("truncated at byte"), std::string::npos) << cut.err;
+  EXPECT_EQ(std::count(cut.err.begin(), cut.err.end(), '\n'), 1);
+  std::string html = (std::filesystem::temp_directory_path() / "xpuperf_no_partial.html").string();
+  std::filesystem::remove(html);
+  Outcome bad_html = Analyze({.path = Data("truncated.json"), .html = html});
+  EXPECT_EQ(bad_html.code, 1);
+  EXPECT_FALSE(std::filesystem::exists(html));  // no partial report
+}
+
+TEST(AnalyzeCommandTest, SharedTraceRunDirectory) {
+  std::string dir = std::string(XPUPERF_TEST_DATA_DIR) + "/../../../../shared/data/traces";
+  if (!std::filesystem::exists(dir + "/trace_filter__sampled_rank-0.json.gz")) {
+    GTEST_SKIP() << "shared traces not found under " << dir;
+  }
+  Outcome r = Analyze({.path = dir + "/trace_filter__sampled_rank-0.json.gz", .top = 3});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("COMM"), std::string::npos);
+}
+
+TEST(TraceCompareTest, AddedRemovedChanged) {
+  std::ostringstream out, err;
+  int code = RunTraceCompare(
+      {.baseline = Data("base.json"), .candidate = Data("candidate.json"), .json = true}, out, err);
+  ASSERT_EQ(code, 0) << err.str();
+  auto j = nlohmann::json::parse(out.str());
+  ASSERT_EQ(j["added"].size(), 1u);
+  EXPECT_EQ(j["added"][0]["name"], "aten::gelu");
+  ASSERT_EQ(j["removed"].size(), 1u);
+  EXPECT_EQ(j["removed"][0]["name"], "aten::relu");
+  ASSERT_EQ(j["changed"].size(), 1u);
+  EXPECT_EQ(j["changed"][0]["name"], "gemm");
+  EXPECT_EQ(j["changed"][0]["delta_ns"], -10000);
+  EXPECT_EQ(j["unchanged"], 1);
+  std::ostringstream text, text_err;
+  EXPECT_EQ(RunTraceCompare({.baseline = Data("base.json"), .candidate = Data("candidate.json")},
+                            text, text_err),
+            0);
+  EXPECT_NE(text.str().find("1 ops added, 1 removed, 1 changed"), std::string::npos) << text.str();
+  std::ostringstream e1, e2;
+  EXPECT_EQ(
+      RunTraceCompare({.baseline = Data("base.json"), .candidate = Data("truncated.json")}, e1, e2),
+      1);
+}
+
+}  // namespace
+}  // namespace xpuperf::cli

@@ -1,0 +1,168 @@
+// `xpuperf bench network` end to end: usage errors, mpirun missing, a 4-rank run through --ranks
+// and the registry's `collectives` benchmark inside `bench run`.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "test_util.h"
+#include "xpuperf/collectives/mpirun.h"
+
+namespace xpuperf::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::RunXpuperf;
+
+bool BuiltWithoutMpi() {
+  const auto result = RunXpuperf({"bench", "network", "--ranks", "2", "-b", "x"});
+  return result.err.find("built without MPI") != std::string::npos;
+}
+
+bool MpirunOnPath() { return std::system("command -v mpirun >/dev/null 2>&1") == 0; }
+
+fs::path FreshDirectory(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / (name + "_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::vector<nlohmann::json> ReadRecords(const fs::path& file) {
+  std::vector<nlohmann::json> records;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) records.push_back(nlohmann::json::parse(line));
+  return records;
+}
+
+// Sets an environment variable for the commands this test starts and restores it afterwards.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    const char* old = std::getenv(name);
+    had_ = old != nullptr;
+    old_ = had_ ? old : "";
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (had_) {
+      setenv(name_, old_.c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
+};
+
+// Open MPI's runtime keeps allocations until exit: in sanitizer builds the ranks must not fail on
+// leak reports about them.
+ScopedEnv NoLeakReportsInRanks() {
+  const char* old = std::getenv("ASAN_OPTIONS");
+  return ScopedEnv("ASAN_OPTIONS", std::string(old != nullptr ? old : "") +
+                                       (old != nullptr && *old != 0 ? ":" : "") + "detect_leaks=0");
+}
+
+TEST(BenchNetworkTest, BadOptionsAreUsageErrorsWithOneLine) {
+  if (BuiltWithoutMpi()) GTEST_SKIP() << "built without MPI";
+  for (const std::vector<std::string>& args : {
+           std::vector<std::string>{"bench", "network", "--ranks", "2", "-b", "8X"},
+           std::vector<std::string>{"bench", "network", "--ranks", "2", "-b", "64", "-e", "8"},
+           std::vector<std::string>{"bench", "network", "--ranks", "2", "-f", "1"},
+           std::vector<std::string>{"bench", "network", "--ranks", "2", "--op", "allreduce"},
+           std::vector<std::string>{"bench", "network", "--ranks", "2", "--iters", "0"},
+           std::vector<std::string>{"bench", "network", "--ranks", "1"},
+           std::vector<std::string>{"bench", "network"},  // neither mpirun nor --ranks
+       }) {
+    const auto result = RunXpuperf(args);
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_EQ(result.err.rfind("xpuperf bench network: ", 0), 0u) << result.err;
+  }
+}
+
+TEST(BenchNetworkTest, RanksWithoutMpirunFailsAndWritesNothing) {
+  if (BuiltWithoutMpi()) GTEST_SKIP() << "built without MPI";
+  const fs::path dir = FreshDirectory("xpuperf_net_nompirun");
+  testing::CommandResult result;
+  {
+    const ScopedEnv path("PATH", (dir / "empty-bin").string());
+    result = RunXpuperf({"bench", "network", "--ranks", "4", "--out", (dir / "r").string()});
+  }
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err, "xpuperf bench network: mpirun not found (install openmpi-bin)\n");
+  EXPECT_FALSE(fs::exists(dir / "r"));
+  fs::remove_all(dir);
+}
+
+TEST(BenchNetworkTest, FourRanksThroughRanksWriteVerifiedResults) {
+  if (BuiltWithoutMpi()) GTEST_SKIP() << "built without MPI";
+  if (!MpirunOnPath()) GTEST_SKIP() << "mpirun not found (install openmpi-bin)";
+  const ScopedEnv sanitizer = NoLeakReportsInRanks();
+  const fs::path dir = FreshDirectory("xpuperf_net_run");
+  const auto result = RunXpuperf(
+      {"bench", "network", "--ranks", "4", "-b", "4K", "-e", "256K", "-f", "64", "--iters", "2",
+       "--warmup", "1", "--samples", "2", "--check", "--out", (dir / "r").string()},
+      120);
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_NE(result.out.find("4 ranks on 1 host"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("#wrong"), std::string::npos);
+  EXPECT_NE(result.out.find("# Avg bus bandwidth all_reduce"), std::string::npos);
+  // 6 collectives: latency at 4 KiB, algbw and busbw at 256 KiB.
+  const auto records = ReadRecords(dir / "r" / "results.jsonl");
+  ASSERT_EQ(records.size(), 18u);
+  for (const auto& record : records) {
+    EXPECT_EQ(record["benchmark"], "collectives");
+    EXPECT_EQ(record["parameters"]["ranks"], 4);
+    EXPECT_EQ(record["parameters"]["wrong"], 0);
+    EXPECT_GT(record["value"].get<double>(), 0);
+    EXPECT_EQ(record["samples_s"].size(), 2u);
+  }
+  EXPECT_EQ(records[0]["metric"], "all_reduce_latency");
+  EXPECT_EQ(records[1]["metric"], "all_reduce_algbw");
+  EXPECT_EQ(records[2]["metric"], "all_reduce_busbw");
+  EXPECT_EQ(records[2]["parameters"]["bytes"], 262144);
+  // busbw = algbw x 2(4-1)/4.
+  EXPECT_NEAR(records[2]["value"].get<double>(), 1.5 * records[1]["value"].get<double>(), 1e-12);
+
+  // The same directory again: refused before mpirun starts.
+  const auto again =
+      RunXpuperf({"bench", "network", "--ranks", "4", "--out", (dir / "r").string()});
+  EXPECT_EQ(again.exit_code, 2) << again.err;
+  EXPECT_NE(again.err.find("already exists"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(BenchNetworkTest, BenchRunMeasuresTheNetworkThroughTheRegistry) {
+  if (BuiltWithoutMpi()) GTEST_SKIP() << "built without MPI";
+  if (!MpirunOnPath()) GTEST_SKIP() << "mpirun not found (install openmpi-bin)";
+  if (collectives::AllowedCpus() < 2) GTEST_SKIP() << "one CPU: the suite skips the network";
+  const ScopedEnv sanitizer = NoLeakReportsInRanks();
+  const fs::path dir = FreshDirectory("xpuperf_net_suite");
+  std::ofstream(dir / "net.yaml")
+      << "name: net\nsampling: {warmup_samples: 0, samples: 2, min_sample_seconds: 0.001}\n"
+         "benchmarks:\n"
+         "  - {benchmark: collectives, sweep: [{ops: 'all_reduce,send_recv', begin: 1K, end: "
+         "1M, factor: 1024, iters: 2, warmup: 1}]}\n";
+  const auto result = RunXpuperf(
+      {"bench", "run", "--suite", (dir / "net.yaml").string(), "--out", (dir / "r").string()}, 120);
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  const auto records = ReadRecords(dir / "r" / "results.jsonl");
+  ASSERT_EQ(records.size(), 6u);  // 2 collectives: latency at 1 KiB, algbw + busbw at 1 MiB
+  EXPECT_EQ(records[0]["metric"], "all_reduce_latency");
+  EXPECT_EQ(records[5]["metric"], "send_recv_busbw");
+  EXPECT_EQ(records[5]["samples_s"].size(), 2u);
+  // min(CPUs this process may use, 4) ranks.
+  EXPECT_EQ(records[5]["parameters"]["ranks"].get<int>(), std::min(collectives::AllowedCpus(), 4));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace xpuperf::cli

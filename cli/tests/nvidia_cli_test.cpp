@@ -1,0 +1,119 @@
+// The built xpuperf with the fake libnvidia-ml.so.1 (backends/nvidia/tests/fake_nvml) selected by
+// XPUPERF_NVML_LIBRARY: the scripted GPUs are listed next to the CPU of a recorded tree.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+namespace xpuperf::cli {
+namespace {
+
+using nlohmann::json;
+using testing::RunXpuperf;
+
+const std::string kFakeNvml =
+    std::string(XPUPERF_BINARY_DIR) + "/backends/nvidia/tests/fake_nvml/full/libnvidia-ml.so.1";
+const std::string kScenarios =
+    std::string(XPUPERF_TEST_DATA_DIR) + "/../../../backends/nvidia/tests/data";
+const std::string kIntelTree = std::string(XPUPERF_CPU_TREES) + "/intel-2s";
+
+class NvidiaCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ::setenv("XPUPERF_NVML_LIBRARY", kFakeNvml.c_str(), 1);
+    ::setenv("XPUPERF_FAKE_NVML_SCENARIO", (kScenarios + "/two-gpus.conf").c_str(), 1);
+  }
+  void TearDown() override {
+    ::unsetenv("XPUPERF_NVML_LIBRARY");
+    ::unsetenv("XPUPERF_FAKE_NVML_SCENARIO");
+  }
+};
+
+const json* FindReading(const json& doc, std::string_view metric, std::string_view device) {
+  for (const json& r : doc["readings"]) {
+    if (r["metric"] == metric && r["device"] == device) return &r;
+  }
+  return nullptr;
+}
+
+TEST_F(NvidiaCliTest, DevicesListsTheGpusNextToTheCpu) {
+  auto r = RunXpuperf(
+      {"devices", "--json", "--backend", "cpu", "--backend", "nvidia", "--root", kIntelTree});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json doc = json::parse(r.out);
+  ASSERT_EQ(doc["devices"].size(), 3u);
+  EXPECT_EQ(doc["devices"][0]["id"], "cpu0");
+  EXPECT_EQ(doc["devices"][1]["id"], "nvidia0");
+  EXPECT_EQ(doc["devices"][1]["model"], "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(doc["devices"][1]["uuid"], "GPU-5d1a8b2c-7e3f-4a6b-9c0d-1e2f3a4b5c6d");
+  EXPECT_EQ(doc["devices"][1]["bus_id"], "00000000:19:00.0");
+  EXPECT_EQ(doc["devices"][1]["memory_bytes"], 85520809984ull);
+  EXPECT_EQ(doc["devices"][2]["id"], "nvidia1");
+  EXPECT_EQ(doc["devices"][2]["model"], "NVIDIA A100-SXM4-40GB");
+  doc.erase("host");
+  doc.erase("xpuperf_version");
+  EXPECT_EQ(testing::CompareGolden("nvidia-devices.json", doc.dump(2) + "\n"), "");
+  auto table =
+      RunXpuperf({"devices", "--backend", "cpu", "--backend", "nvidia", "--root", kIntelTree});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(testing::CompareGolden("nvidia-devices.txt", table.out), "");
+}
+
+TEST_F(NvidiaCliTest, MetricsTableShowsTheScriptedValues) {
+  auto r =
+      RunXpuperf({"metrics", "--backend", "nvidia", "--window", "0", "--metric",
+                  "duty_cycle_percent", "--metric", "memory_used_bytes", "--metric", "power_watts",
+                  "--metric", "clock_event_active", "--metric", "process_memory_bytes"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(testing::CompareGolden("nvidia-metrics.txt", r.out), "");
+}
+
+TEST_F(NvidiaCliTest, MetricsJsonHasGpmValuesAfterTheWindow) {
+  // A 0.2 s window: the second GPM sample is taken by the Collect at its end.
+  auto r = RunXpuperf({"metrics", "--json", "--backend", "nvidia", "--window", "0.2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json doc = json::parse(r.out);
+  const json* tensor = FindReading(doc, "tensorcore_utilization_percent", "nvidia0");
+  ASSERT_NE(tensor, nullptr);
+  ASSERT_EQ((*tensor)["state"], "ok") << tensor->dump();
+  EXPECT_DOUBLE_EQ((*tensor)["samples"][0]["value"].get<double>(), 62.5);
+  const json* duty = FindReading(doc, "duty_cycle_percent", "nvidia1");
+  ASSERT_NE(duty, nullptr);
+  EXPECT_EQ((*duty)["samples"][0]["value"], 12.0);
+  const json* gpm = FindReading(doc, "sm_occupancy_percent", "nvidia1");
+  ASSERT_NE(gpm, nullptr);
+  EXPECT_EQ((*gpm)["state"], "unsupported");
+  EXPECT_EQ((*gpm)["reason"],
+            "unsupported: GPM not supported on NVIDIA A100-SXM4-40GB (it needs Hopper or newer)");
+}
+
+TEST_F(NvidiaCliTest, MissingLibraryFailsOnlyWhenAskedFor) {
+  ::setenv("XPUPERF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+  auto asked = RunXpuperf({"devices", "--backend", "nvidia"});
+  EXPECT_EQ(asked.exit_code, 1);
+  EXPECT_TRUE(asked.out.empty()) << asked.out;
+  EXPECT_EQ(asked.err,
+            "xpuperf: error: nvidia backend: /nonexistent/libnvidia-ml.so.1 not found "
+            "(/nonexistent/libnvidia-ml.so.1: cannot open shared object file: No such file or "
+            "directory)\n");
+  // Not asked for by name: no GPU, and the reason in the backend list.
+  auto all = RunXpuperf({"devices", "--json", "--root", kIntelTree});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const json doc = json::parse(all.out);
+  for (const json& d : doc["devices"]) EXPECT_NE(d["backend"], "nvidia");
+  bool listed = false;
+  for (const json& b : doc["backends"]) {
+    if (b["name"] != "nvidia") continue;
+    listed = true;
+    EXPECT_EQ(b["available"], false);
+    EXPECT_EQ(b["reason"],
+              "/nonexistent/libnvidia-ml.so.1 not found (/nonexistent/libnvidia-ml.so.1: cannot "
+              "open shared object file: No such file or directory)");
+  }
+  EXPECT_TRUE(listed);
+}
+
+}  // namespace
+}  // namespace xpuperf::cli

@@ -1,0 +1,148 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "../src/command_roofline.h"
+#include "test_util.h"
+#include "xpuperf/cli/commands.h"
+
+namespace xpuperf::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kData = std::string(XPUPERF_TEST_DATA_DIR) + "/roofline";
+
+struct Output {
+  int code;
+  std::string out, err;
+};
+
+Output Roofline(const RooflineOptions& options, bool diagnose = false) {
+  std::ostringstream out, err;
+  const int code = diagnose ? RunDiagnose(options, out, err) : RunRoofline(options, out, err);
+  return {code, out.str(), err.str()};
+}
+
+RooflineOptions Options() {
+  RooflineOptions o;
+  o.results_dir = kData + "/results-cpu";
+  o.spec = "none";
+  return o;
+}
+
+fs::path TempDir() {
+  const fs::path dir = fs::temp_directory_path() / ("roofline-cmd-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+TEST(RooflineCommand, TextShowsCeilingsAndCommandLinePoint) {
+  RooflineOptions o = Options();
+  o.flops = 1e9;
+  o.bytes = 1e9;
+  o.time_seconds = 0.05;
+  const Output r = Roofline(o);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.out.find("fp64 peak"), std::string::npos);
+  EXPECT_NE(r.out.find("25 GB/s"), std::string::npos);
+  EXPECT_NE(r.out.find("command line"), std::string::npos);
+  EXPECT_NE(r.out.find("memory DRAM"), std::string::npos);
+}
+
+// The report's measured ceilings are the benchmark results, unchanged.
+TEST(RooflineCommand, JsonCeilingsEqualTheRecordedResults) {
+  RooflineOptions o = Options();
+  o.json = true;
+  const Output r = Roofline(o);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const nlohmann::json report = nlohmann::json::parse(r.out);
+  std::ifstream lines(kData + "/results-cpu/results.jsonl");
+  std::vector<nlohmann::json> records;
+  for (std::string line; std::getline(lines, line);) records.push_back(nlohmann::json::parse(line));
+  int measured = 0;
+  for (const auto& ceiling : report["ceilings"]) {
+    if (ceiling["source"] != "measured") continue;
+    ++measured;
+    bool found = false;
+    for (const auto& record : records) {
+      found = found || (record["benchmark"] == ceiling["benchmark"] &&
+                        record["metric"] == ceiling["metric"] &&
+                        record["value"].get<double>() == ceiling["recorded_value"].get<double>());
+    }
+    EXPECT_TRUE(found) << ceiling.dump();
+  }
+  EXPECT_EQ(measured, 12);  // fp64/fp32 peak and GEMM, L1-L3, DRAM, h2d, d2h, 2 busbw
+}
+
+TEST(RooflineCommand, WritesSvgAndHtml) {
+  const fs::path dir = TempDir();
+  RooflineOptions o = Options();
+  o.workload_file = kData + "/workload.yaml";
+  o.svg = (dir / "r.svg").string();
+  o.html = (dir / "r.html").string();
+  const Output r = Roofline(o);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(fs::file_size(o.svg) > 1000);
+  EXPECT_TRUE(fs::file_size(o.html) > fs::file_size(o.svg));
+  EXPECT_NE(r.out.find("host_transfer_bound"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(RooflineCommand, BadInputIsAUsageErrorAndWritesNothing) {
+  const fs::path dir = TempDir();
+  RooflineOptions o = Options();
+  o.workload_file = kData + "/no-such-workload.yaml";
+  o.html = (dir / "bad.html").string();
+  Output r = Roofline(o);
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_EQ(r.err.rfind("xpuperf roofline: ", 0), 0u) << r.err;
+  EXPECT_FALSE(fs::exists(o.html));
+  o = Options();
+  o.results_dir = kData + "/missing";
+  EXPECT_EQ(Roofline(o).code, kExitUsage);
+  o = Options();
+  o.time_seconds = 1;  // a time without counts
+  EXPECT_EQ(Roofline(o).code, kExitUsage);
+  o = Options();
+  o.spec = kData + "/missing-spec.yaml";
+  EXPECT_NE(Roofline(o).code, kExitOk);
+  o = Options();
+  o.html = "/nonexistent-dir/report.html";
+  r = Roofline(o);
+  EXPECT_EQ(r.code, kExitFailure);
+  fs::remove_all(dir);
+}
+
+TEST(DiagnoseCommand, VerdictsAndAdviceOnly) {
+  RooflineOptions o = Options();
+  EXPECT_EQ(Roofline(o, /*diagnose=*/true).code, kExitUsage);  // needs a workload
+  o.workload_file = kData + "/workload.yaml";
+  o.json = true;
+  const Output r = Roofline(o, /*diagnose=*/true);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const nlohmann::json json = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(json.contains("ceilings"));
+  ASSERT_EQ(json["points"].size(), 2u);
+  EXPECT_EQ(json["points"][0]["bound"], "memory");
+  EXPECT_EQ(json["points"][1]["bound"], "host_link");
+  EXPECT_EQ(json["advice"][0]["rule"], "host_transfer_bound");
+}
+
+TEST(RooflineCommand, EndToEndThroughTheExecutable) {
+  const auto r = testing::RunXpuperf({"roofline", kData + "/results-cpu", "--workload",
+                                      kData + "/workload.yaml", "--spec", "auto", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json json = nlohmann::json::parse(r.out);
+  EXPECT_NE(json["spec"]["note"].get<std::string>().find("no shipped spec sheet"),
+            std::string::npos);
+  const auto d = testing::RunXpuperf({"diagnose", kData + "/results-cpu"});
+  EXPECT_EQ(d.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace xpuperf::cli

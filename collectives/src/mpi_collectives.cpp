@@ -1,0 +1,176 @@
+#include "xpuperf/collectives/mpi_collectives.h"
+
+#include <fmt/format.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <span>
+
+#include "xpuperf/collectives/pattern.h"
+
+namespace xpuperf::collectives {
+namespace {
+
+Error MpiError(const char* call, int code) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  return MakeError(ErrorCode::kInternal, fmt::format("{} failed: {}", call, text));
+}
+
+#define XPUPERF_MPI(call)                                                                       \
+  do {                                                                                          \
+    if (const int mpi_code = (call); mpi_code != MPI_SUCCESS) return MpiError(#call, mpi_code); \
+  } while (0)
+
+int64_t PhysicalMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page_size > 0 ? int64_t{pages} * page_size : 0;
+}
+
+// One operation of `op` from send into recv. Broadcast (root 0) works in place in recv.
+int RunOnce(CollectiveOp op, const CollectiveShape& shape, int rank, int ranks, float* send,
+            float* recv) {
+  const int count = static_cast<int>(shape.count);
+  switch (op) {
+    case CollectiveOp::kAllReduce:
+      return MPI_Allreduce(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    case CollectiveOp::kAllGather:
+      return MPI_Allgather(send, count, MPI_FLOAT, recv, count, MPI_FLOAT, MPI_COMM_WORLD);
+    case CollectiveOp::kReduceScatter:
+      return MPI_Reduce_scatter_block(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    case CollectiveOp::kAllToAll:
+      return MPI_Alltoall(send, count, MPI_FLOAT, recv, count, MPI_FLOAT, MPI_COMM_WORLD);
+    case CollectiveOp::kBroadcast:
+      return MPI_Bcast(recv, count, MPI_FLOAT, 0, MPI_COMM_WORLD);
+    case CollectiveOp::kSendRecv:
+      return MPI_Sendrecv(send, count, MPI_FLOAT, (rank + 1) % ranks, 0, recv, count, MPI_FLOAT,
+                          (rank + ranks - 1) % ranks, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  return MPI_ERR_OP;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<MpiSession>> MpiSession::Start() {
+  std::unique_ptr<MpiSession> session(new MpiSession());
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int provided = 0;
+    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
+      return MakeError(ErrorCode::kUnavailable, "MPI_Init failed");
+    }
+    session->finalize_ = true;
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  XPUPERF_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &session->rank_));
+  XPUPERF_MPI(MPI_Comm_size(MPI_COMM_WORLD, &session->ranks_));
+  MPI_Comm local;
+  XPUPERF_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local));
+  int local_rank = 0;
+  MPI_Comm_rank(local, &local_rank);
+  MPI_Comm_size(local, &session->local_ranks_);
+  MPI_Comm_free(&local);
+  const int leader = local_rank == 0 ? 1 : 0;
+  XPUPERF_MPI(MPI_Allreduce(&leader, &session->hosts_, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(version, &length);
+  session->library_ = std::string(version, static_cast<size_t>(std::max(length, 0)));
+  session->library_ = session->library_.substr(0, session->library_.find_first_of(",\n"));
+  return session;
+}
+
+MpiSession::~MpiSession() {
+  if (finalize_) MPI_Finalize();
+}
+
+int64_t MpiSession::MinOverRanks(int64_t value) const {
+  int64_t min = value;
+  MPI_Allreduce(&value, &min, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+  return min;
+}
+
+int64_t MpiSession::FromRankZero(int64_t value) const {
+  MPI_Bcast(&value, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  return value;
+}
+
+Status CheckBuffersFit(const MpiSession& mpi, const std::vector<CollectiveOp>& ops,
+                       const std::vector<int64_t>& sizes) {
+  const int64_t memory = PhysicalMemoryBytes();
+  std::string problem;
+  for (CollectiveOp op : ops) {
+    for (int64_t bytes : sizes) {
+      XPUPERF_ASSIGN_OR_RETURN(const CollectiveShape shape,
+                               ShapeFor(op, bytes, mpi.ranks(), sizeof(float)));
+      const int64_t per_rank = (shape.send_elements + shape.recv_elements) * int64_t{4};
+      if (shape.count > INT_MAX) {
+        problem = fmt::format(
+            "{} of {} bytes needs {} elements per call, more than MPI's int "
+            "count allows",
+            CollectiveName(op), bytes, shape.count);
+      } else if (memory > 0 && per_rank > (memory / 2) / mpi.local_ranks()) {
+        problem = fmt::format(
+            "{} of {} bytes needs {} MiB of buffers on each of the {} ranks of "
+            "this host, more than half of its {} MiB of memory",
+            CollectiveName(op), bytes, per_rank >> 20, mpi.local_ranks(), memory >> 20);
+      }
+      if (!problem.empty()) break;
+    }
+    if (!problem.empty()) break;
+  }
+  // Every rank must take the same branch, so the verdict is agreed on.
+  if (mpi.MinOverRanks(problem.empty() ? 1 : 0) == 1) return Status::Ok();
+  if (problem.empty()) problem = "the buffers do not fit in the memory of another host";
+  return MakeError(ErrorCode::kInvalidArgument, problem);
+}
+
+Result<CollectiveResult> RunCollective(const MpiSession& mpi, CollectiveOp op, int64_t bytes,
+                                       const TimingOptions& options) {
+  if (options.iterations < 1 || options.samples < 1 || options.warmup_iterations < 0) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "collectives need iterations >= 1, samples >= 1 and warm-up >= 0");
+  }
+  const int rank = mpi.rank();
+  const int ranks = mpi.ranks();
+  CollectiveResult result;
+  result.op = op;
+  result.ranks = ranks;
+  XPUPERF_ASSIGN_OR_RETURN(result.shape, ShapeFor(op, bytes, ranks, sizeof(float)));
+  const CollectiveShape& shape = result.shape;
+  // One element more than needed so that empty send buffers still have an address.
+  std::vector<float> send(static_cast<size_t>(shape.send_elements) + 1);
+  std::vector<float> recv(static_cast<size_t>(shape.recv_elements) + 1);
+  const std::span<float> send_span(send.data(), static_cast<size_t>(shape.send_elements));
+  const std::span<float> recv_span(recv.data(), static_cast<size_t>(shape.recv_elements));
+  FillBuffers(op, shape, rank, send_span, recv_span);
+
+  int64_t wrong = 0;
+  XPUPERF_MPI(RunOnce(op, shape, rank, ranks, send.data(), recv.data()));
+  wrong += CountWrong(op, shape, rank, ranks, recv_span);
+
+  for (int i = 0; i < options.warmup_iterations; ++i) {
+    XPUPERF_MPI(RunOnce(op, shape, rank, ranks, send.data(), recv.data()));
+  }
+  for (int sample = 0; sample < options.samples; ++sample) {
+    XPUPERF_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    const double start = MPI_Wtime();
+    for (int i = 0; i < options.iterations; ++i) {
+      XPUPERF_MPI(RunOnce(op, shape, rank, ranks, send.data(), recv.data()));
+    }
+    const double local = MPI_Wtime() - start;
+    double slowest = 0;
+    XPUPERF_MPI(MPI_Reduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD));
+    if (rank == 0) result.seconds_per_operation.push_back(slowest / options.iterations);
+    if (options.check_every_sample) wrong += CountWrong(op, shape, rank, ranks, recv_span);
+  }
+  XPUPERF_MPI(MPI_Reduce(&wrong, &result.wrong, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD));
+  return result;
+}
+
+}  // namespace xpuperf::collectives

@@ -1,0 +1,114 @@
+#include "xpuperf/collectives/network_report.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "xpuperf/bench/statistics.h"
+#include "xpuperf/collectives/size_sweep.h"
+
+namespace xpuperf::collectives {
+namespace {
+
+bench::Measurement BaseMeasurement(const CollectivePoint& point, std::string metric) {
+  bench::Measurement m;
+  m.benchmark = "collectives";
+  m.metric = std::string(CollectiveName(point.op)) + "_" + metric;
+  m.sample_seconds = point.seconds_per_operation;
+  m.statistics = bench::ComputeStatistics(point.seconds_per_operation);
+  m.repetitions_per_sample = point.iterations;
+  m.timing_source = kTimingSource;
+  // size: the bytes in binary units, as the summary table shows them.
+  m.parameters = {{"op", CollectiveName(point.op)},
+                  {"bytes", point.shape.bytes},
+                  {"size", FormatByteSize(point.shape.bytes)},
+                  {"count", point.shape.count},
+                  {"ranks", point.ranks},
+                  {"hosts", point.hosts},
+                  {"dtype", "float"},
+                  {"wrong", point.wrong}};
+  return m;
+}
+
+}  // namespace
+
+PointFigures FiguresOf(const CollectivePoint& point) {
+  PointFigures figures;
+  figures.seconds = bench::ComputeStatistics(point.seconds_per_operation).median;
+  figures.algbw = AlgorithmBandwidth(static_cast<double>(point.shape.bytes), figures.seconds);
+  figures.busbw = figures.algbw * BusBandwidthFactor(point.op, point.ranks);
+  return figures;
+}
+
+std::vector<bench::Measurement> MakeMeasurements(const CollectivePoint& point) {
+  const PointFigures figures = FiguresOf(point);
+  const double bytes = static_cast<double>(point.shape.bytes);
+  const double factor = BusBandwidthFactor(point.op, point.ranks);
+  const std::string op(CollectiveName(point.op));
+  std::vector<bench::Measurement> out;
+  if (point.shape.bytes < kBandwidthMinBytes) {
+    bench::Measurement m = BaseMeasurement(point, "latency");
+    m.value = figures.seconds * 1e6;
+    m.unit = "us";
+    m.bytes_per_repetition = bytes;
+    m.formula = fmt::format(
+        "latency = median over samples of (max over {} ranks of the time of "
+        "{} back-to-back {} of {} bytes) / {} x 1e6 us",
+        point.ranks, point.iterations, op, point.shape.bytes, point.iterations);
+    out.push_back(std::move(m));
+    return out;
+  }
+  bench::Measurement alg = BaseMeasurement(point, "algbw");
+  alg.value = figures.algbw / 1e9;
+  alg.unit = "GB/s";
+  alg.bytes_per_repetition = bytes;
+  alg.formula = fmt::format(
+      "algbw = S / t = {} bytes / median {:.6g} s per operation / 1e9 "
+      "(S as nccl-tests counts it for {})",
+      point.shape.bytes, figures.seconds, op);
+  out.push_back(std::move(alg));
+  bench::Measurement bus = BaseMeasurement(point, "busbw");
+  bus.value = figures.busbw / 1e9;
+  bus.unit = "GB/s";
+  bus.bytes_per_repetition = bytes * factor;
+  bus.formula = fmt::format(
+      "busbw = algbw x {:.6g} ({} factor for n = {} ranks) = {} bytes x "
+      "{:.6g} / median {:.6g} s per operation / 1e9",
+      factor,
+      point.op == CollectiveOp::kAllReduce ? "2(n-1)/n"
+      : factor == 1                        ? "1"
+                                           : "(n-1)/n",
+      point.ranks, point.shape.bytes, factor, figures.seconds);
+  out.push_back(std::move(bus));
+  return out;
+}
+
+std::string TableHeader() {
+  return fmt::format("#{:>12} {:>12} {:>6} {:>15} {:>11} {:>12} {:>12} {:>8}\n", "size", "count",
+                     "type", "op", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
+}
+
+std::string TableRow(const CollectivePoint& point) {
+  const PointFigures figures = FiguresOf(point);
+  return fmt::format(" {:>12} {:>12} {:>6} {:>15} {:>11.2f} {:>12.3f} {:>12.3f} {:>8}\n",
+                     point.shape.bytes, point.shape.count, "float", CollectiveName(point.op),
+                     figures.seconds * 1e6, figures.algbw / 1e9, figures.busbw / 1e9, point.wrong);
+}
+
+std::string TableFooter(const std::vector<CollectivePoint>& points) {
+  std::map<CollectiveOp, std::pair<double, int>> sums;
+  for (const CollectivePoint& point : points) {
+    if (point.shape.bytes < kBandwidthMinBytes) continue;
+    auto& [sum, n] = sums[point.op];
+    sum += FiguresOf(point).busbw / 1e9;
+    ++n;
+  }
+  std::string footer;
+  for (const auto& [op, sum_n] : sums) {
+    footer += fmt::format("# Avg bus bandwidth {:<15}: {:.3f} GB/s (over {} sizes >= 64 KiB)\n",
+                          CollectiveName(op), sum_n.first / sum_n.second, sum_n.second);
+  }
+  return footer;
+}
+
+}  // namespace xpuperf::collectives

@@ -1,0 +1,91 @@
+// Measurements and the table from timed points; reading them back from results.jsonl.
+#include "xpuperf/collectives/network_report.h"
+
+#include <gtest/gtest.h>
+
+#include "xpuperf/bench/result_reader.h"
+#include "xpuperf/bench/results.h"
+
+namespace xpuperf::collectives {
+namespace {
+
+CollectivePoint Point(CollectiveOp op, int64_t bytes, std::vector<double> seconds) {
+  CollectivePoint point;
+  point.op = op;
+  point.shape = *ShapeFor(op, bytes, 4, 4);
+  point.ranks = 4;
+  point.hosts = 1;
+  point.iterations = 20;
+  point.seconds_per_operation = std::move(seconds);
+  return point;
+}
+
+TEST(NetworkReportTest, LargeSizesReportAlgbwAndBusbwFromTheMedian) {
+  // 1 MiB all_reduce; median of {2, 1, 3} ms = 2 ms.
+  const auto ms = MakeMeasurements(Point(CollectiveOp::kAllReduce, 1 << 20, {2e-3, 1e-3, 3e-3}));
+  ASSERT_EQ(ms.size(), 2u);
+  EXPECT_EQ(ms[0].benchmark, "collectives");
+  EXPECT_EQ(ms[0].metric, "all_reduce_algbw");
+  EXPECT_EQ(ms[0].unit, "GB/s");
+  // 1048576 B / 0.002 s = 524288000 B/s.
+  EXPECT_DOUBLE_EQ(ms[0].value, 0.524288);
+  EXPECT_DOUBLE_EQ(ms[0].bytes_per_repetition, 1048576);
+  EXPECT_EQ(ms[1].metric, "all_reduce_busbw");
+  // x 2(4-1)/4 = 1.5.
+  EXPECT_DOUBLE_EQ(ms[1].value, 0.786432);
+  EXPECT_DOUBLE_EQ(ms[1].bytes_per_repetition, 1572864);
+  EXPECT_EQ(ms[1].parameters["op"], "all_reduce");
+  EXPECT_EQ(ms[1].parameters["bytes"], 1048576);
+  EXPECT_EQ(ms[1].parameters["size"], "1 MiB");
+  EXPECT_EQ(ms[1].parameters["ranks"], 4);
+  EXPECT_EQ(ms[1].parameters["hosts"], 1);
+  EXPECT_EQ(ms[1].parameters["dtype"], "float");
+  EXPECT_EQ(ms[1].parameters["wrong"], 0);
+  EXPECT_EQ(ms[1].repetitions_per_sample, 20);
+  EXPECT_EQ(ms[1].statistics.count, 3);
+  EXPECT_DOUBLE_EQ(ms[1].statistics.median, 2e-3);
+  EXPECT_NE(ms[1].formula.find("2(n-1)/n"), std::string::npos);
+}
+
+TEST(NetworkReportTest, SmallSizesReportLatencyInMicroseconds) {
+  const auto ms = MakeMeasurements(Point(CollectiveOp::kSendRecv, 8, {5e-6, 4e-6}));
+  ASSERT_EQ(ms.size(), 1u);
+  EXPECT_EQ(ms[0].metric, "send_recv_latency");
+  EXPECT_EQ(ms[0].unit, "us");
+  EXPECT_DOUBLE_EQ(ms[0].value, 4.5);
+}
+
+TEST(NetworkReportTest, TableRowsAreNcclTestsColumns) {
+  // all_gather 1 MiB on 4 ranks: count 65536 per rank; 1 ms: algbw 1.049 GB/s, busbw x 3/4.
+  const CollectivePoint point = Point(CollectiveOp::kAllGather, 1 << 20, {1e-3});
+  EXPECT_EQ(TableHeader(),
+            "#        size        count   type              op    time(us)  algbw(GB/s)  "
+            "busbw(GB/s)   #wrong\n");
+  EXPECT_EQ(TableRow(point),
+            "      1048576        65536  float      all_gather     1000.00        1.049        "
+            "0.786        0\n");
+  EXPECT_EQ(TableFooter({point, Point(CollectiveOp::kAllGather, 8, {1e-6})}),
+            "# Avg bus bandwidth all_gather     : 0.786 GB/s (over 1 sizes >= 64 KiB)\n");
+}
+
+TEST(NetworkReportTest, RecordsReadBackThroughTheResultReader) {
+  // What the registry's `collectives` benchmark reads from the ranks' result directory.
+  const auto ms = MakeMeasurements(Point(CollectiveOp::kAllToAll, 4 << 20, {1e-3, 2e-3}));
+  bench::RunInfo run;
+  run.run_id = "r";
+  std::string jsonl;
+  for (const auto& m : ms) jsonl += bench::MeasurementRecord(m, run).dump() + "\n";
+  Result<std::vector<bench::ResultRecord>> read = bench::ParseResultsJsonl(jsonl, "results.jsonl");
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  ASSERT_EQ(read->size(), 2u);
+  const bench::Measurement& busbw = (*read)[1].measurement;
+  EXPECT_EQ(busbw.metric, "all_to_all_busbw");
+  EXPECT_DOUBLE_EQ(busbw.value, ms[1].value);
+  EXPECT_EQ(busbw.parameters, ms[1].parameters);
+  EXPECT_EQ(busbw.sample_seconds, ms[1].sample_seconds);
+  EXPECT_DOUBLE_EQ(busbw.statistics.median, 1.5e-3);
+  EXPECT_EQ(busbw.formula, ms[1].formula);
+}
+
+}  // namespace
+}  // namespace xpuperf::collectives

@@ -1,0 +1,54 @@
+// Reading Chrome-trace JSON (PyTorch profiler / Kineto, current and 2021 formats; JAX/XLA
+// trace.json.gz) from `.json` or `.json.gz` files, or a directory of per-rank files.
+//
+// Timestamps: `ts` and `dur` are microseconds in every Chrome trace (the format's definition;
+// Kineto and JAX both write microseconds, JAX with sub-microsecond digits). `displayTimeUnit` only
+// tells a viewer how to label its axis and is recorded, not applied. The decimal text is converted
+// to integer nanoseconds exactly (no double rounding), so absolute epoch timestamps keep ns
+// precision.
+//
+// Speed and memory: the file is held once in memory; the `traceEvents` array is cut into chunks of
+// whole events that simdjson's on-demand parser walks without building a DOM. Each event becomes a
+// 80-byte TraceEvent with interned strings.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "xpuperf/core/status.h"
+#include "xpuperf/trace/trace.h"
+
+namespace xpuperf::trace {
+
+struct ReadOptions {
+  int threads = 0;  // files read at once for a directory; 0 = hardware concurrency
+};
+
+// Parses one trace held in memory (JSON text, not compressed). `source` names it in errors.
+// Errors carry the byte offset of the problem: "trace.json: truncated at byte 1234 ...".
+// `chunk_bytes`: how much event text simdjson parses at once (its index costs 4 bytes per input
+// byte of a chunk, so this bounds the parser's memory).
+// `release_consumed`: the caller will not read `json` again, so the pages of event text already
+// parsed are returned to the system as parsing goes (madvise(MADV_DONTNEED); they read as zeros
+// afterwards). This keeps peak memory near the file size plus the events, not their sum.
+inline constexpr size_t kDefaultChunkBytes = 4 << 20;
+Result<Trace> ParseTrace(std::string_view json, std::string source,
+                         size_t chunk_bytes = kDefaultChunkBytes, bool release_consumed = false);
+
+// Reads a file (.gz decompressed by its magic bytes, whatever its name).
+Result<Trace> ReadTraceFile(const std::string& path);
+
+// A file is a run of one rank; a directory is a distributed run of every *.json / *.json.gz file in
+// it (not recursive), read in parallel. Ranks come from distributedInfo.rank, else the file name
+// ("rank-3", "rank3", "rank_3"), else the file's position in name order.
+Result<TraceRun> ReadTraceRun(const std::string& path, const ReadOptions& options = {});
+
+// "rank-3", "rank_3", "rank3" in the file name (not the directories above it).
+std::optional<int> RankFromFileName(const std::string& path);
+
+// Reads a whole file, decompressing gzip; used by the readers of other PyTorch exports too.
+Result<std::string> ReadMaybeGzipFile(const std::string& path);
+
+}  // namespace xpuperf::trace

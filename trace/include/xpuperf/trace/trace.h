@@ -1,0 +1,137 @@
+// The in-memory form of a profiler trace: compact events with interned names, nanosecond integer
+// timestamps and only the arguments the analyses use. One Trace per rank (per file); a TraceRun is
+// the set of ranks of one distributed run.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace xpuperf::trace {
+
+// Interns strings: each distinct string is stored once in an arena and named by a dense id.
+// Id 0 is the empty string. Views returned stay valid for the table's lifetime. Not thread-safe.
+class StringTable {
+ public:
+  StringTable();
+  StringTable(StringTable&&) = default;
+  StringTable& operator=(StringTable&&) = default;
+
+  uint32_t Intern(std::string_view text);
+  // The id of `text` if it was interned, else -1.
+  int64_t Find(std::string_view text) const;
+  std::string_view Get(uint32_t id) const { return views_[id]; }
+  size_t size() const { return views_.size(); }
+
+ private:
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  size_t block_used_ = 0;
+  size_t block_size_ = 0;
+  std::vector<std::string_view> views_;
+  std::unordered_map<std::string_view, uint32_t> ids_;
+};
+
+// What an event is, from its category (current and 2021 Kineto names, vendor variants).
+enum class EventKind : uint8_t {
+  kOther,
+  kCpuOp,              // cpu_op, Operator
+  kUserAnnotation,     // user_annotation (ProfilerStep#N, record_function ranges)
+  kGpuUserAnnotation,  // gpu_user_annotation
+  kKernel,             // kernel, Kernel, mtia_/xpu_/privateuse1_ kernels
+  kMemcpy,             // gpu_memcpy, Memcpy
+  kMemset,             // gpu_memset, Memset
+  kRuntime,            // cuda_runtime, Runtime (launch calls live here)
+  kDriver,             // cuda_driver
+  kSync,               // cuda_sync
+  kPythonFunction,     // python_function
+  kMemory,             // [memory] instant events (see MemorySample)
+  kFlow,               // s/f flow ends (not stored; counted)
+};
+
+std::string_view EventKindName(EventKind kind);
+inline bool IsGpuOp(EventKind kind) {
+  return kind == EventKind::kKernel || kind == EventKind::kMemcpy || kind == EventKind::kMemset;
+}
+
+// One `X` (complete) or `i` (instant) event. 80 bytes; ids index Trace::strings.
+struct TraceEvent {
+  int64_t ts_ns = 0;
+  int64_t dur_ns = 0;        // 0 for instants
+  int64_t correlation = -1;  // args.correlation (launch call <-> GPU op)
+  int64_t external_id = -1;  // args."External id" (CPU op <-> its launches and kernels)
+  int64_t bytes = -1;        // memcpy/memset args.bytes
+  uint32_t name = 0;
+  uint32_t category = 0;
+  int32_t pid = 0;  // integer pid, or -(1 + string id) when the trace gave a string
+  int32_t tid = 0;  // same encoding
+  int32_t device = -1;
+  int32_t stream = -1;
+  int32_t input_dims = -1;  // offset into Trace::dims (GEMM-like CPU ops only), -1 if none
+  uint32_t input_type = 0;  // string id of the first "Input type" (GEMM-like CPU ops), 0 if none
+  uint32_t module = 0;      // string id of args."Module Hierarchy", 0 if none
+  EventKind kind = EventKind::kOther;
+  char phase = 'X';
+
+  int64_t end_ns() const { return ts_ns + dur_ns; }
+};
+
+// A `[memory]` instant event: an allocation (bytes > 0) or a free (bytes < 0) and the allocator's
+// totals after it.
+struct MemorySample {
+  int64_t ts_ns = 0;
+  int64_t bytes = 0;
+  int64_t total_allocated = -1;
+  int64_t total_reserved = -1;
+  int32_t device_type = -1;  // 0 CPU, 1 CUDA (c10::DeviceType)
+  int32_t device_id = -1;
+  int32_t pid = 0;
+  int32_t tid = 0;
+};
+
+struct DeviceProperties {
+  int id = -1;
+  std::string name;
+  int64_t total_global_mem = 0;  // bytes
+  int compute_major = -1;
+  int compute_minor = -1;
+  int num_sms = 0;
+};
+
+enum class TraceFormat { kKineto, kKineto2021, kJax, kUnknown };
+std::string_view TraceFormatName(TraceFormat format);
+
+struct Trace {
+  std::string source;   // file path
+  int rank = 0;         // distributedInfo.rank, else from the file name, else 0
+  int world_size = 0;   // 0 when unknown
+  std::string backend;  // distributedInfo.backend ("nccl", "gloo"), may be empty
+  bool has_distributed_info = false;
+  TraceFormat format = TraceFormat::kUnknown;
+  std::string display_time_unit;  // as given; never changes how ts is read (always microseconds)
+  int64_t base_time_ns = 0;       // baseTimeNanoseconds (0 if absent)
+  int64_t input_bytes = 0;        // size of the JSON text read (after decompression)
+  int64_t flow_events = 0;        // s/f events seen (not stored: launches join by correlation)
+  int64_t skipped_events = 0;     // events without a usable ts (kept out of the analyses)
+  std::vector<DeviceProperties> devices;
+  StringTable strings;
+  std::vector<TraceEvent> events;    // sorted by ts_ns
+  std::vector<MemorySample> memory;  // sorted by ts_ns
+  std::vector<int64_t> dims;         // pool: [n_inputs, len0, d.., len1, d.., ...] per event
+
+  std::string_view Name(const TraceEvent& e) const { return strings.Get(e.name); }
+  std::string_view Category(const TraceEvent& e) const { return strings.Get(e.category); }
+  // Input shapes of a CPU op (empty when not recorded).
+  std::vector<std::vector<int64_t>> InputDims(const TraceEvent& e) const;
+  // Total device memory of `device` from deviceProperties (0 when unknown).
+  int64_t DeviceMemory(int device) const;
+};
+
+// All ranks of one run, ordered by rank.
+struct TraceRun {
+  std::vector<Trace> ranks;
+};
+
+}  // namespace xpuperf::trace

@@ -1,0 +1,469 @@
+#include "event_parser.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+namespace xpuperf::trace::internal {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+std::string_view KeyOf(od::field& field) {
+  const char* raw = field.key().raw();
+  // Keys are followed by their closing quote; the keys we read never contain escapes.
+  const char* end = static_cast<const char*>(std::memchr(raw, '"', 1 << 16));
+  return end ? std::string_view(raw, static_cast<size_t>(end - raw)) : std::string_view();
+}
+
+// The scalar text of a value: a number's digits, or a string's content without quotes (escapes
+// kept). Empty for objects, arrays and errors.
+std::string_view ScalarText(od::value& value) {
+  std::string_view token = value.raw_json_token();
+  if (token.empty()) return {};
+  if (token[0] == '"') {
+    size_t close = token.find('"', 1);
+    if (close == std::string_view::npos) return {};
+    return token.substr(1, close - 1);
+  }
+  if (token[0] == '{' || token[0] == '[') return {};
+  while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' ||
+                            token.back() == '\t')) {
+    token.remove_suffix(1);
+  }
+  return token;
+}
+
+// An integer from a number or a numeric string ("7", "0x0", "12.0"); false otherwise.
+bool IntegerOf(od::value& value, int64_t* out) {
+  std::string_view text = ScalarText(value);
+  if (text.empty()) return false;
+  // Fast path: plain decimal digits (almost every id in a trace).
+  if (text.size() < 19) {
+    int64_t v = 0;
+    size_t i = text[0] == '-' ? 1 : 0;
+    size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') v = v * 10 + (text[i++] - '0');
+    if (i == text.size() && i > start) {
+      *out = start ? -v : v;
+      return true;
+    }
+  }
+  char buf[64];
+  size_t n = std::min(text.size(), sizeof(buf) - 1);
+  std::memcpy(buf, text.data(), n);
+  buf[n] = '\0';
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(buf, &end, 0);
+  if (end != buf && errno == 0 && (*end == '\0' || *end == '.' || *end == 'e' || *end == 'E')) {
+    if (*end == '\0') {
+      *out = v;
+      return true;
+    }
+  }
+  double d = std::strtod(buf, &end);
+  if (end == buf || !std::isfinite(d) || std::fabs(d) > 9e18) return false;
+  *out = static_cast<int64_t>(d);
+  return true;
+}
+
+// "Input Dims": [[m, k], [k, n], []] flattened into the pool as [inputs, len, dims..., ...].
+bool ReadDims(od::value& value, std::vector<int64_t>& pool) {
+  od::array outer;
+  if (value.get_array().get(outer)) return false;
+  size_t start = pool.size();
+  pool.push_back(0);
+  for (auto item : outer) {
+    od::value inner_value;
+    if (item.get(inner_value)) return false;
+    od::array inner;
+    size_t len_at = pool.size();
+    pool.push_back(0);
+    if (inner_value.get_array().get(inner)) {
+      ++pool[start];
+      continue;  // a scalar or null input: no shape
+    }
+    for (auto dim : inner) {
+      int64_t d = 0;
+      od::value dv;
+      if (dim.get(dv)) return false;
+      if (!IntegerOf(dv, &d) || d > (int64_t{1} << 31) || d < 0) d = -1;
+      pool.push_back(d);
+      ++pool[len_at];
+    }
+    ++pool[start];
+  }
+  return true;
+}
+
+EventKind ClassifyCategory(std::string_view cat, bool* is_2021) {
+  struct Entry {
+    std::string_view cat;
+    EventKind kind;
+    bool old_format;
+  };
+  static constexpr Entry kExact[] = {
+      {"cpu_op", EventKind::kCpuOp, false},
+      {"user_annotation", EventKind::kUserAnnotation, false},
+      {"gpu_user_annotation", EventKind::kGpuUserAnnotation, false},
+      {"kernel", EventKind::kKernel, false},
+      {"gpu_memcpy", EventKind::kMemcpy, false},
+      {"gpu_memset", EventKind::kMemset, false},
+      {"cuda_runtime", EventKind::kRuntime, false},
+      {"cuda_driver", EventKind::kDriver, false},
+      {"cuda_sync", EventKind::kSync, false},
+      {"python_function", EventKind::kPythonFunction, false},
+      {"Operator", EventKind::kCpuOp, true},
+      {"Kernel", EventKind::kKernel, true},
+      {"Memcpy", EventKind::kMemcpy, true},
+      {"Memset", EventKind::kMemset, true},
+      {"Runtime", EventKind::kRuntime, true},
+      {"python_function", EventKind::kPythonFunction, false},
+  };
+  for (const auto& e : kExact) {
+    if (cat == e.cat) {
+      if (e.old_format) *is_2021 = true;
+      return e.kind;
+    }
+  }
+  // Vendor variants (mtia_*, xpu_*, privateuse1_*, hip): classify by what the name says.
+  std::string lower(cat);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.find("annotation") != std::string::npos) {
+    return lower.find("gpu") != std::string::npos || lower.find("device") != std::string::npos
+               ? EventKind::kGpuUserAnnotation
+               : EventKind::kUserAnnotation;
+  }
+  if (lower.find("memcpy") != std::string::npos) return EventKind::kMemcpy;
+  if (lower.find("memset") != std::string::npos) return EventKind::kMemset;
+  if (lower.find("kernel") != std::string::npos) return EventKind::kKernel;
+  if (lower.find("runtime") != std::string::npos) return EventKind::kRuntime;
+  if (lower.find("driver") != std::string::npos) return EventKind::kDriver;
+  if (lower.find("sync") != std::string::npos) return EventKind::kSync;
+  if (lower.find("cpu_op") != std::string::npos) return EventKind::kCpuOp;
+  return EventKind::kOther;
+}
+
+}  // namespace
+
+bool MicrosTextToNanos(std::string_view text, int64_t* nanos) {
+  size_t i = 0;
+  bool negative = false;
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
+  int64_t whole = 0;
+  size_t digits = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    if (whole > (INT64_MAX / 1000 - 9) / 10) return false;  // would overflow as nanoseconds
+    whole = whole * 10 + (text[i++] - '0');
+    ++digits;
+  }
+  int64_t fraction = 0;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    int taken = 0;
+    bool round_up = false;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+      if (taken < 3) {
+        fraction = fraction * 10 + (text[i] - '0');
+        ++taken;
+      } else if (taken == 3) {
+        round_up = text[i] >= '5';
+        ++taken;
+      }
+      ++i;
+      ++digits;
+    }
+    for (; taken < 3; ++taken) fraction *= 10;
+    if (round_up) ++fraction;
+  }
+  if (digits == 0) return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    std::string copy(text);
+    char* end = nullptr;
+    double v = std::strtod(copy.c_str(), &end);
+    if (!std::isfinite(v) || std::fabs(v) > 9e15) return false;
+    *nanos = std::llround(v * 1000.0);
+    return true;
+  }
+  int64_t value = whole * 1000 + fraction;
+  *nanos = negative ? -value : value;
+  return true;
+}
+
+bool NeedsInputType(std::string_view name) {
+  return IsGemmOpName(name) || name.find("conv") != std::string_view::npos;
+}
+
+bool IsGemmOpName(std::string_view name) {
+  static constexpr std::string_view kNames[] = {"aten::mm",      "aten::addmm",  "aten::bmm",
+                                                "aten::baddbmm", "aten::matmul", "aten::linear",
+                                                "aten::addbmm"};
+  for (auto n : kNames) {
+    if (name == n) return true;
+  }
+  return false;
+}
+
+EventParser::EventParser(Trace& trace) : trace_(trace) {
+  memory_name_ = trace_.strings.Intern("[memory]");
+  process_name_ = trace_.strings.Intern("process_name");
+}
+
+int32_t EventParser::InternId(std::string_view text) {
+  return -1 - static_cast<int32_t>(trace_.strings.Intern(text));
+}
+
+EventKind EventParser::KindOfCategory(uint32_t category) {
+  if (category >= category_kind_.size()) category_kind_.resize(trace_.strings.size() + 64, -1);
+  int8_t& cached = category_kind_[category];
+  if (cached < 0) {
+    bool old = false;
+    cached = static_cast<int8_t>(ClassifyCategory(trace_.strings.Get(category), &old));
+    if (old) saw_2021_categories_ = true;
+  }
+  return static_cast<EventKind>(cached);
+}
+
+Error EventParser::ChunkError(simdjson::error_code code, size_t file_offset, std::string_view chunk,
+                              const char* location) {
+  size_t offset = file_offset;
+  if (location && location >= buffer_.data() + 1 && location <= buffer_.data() + 1 + chunk.size()) {
+    offset = file_offset + static_cast<size_t>(location - (buffer_.data() + 1));
+  }
+  return MakeError(ErrorCode::kParse, trace_.source + ": malformed JSON at byte " +
+                                          std::to_string(offset) + ": " +
+                                          simdjson::error_message(code));
+}
+
+Status EventParser::ParseChunk(std::string_view chunk, size_t file_offset) {
+  size_t needed = chunk.size() + 2 + simdjson::SIMDJSON_PADDING;
+  if (buffer_.size() < needed) buffer_.resize(needed);
+  buffer_[0] = '[';
+  std::memcpy(buffer_.data() + 1, chunk.data(), chunk.size());
+  buffer_[chunk.size() + 1] = ']';
+  std::memset(buffer_.data() + chunk.size() + 2, ' ', simdjson::SIMDJSON_PADDING);
+  od::document doc;
+  auto code = parser_.iterate(buffer_.data(), chunk.size() + 2, buffer_.size()).get(doc);
+  if (code) return ChunkError(code, file_offset, chunk, nullptr);
+  od::array events;
+  if ((code = doc.get_array().get(events))) return ChunkError(code, file_offset, chunk, nullptr);
+  for (auto item : events) {
+    od::object object;
+    code = item.get_object().get(object);
+    if (!code) {
+      Status status = ParseEvent(object);
+      if (status.ok()) continue;
+      const char* where = nullptr;
+      if (doc.current_location().get(where)) where = nullptr;
+      return ChunkError(simdjson::TAPE_ERROR, file_offset, chunk, where);
+    }
+    const char* where = nullptr;
+    if (doc.current_location().get(where)) where = nullptr;
+    if (code == simdjson::INCORRECT_TYPE) {
+      Error error = ChunkError(code, file_offset, chunk, where);
+      error.message += " (not a trace: every trace event is a JSON object)";
+      return error;
+    }
+    return ChunkError(code, file_offset, chunk, where);
+  }
+  return Status::Ok();
+}
+
+Status EventParser::ParseEvent(od::object object) {
+  TraceEvent event;
+  char phase = 0;
+  bool has_ts = false;
+  bool has_category = false;
+  bool dims_pending = false;
+  size_t dims_start = trace_.dims.size();
+  uint32_t metadata_name = 0;  // args.name of M events
+  MemorySample memory;
+  for (auto field_result : object) {
+    od::field field;
+    if (std::move(field_result).get(field)) return MakeError(ErrorCode::kParse, "bad field");
+    std::string_view key = KeyOf(field);
+    od::value value = field.value();
+    switch (key.size()) {
+      case 2:
+        if (key == "ph") {
+          std::string_view ph = ScalarText(value);
+          phase = ph.empty() ? 0 : ph[0];
+        } else if (key == "ts") {
+          has_ts = MicrosTextToNanos(ScalarText(value), &event.ts_ns);
+        }
+        break;
+      case 3:
+        if (key == "cat") {
+          std::string_view cat;
+          if (value.get_string().get(cat)) break;
+          event.category = trace_.strings.Intern(cat);
+          has_category = true;
+        } else if (key == "dur") {
+          if (!MicrosTextToNanos(ScalarText(value), &event.dur_ns) || event.dur_ns < 0) {
+            event.dur_ns = 0;
+          }
+        } else if (key == "pid" || key == "tid") {
+          int32_t id = 0;
+          int64_t number = 0;
+          std::string_view token = value.raw_json_token();
+          if (token.empty()) break;
+          if (token[0] == '"') {
+            std::string_view text;
+            if (value.get_string().get(text)) break;
+            id = InternId(text);
+          } else if (IntegerOf(value, &number)) {
+            id = static_cast<int32_t>(number);
+          }
+          (key == "pid" ? event.pid : event.tid) = id;
+        }
+        break;
+      case 4:
+        if (key == "name") {
+          std::string_view name;
+          if (value.get_string().get(name)) break;
+          event.name = trace_.strings.Intern(name);
+        } else if (key == "args") {
+          od::object args;
+          if (value.get_object().get(args)) break;
+          for (auto arg_result : args) {
+            od::field arg;
+            if (std::move(arg_result).get(arg)) return MakeError(ErrorCode::kParse, "bad argument");
+            std::string_view akey = KeyOf(arg);
+            od::value avalue = arg.value();
+            int64_t number = 0;
+            if (akey == "correlation") {
+              if (IntegerOf(avalue, &number)) event.correlation = number;
+            } else if (akey == "External id" || akey == "external id") {
+              if (IntegerOf(avalue, &number)) event.external_id = number;
+            } else if (akey == "stream") {
+              if (IntegerOf(avalue, &number)) event.stream = static_cast<int32_t>(number);
+            } else if (akey == "device") {
+              if (IntegerOf(avalue, &number)) event.device = static_cast<int32_t>(number);
+            } else if (akey == "bytes") {
+              if (IntegerOf(avalue, &number)) event.bytes = number;
+            } else if (akey == "Bytes") {
+              if (IntegerOf(avalue, &number)) memory.bytes = number;
+            } else if (akey == "Total Allocated") {
+              if (IntegerOf(avalue, &number)) memory.total_allocated = number;
+            } else if (akey == "Total Reserved") {
+              if (IntegerOf(avalue, &number)) memory.total_reserved = number;
+            } else if (akey == "Device Type") {
+              if (IntegerOf(avalue, &number)) memory.device_type = static_cast<int32_t>(number);
+            } else if (akey == "Device Id") {
+              if (IntegerOf(avalue, &number)) memory.device_id = static_cast<int32_t>(number);
+            } else if (akey == "Input Dims") {
+              // Kept only for matrix products (the roofline points); the name may come later.
+              if (event.name != 0 && !IsGemmOpName(trace_.strings.Get(event.name))) continue;
+              if (ReadDims(avalue, trace_.dims)) {
+                dims_pending = true;
+              } else {
+                trace_.dims.resize(dims_start);
+              }
+            } else if (akey == "Input type") {
+              // Only matrix products and convolutions need it (tensor-core eligibility, GEMM
+              // bytes).
+              if (event.name != 0 && !NeedsInputType(trace_.strings.Get(event.name))) continue;
+              od::array types;
+              if (avalue.get_array().get(types)) continue;
+              for (auto t : types) {
+                std::string_view text;
+                if (!t.get_string().get(text)) event.input_type = trace_.strings.Intern(text);
+                break;
+              }
+            } else if (akey == "Module Hierarchy") {
+              std::string_view text;
+              if (!avalue.get_string().get(text)) event.module = trace_.strings.Intern(text);
+            } else if (akey == "name") {
+              std::string_view text;
+              if (!avalue.get_string().get(text)) metadata_name = trace_.strings.Intern(text);
+            }
+          }
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  if (phase == 'M') {
+    // JAX/XLA: processes named "/device:GPU:0" (or TPU) hold the device's ops.
+    if (event.name == process_name_ && metadata_name != 0) {
+      std::string_view pname = trace_.strings.Get(metadata_name);
+      if (pname.rfind("/device:", 0) == 0) {
+        size_t colon = pname.rfind(':');
+        device_pids_[event.pid] = std::atoi(std::string(pname.substr(colon + 1)).c_str());
+      }
+    }
+    trace_.dims.resize(dims_start);
+    return Status::Ok();
+  }
+  if (phase == 's' || phase == 'f' || phase == 't') {
+    ++trace_.flow_events;
+    trace_.dims.resize(dims_start);
+    return Status::Ok();
+  }
+  if (phase != 'X' && phase != 'i' && phase != 'I') {
+    trace_.dims.resize(dims_start);
+    return Status::Ok();  // counters, async and legacy B/E pairs are not analysed
+  }
+  // Bounds that keep every sum and difference of the analyses inside int64: -2^60 < ts < 2^62 ns
+  // (year 2116), dur < 2^48 ns (3 days), byte counts < 2^48.
+  constexpr int64_t kMaxTs = int64_t{1} << 62, kMaxDur = int64_t{1} << 48,
+                    kMaxBytes = int64_t{1} << 48;
+  if (has_ts &&
+      (event.ts_ns >= kMaxTs || event.ts_ns <= -(kMaxTs >> 2) || event.dur_ns >= kMaxDur)) {
+    has_ts = false;
+  }
+  if (event.bytes >= kMaxBytes || event.bytes < -1) event.bytes = -1;
+  if (memory.bytes >= kMaxBytes || memory.bytes <= -kMaxBytes) memory.bytes = 0;
+  if (!has_ts) {
+    ++trace_.skipped_events;
+    trace_.dims.resize(dims_start);
+    return Status::Ok();
+  }
+  if (event.name == memory_name_) {
+    memory.ts_ns = event.ts_ns;
+    memory.pid = event.pid;
+    memory.tid = event.tid;
+    trace_.memory.push_back(memory);
+    trace_.dims.resize(dims_start);
+    return Status::Ok();
+  }
+  event.phase = phase == 'I' ? 'i' : phase;
+  if (has_category) {
+    event.kind = KindOfCategory(event.category);
+  } else {
+    auto device = device_pids_.find(event.pid);
+    if (device != device_pids_.end()) {
+      event.kind = EventKind::kKernel;  // refined by thread name in Finish()
+      event.device = device->second;
+      event.stream = event.tid;
+    } else if (trace_.format == TraceFormat::kJax) {
+      event.kind = EventKind::kCpuOp;
+    }
+  }
+  if (dims_pending && IsGemmOpName(trace_.strings.Get(event.name))) {
+    event.input_dims = static_cast<int32_t>(dims_start);
+  } else {
+    trace_.dims.resize(dims_start);
+  }
+  if (event.kind != EventKind::kCpuOp || !NeedsInputType(trace_.strings.Get(event.name))) {
+    event.input_type = 0;
+  }
+  trace_.events.push_back(event);
+  return Status::Ok();
+}
+
+void EventParser::Finish() {
+  if (saw_2021_categories_) trace_.format = TraceFormat::kKineto2021;
+  // In place (no merge buffer): at equal start the longer event, the enclosing one, comes first.
+  std::sort(trace_.events.begin(), trace_.events.end(), [](const auto& a, const auto& b) {
+    return a.ts_ns != b.ts_ns ? a.ts_ns < b.ts_ns : a.dur_ns > b.dur_ns;
+  });
+  std::stable_sort(trace_.memory.begin(), trace_.memory.end(),
+                   [](const auto& a, const auto& b) { return a.ts_ns < b.ts_ns; });
+  trace_.dims.shrink_to_fit();
+}
+
+}  // namespace xpuperf::trace::internal

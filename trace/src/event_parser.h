@@ -1,0 +1,52 @@
+// Internal: turns chunks of the traceEvents array into TraceEvents with simdjson on-demand.
+#pragma once
+
+#include <simdjson.h>
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "xpuperf/core/status.h"
+#include "xpuperf/trace/trace.h"
+
+namespace xpuperf::trace::internal {
+
+// Decimal microseconds ("1694039968933321", "12.345678", "1e3") to integer nanoseconds, exactly for
+// plain decimals. False when the text is not a number.
+bool MicrosTextToNanos(std::string_view text, int64_t* nanos);
+
+// True for CPU ops whose inputs define a matrix product (their Input Dims are kept).
+bool IsGemmOpName(std::string_view name);
+// True for CPU ops whose input dtype is kept (matrix products and convolutions).
+bool NeedsInputType(std::string_view name);
+
+class EventParser {
+ public:
+  explicit EventParser(Trace& trace);
+
+  // Parses the events of `chunk`, the text between two commas of the traceEvents array (whole
+  // events only); `file_offset` is where the chunk starts in the file, for error messages.
+  Status ParseChunk(std::string_view chunk, size_t file_offset);
+  // Declares process `pid` a device (JAX/XLA "/device:GPU:0" planes) from a process_name record.
+  void Finish();
+
+ private:
+  Status ParseEvent(simdjson::ondemand::object object);
+  EventKind KindOfCategory(uint32_t category);
+  int32_t InternId(std::string_view text);
+  Error ChunkError(simdjson::error_code code, size_t file_offset, std::string_view chunk,
+                   const char* buffer_start);
+
+  Trace& trace_;
+  simdjson::ondemand::parser parser_;
+  std::vector<char> buffer_;                      // "[" + chunk + "]" + padding
+  std::vector<int8_t> category_kind_;             // by category string id; -1 = not classified yet
+  std::unordered_map<int32_t, int> device_pids_;  // JAX: pid of a /device: plane -> device index
+  uint32_t memory_name_ = 0;
+  uint32_t process_name_ = 0;
+  bool saw_2021_categories_ = false;
+};
+
+}  // namespace xpuperf::trace::internal

@@ -1,0 +1,327 @@
+// The top level of a Chrome-trace file: a light scanner walks the outer object, hands the
+// traceEvents array to the event parser in chunks of whole events, and parses the small header
+// values (distributedInfo, deviceProperties, ...) with simdjson.
+#include "xpuperf/trace/reader.h"
+
+#include <simdjson.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstring>
+
+#include "event_parser.h"
+
+namespace xpuperf::trace {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+class TopLevelScanner {
+ public:
+  TopLevelScanner(std::string_view json, Trace& trace, size_t chunk_bytes, bool release)
+      : json_(json), trace_(trace), chunk_bytes_(chunk_bytes), release_(release) {}
+
+  Status Run();
+
+ private:
+  size_t SkipSpace(size_t pos) const {
+    while (pos < json_.size() && IsSpace(json_[pos])) ++pos;
+    return pos;
+  }
+  Error At(size_t pos, const std::string& what) const {
+    if (pos >= json_.size()) {
+      return MakeError(ErrorCode::kParse, trace_.source + ": truncated at byte " +
+                                              std::to_string(json_.size()) + " (" + what + ")");
+    }
+    return MakeError(ErrorCode::kParse, trace_.source + ": malformed JSON at byte " +
+                                            std::to_string(pos) + ": " + what);
+  }
+  // Position after the string opening at `pos` (a quote), or npos when unterminated.
+  size_t SkipString(size_t pos) const;
+  // Position after the value starting at `pos`; errors name the offset.
+  Result<size_t> SkipValue(size_t pos) const;
+  Result<size_t> ParseEvents(size_t pos, internal::EventParser& parser);
+  Status ParseHeaderValue(std::string_view key, std::string_view text, size_t offset);
+
+  // Returns the whole pages of [released_, end) to the system (release_ mode only).
+  void ReleaseUpTo(size_t end);
+
+  std::string_view json_;
+  Trace& trace_;
+  size_t chunk_bytes_;
+  bool release_;
+  size_t released_ = 0;
+};
+
+void TopLevelScanner::ReleaseUpTo(size_t end) {
+  if (!release_ || end <= released_) return;
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  auto lo = reinterpret_cast<uintptr_t>(json_.data() + released_);
+  auto hi = reinterpret_cast<uintptr_t>(json_.data() + end);
+  lo = (lo + page - 1) & ~(page - 1);
+  hi &= ~(page - 1);
+  if (hi > lo + (1 << 20)) {  // in steps of at least 1 MiB
+    madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+    released_ = end;
+  }
+}
+
+size_t TopLevelScanner::SkipString(size_t pos) const {
+  const char* data = json_.data();
+  size_t i = pos + 1;
+  for (;;) {
+    const void* q = std::memchr(data + i, '"', json_.size() - i);
+    if (!q) return std::string_view::npos;
+    size_t at = static_cast<size_t>(static_cast<const char*>(q) - data);
+    size_t slashes = 0;
+    while (at - slashes > pos && data[at - 1 - slashes] == '\\') ++slashes;
+    if (slashes % 2 == 0) return at + 1;
+    i = at + 1;
+  }
+}
+
+Result<size_t> TopLevelScanner::SkipValue(size_t pos) const {
+  pos = SkipSpace(pos);
+  if (pos >= json_.size()) return At(pos, "value expected");
+  char c = json_[pos];
+  if (c == '"') {
+    size_t end = SkipString(pos);
+    if (end == std::string_view::npos) return At(json_.size(), "unterminated string");
+    return end;
+  }
+  if (c != '{' && c != '[') {
+    size_t end = pos;
+    while (end < json_.size() && json_[end] != ',' && json_[end] != '}' && json_[end] != ']' &&
+           !IsSpace(json_[end])) {
+      ++end;
+    }
+    if (end == pos) return At(pos, "value expected");
+    return end;
+  }
+  int depth = 0;
+  for (size_t i = pos; i < json_.size(); ++i) {
+    char ch = json_[i];
+    if (ch == '"') {
+      i = SkipString(i);
+      if (i == std::string_view::npos) return At(json_.size(), "unterminated string");
+      --i;
+    } else if (ch == '{' || ch == '[') {
+      ++depth;
+    } else if (ch == '}' || ch == ']') {
+      if (--depth == 0) return i + 1;
+    }
+  }
+  return At(json_.size(), "unterminated object or array opened at byte " + std::to_string(pos));
+}
+
+Result<size_t> TopLevelScanner::ParseEvents(size_t pos, internal::EventParser& parser) {
+  // Structural characters outside strings; everything else is skipped in bulk.
+  static const auto kInteresting = [] {
+    std::array<bool, 256> table{};
+    for (unsigned char c : std::string_view("\"{}[],")) table[c] = true;
+    return table;
+  }();
+  const char* data = json_.data();
+  size_t size = json_.size();
+  size_t chunk_start = pos + 1;
+  int depth = 0;
+  for (size_t i = pos + 1; i < size; ++i) {
+    while (i < size && !kInteresting[static_cast<unsigned char>(data[i])]) ++i;
+    if (i >= size) break;
+    char ch = data[i];
+    if (ch == '"') {
+      size_t end = SkipString(i);
+      if (end == std::string_view::npos) break;
+      i = end - 1;
+    } else if (ch == '{' || ch == '[') {
+      ++depth;
+    } else if (ch == '}' || ch == ']') {
+      if (depth == 0) {
+        if (ch != ']') return At(i, "unbalanced '}' in traceEvents");
+        std::string_view rest = json_.substr(chunk_start, i - chunk_start);
+        size_t first = 0;
+        while (first < rest.size() && IsSpace(rest[first])) ++first;
+        if (first < rest.size()) XPUPERF_RETURN_IF_ERROR(parser.ParseChunk(rest, chunk_start));
+        return i + 1;
+      }
+      --depth;
+    } else if (depth == 0 && i - chunk_start >= chunk_bytes_) {  // ',' between two events
+      XPUPERF_RETURN_IF_ERROR(
+          parser.ParseChunk(json_.substr(chunk_start, i - chunk_start), chunk_start));
+      ReleaseUpTo(i);
+      chunk_start = i + 1;
+    }
+  }
+  return MakeError(ErrorCode::kParse, trace_.source + ": truncated at byte " +
+                                          std::to_string(size) +
+                                          " (traceEvents array opened at byte " +
+                                          std::to_string(pos) + " never closes)");
+}
+
+Status TopLevelScanner::ParseHeaderValue(std::string_view key, std::string_view text,
+                                         size_t offset) {
+  simdjson::padded_string padded(text);
+  od::parser parser;
+  od::document doc;
+  if (parser.iterate(padded).get(doc)) return Status::Ok();
+  if (key == "distributedInfo") {
+    od::object info;
+    if (doc.get_object().get(info)) return Status::Ok();
+    trace_.has_distributed_info = true;
+    for (auto field : info) {
+      std::string_view name;
+      if (field.unescaped_key().get(name)) continue;
+      od::value value = field.value();
+      if (name == "rank" || name == "world_size") {
+        int64_t number = -1;
+        if (value.get_int64().get(number)) {
+          std::string_view s;
+          if (!value.get_string().get(s)) number = std::atoll(std::string(s).c_str());
+        }
+        (name == "rank" ? trace_.rank : trace_.world_size) = static_cast<int>(number);
+      } else if (name == "backend") {
+        std::string_view s;
+        if (!value.get_string().get(s)) trace_.backend = std::string(s);
+      }
+    }
+  } else if (key == "deviceProperties") {
+    od::array list;
+    if (doc.get_array().get(list)) return Status::Ok();
+    for (auto item : list) {
+      od::object object;
+      if (item.get_object().get(object)) continue;
+      DeviceProperties props;
+      for (auto field : object) {
+        std::string_view name;
+        if (field.unescaped_key().get(name)) continue;
+        od::value value = field.value();
+        int64_t number = 0;
+        if (name == "name") {
+          std::string_view s;
+          if (!value.get_string().get(s)) props.name = std::string(s);
+        } else if (value.get_int64().get(number)) {
+          continue;
+        } else if (name == "id") {
+          props.id = static_cast<int>(number);
+        } else if (name == "totalGlobalMem") {
+          props.total_global_mem = number;
+        } else if (name == "computeMajor") {
+          props.compute_major = static_cast<int>(number);
+        } else if (name == "computeMinor") {
+          props.compute_minor = static_cast<int>(number);
+        } else if (name == "numSms") {
+          props.num_sms = static_cast<int>(number);
+        }
+      }
+      trace_.devices.push_back(std::move(props));
+    }
+  } else if (key == "displayTimeUnit") {
+    std::string_view s;
+    if (!doc.get_string().get(s)) trace_.display_time_unit = std::string(s);
+  } else if (key == "baseTimeNanoseconds") {
+    int64_t number = 0;
+    uint64_t unsigned_number = 0;
+    if (!doc.get_int64().get(number)) {
+      trace_.base_time_ns = number;
+    } else if (!doc.get_uint64().get(unsigned_number)) {
+      trace_.base_time_ns = static_cast<int64_t>(unsigned_number);
+    }
+  } else if (key == "metadata") {
+    // JAX/XLA writes {"highres-ticks": true}; other producers (xpuperf's tracer) write their own.
+    od::object metadata;
+    if (doc.get_object().get(metadata)) return Status::Ok();
+    for (auto field : metadata) {
+      std::string_view name;
+      if (!field.unescaped_key().get(name) && name == "highres-ticks")
+        trace_.format = TraceFormat::kJax;
+    }
+  } else if (key == "schemaVersion") {
+    if (trace_.format == TraceFormat::kUnknown) trace_.format = TraceFormat::kKineto;
+  }
+  (void)offset;
+  return Status::Ok();
+}
+
+Status TopLevelScanner::Run() {
+  internal::EventParser parser(trace_);
+  size_t pos = SkipSpace(0);
+  if (pos >= json_.size()) return MakeError(ErrorCode::kParse, trace_.source + ": empty file");
+  if (json_[pos] == '[') {
+    // The JSON Array Format: the file is the event list itself.
+    XPUPERF_ASSIGN_OR_RETURN(size_t end, ParseEvents(pos, parser));
+    end = SkipSpace(end);
+    if (end < json_.size()) return At(end, "unexpected text after the event array");
+    parser.Finish();
+    return Status::Ok();
+  }
+  if (json_[pos] != '{') {
+    return MakeError(
+        ErrorCode::kParse,
+        trace_.source + ": not a trace: expected '{' or '[' at byte " + std::to_string(pos));
+  }
+  bool saw_events = false;
+  ++pos;
+  for (;;) {
+    pos = SkipSpace(pos);
+    if (pos >= json_.size()) return At(pos, "object not closed");
+    if (json_[pos] == '}') {
+      ++pos;
+      break;
+    }
+    if (json_[pos] != '"') return At(pos, "expected a key");
+    size_t key_end = SkipString(pos);
+    if (key_end == std::string_view::npos) return At(json_.size(), "unterminated key");
+    std::string_view key = json_.substr(pos + 1, key_end - pos - 2);
+    pos = SkipSpace(key_end);
+    if (pos >= json_.size()) return At(pos, "':' expected");
+    if (json_[pos] != ':') return At(pos, "':' expected");
+    pos = SkipSpace(pos + 1);
+    if (key == "traceEvents") {
+      if (pos >= json_.size()) return At(pos, "traceEvents value expected");
+      if (json_[pos] != '[') return At(pos, "traceEvents is not an array");
+      XPUPERF_ASSIGN_OR_RETURN(pos, ParseEvents(pos, parser));
+      saw_events = true;
+    } else {
+      XPUPERF_ASSIGN_OR_RETURN(size_t end, SkipValue(pos));
+      XPUPERF_RETURN_IF_ERROR(ParseHeaderValue(key, json_.substr(pos, end - pos), pos));
+      pos = end;
+    }
+    pos = SkipSpace(pos);
+    if (pos >= json_.size()) return At(pos, "object not closed");
+    if (json_[pos] == ',') {
+      ++pos;
+    } else if (json_[pos] != '}') {
+      return At(pos, "expected ',' or '}'");
+    }
+  }
+  pos = SkipSpace(pos);
+  if (pos < json_.size()) return At(pos, "unexpected text after the top-level object");
+  if (!saw_events) {
+    return MakeError(ErrorCode::kParse,
+                     trace_.source + ": not a trace: the top-level object has no traceEvents");
+  }
+  parser.Finish();
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Trace> ParseTrace(std::string_view json, std::string source, size_t chunk_bytes,
+                         bool release_consumed) {
+  Trace trace;
+  trace.source = std::move(source);
+  trace.input_bytes = static_cast<int64_t>(json.size());
+  TopLevelScanner scanner(json, trace, chunk_bytes, release_consumed);
+  XPUPERF_RETURN_IF_ERROR(scanner.Run());
+  return trace;
+}
+
+Result<Trace> ReadTraceFile(const std::string& path) {
+  XPUPERF_ASSIGN_OR_RETURN(std::string json, ReadMaybeGzipFile(path));
+  return ParseTrace(json, path, kDefaultChunkBytes, /*release_consumed=*/true);
+}
+
+}  // namespace xpuperf::trace

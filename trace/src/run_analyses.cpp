@@ -1,0 +1,152 @@
+// Analyses across ranks (stragglers) and GEMM kernels as roofline points.
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "analysis_util.h"
+
+namespace xpuperf::trace {
+
+Stragglers ComputeStragglers(const TraceRun& run) {
+  Stragglers result;
+  size_t ranks = run.ranks.size();
+  std::vector<std::map<std::string, std::vector<int64_t>>> starts(ranks);
+  for (size_t r = 0; r < ranks; ++r) {
+    const Trace& trace = run.ranks[r];
+    RankStraggle rank;
+    rank.rank = trace.rank;
+    internal::KernelClassCache classes(trace);
+    for (const TraceEvent& e : trace.events) {
+      if (e.kind != EventKind::kKernel || classes.Of(e) != KernelClass::kComm) continue;
+      starts[r][std::string(trace.Name(e))].push_back(e.ts_ns);
+      rank.comm_ns += e.dur_ns;
+    }
+    result.ranks.push_back(rank);
+  }
+  if (ranks < 2) return result;
+  std::vector<double> lateness_sum(ranks, 0);
+  for (const auto& [name, first_starts] : starts[0]) {
+    size_t common = first_starts.size();
+    for (size_t r = 1; r < ranks; ++r) {
+      auto it = starts[r].find(name);
+      common = it == starts[r].end() ? 0 : std::min(common, it->second.size());
+    }
+    for (size_t k = 0; k < common; ++k) {
+      int64_t earliest = INT64_MAX, latest = INT64_MIN;
+      size_t last_rank = 0;
+      for (size_t r = 0; r < ranks; ++r) {
+        int64_t ts = starts[r].at(name)[k];
+        earliest = std::min(earliest, ts);
+        if (ts > latest) {
+          latest = ts;
+          last_rank = r;
+        }
+      }
+      ++result.collectives;
+      ++result.ranks[last_rank].last_count;
+      for (size_t r = 0; r < ranks; ++r) {
+        ++result.ranks[r].collectives;
+        lateness_sum[r] += static_cast<double>(starts[r].at(name)[k] - earliest);
+      }
+    }
+  }
+  for (size_t r = 0; r < ranks; ++r) {
+    if (result.ranks[r].collectives > 0) {
+      result.ranks[r].mean_lateness_ns =
+          lateness_sum[r] / static_cast<double>(result.ranks[r].collectives);
+    }
+  }
+  return result;
+}
+
+namespace {
+
+int ElementSize(std::string_view type) {
+  if (type.find("Half") != std::string_view::npos ||
+      type.find("BFloat16") != std::string_view::npos || type == "half" || type == "bfloat16") {
+    return 2;
+  }
+  if (type == "double" || type.find("Double") != std::string_view::npos) return 8;
+  if (type.find("Float8") != std::string_view::npos ||
+      type.find("int8") != std::string_view::npos || type == "signed char") {
+    return 1;
+  }
+  return 4;
+}
+
+// -1 when a dimension is unknown or the product leaves the exact range of a double.
+int64_t Product(const std::vector<int64_t>& dims, size_t from, size_t to) {
+  double p = 1;
+  for (size_t i = from; i < to && i < dims.size(); ++i) {
+    if (dims[i] < 0) return -1;
+    p *= static_cast<double>(dims[i]);
+  }
+  return p > 9e15 ? -1 : static_cast<int64_t>(p);
+}
+
+// M, N, K and batch from the op's input shapes; false when they do not describe a product.
+bool GemmShape(std::string_view op, const std::vector<std::vector<int64_t>>& in, GemmPoint* p) {
+  auto two = [](const std::vector<int64_t>& s) { return s.size() == 2; };
+  auto three = [](const std::vector<int64_t>& s) { return s.size() == 3; };
+  if (op == "aten::mm" && in.size() >= 2 && two(in[0]) && two(in[1])) {
+    p->m = in[0][0], p->k = in[0][1], p->n = in[1][1];
+  } else if (op == "aten::addmm" && in.size() >= 3 && two(in[1]) && two(in[2])) {
+    p->m = in[1][0], p->k = in[1][1], p->n = in[2][1];
+  } else if (op == "aten::bmm" && in.size() >= 2 && three(in[0]) && three(in[1])) {
+    p->batch = in[0][0], p->m = in[0][1], p->k = in[0][2], p->n = in[1][2];
+  } else if ((op == "aten::baddbmm" || op == "aten::addbmm") && in.size() >= 3 && three(in[1]) &&
+             three(in[2])) {
+    p->batch = in[1][0], p->m = in[1][1], p->k = in[1][2], p->n = in[2][2];
+  } else if (op == "aten::linear" && in.size() >= 2 && !in[0].empty() && two(in[1])) {
+    p->m = Product(in[0], 0, in[0].size() - 1), p->k = in[0].back(), p->n = in[1][0];
+  } else if (op == "aten::matmul" && in.size() >= 2 && in[0].size() >= 2 && in[1].size() >= 2) {
+    const auto& a = in[0];
+    const auto& b = in[1];
+    p->m = a[a.size() - 2], p->k = a.back(), p->n = b.back();
+    p->batch = Product(a, 0, a.size() - 2);
+  } else {
+    return false;
+  }
+  return p->m > 0 && p->n > 0 && p->k > 0 && p->batch > 0;
+}
+
+}  // namespace
+
+std::vector<GemmPoint> ComputeGemmPoints(const Trace& trace) {
+  std::unordered_map<int64_t, uint32_t> ops;  // External id -> GEMM cpu_op with dims
+  for (uint32_t i = 0; i < trace.events.size(); ++i) {
+    const TraceEvent& e = trace.events[i];
+    if (e.kind == EventKind::kCpuOp && e.input_dims >= 0 && e.external_id >= 0) {
+      ops.emplace(e.external_id, i);
+    }
+  }
+  std::map<uint32_t, GemmPoint> points;  // by op event index
+  for (const TraceEvent& k : trace.events) {
+    if (k.kind != EventKind::kKernel || k.external_id < 0) continue;
+    auto found = ops.find(k.external_id);
+    if (found == ops.end()) continue;
+    auto [it, inserted] = points.try_emplace(found->second);
+    GemmPoint& p = it->second;
+    if (inserted) {
+      const TraceEvent& op = trace.events[found->second];
+      p.op = std::string(trace.Name(op));
+      p.kernel = std::string(trace.Name(k));
+      p.dtype = std::string(trace.strings.Get(op.input_type));
+      if (!GemmShape(p.op, trace.InputDims(op), &p)) p.m = 0;
+      int size = ElementSize(p.dtype);
+      p.flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) *
+                static_cast<double>(p.k) * static_cast<double>(p.batch);
+      p.bytes = (static_cast<double>(p.m) * p.k + static_cast<double>(p.k) * p.n +
+                 static_cast<double>(p.m) * p.n) *
+                static_cast<double>(p.batch) * size;
+    }
+    p.time_ns += k.dur_ns;
+  }
+  std::vector<GemmPoint> result;
+  for (auto& [index, p] : points) {
+    if (p.m > 0 && p.time_ns > 0) result.push_back(std::move(p));
+  }
+  return result;
+}
+
+}  // namespace xpuperf::trace

@@ -1,0 +1,96 @@
+// A run: one file, or a directory of per-rank files read in parallel.
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <filesystem>
+#include <optional>
+#include <thread>
+
+#include "xpuperf/trace/reader.h"
+
+namespace xpuperf::trace {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool IsTraceFileName(const std::string& name) {
+  auto ends = [&](std::string_view suffix) {
+    return name.size() >= suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return ends(".json") || ends(".json.gz");
+}
+
+}  // namespace
+
+std::optional<int> RankFromFileName(const std::string& path) {
+  std::string lower = fs::path(path).filename().string();
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (size_t at = lower.find("rank"); at != std::string::npos; at = lower.find("rank", at + 1)) {
+    size_t i = at + 4;
+    if (i < lower.size() && (lower[i] == '-' || lower[i] == '_')) ++i;
+    size_t start = i;
+    while (i < lower.size() && std::isdigit(static_cast<unsigned char>(lower[i]))) ++i;
+    if (i > start && i - start < 9) return std::stoi(lower.substr(start, i - start));
+  }
+  return std::nullopt;
+}
+
+Result<TraceRun> ReadTraceRun(const std::string& path, const ReadOptions& options) {
+  std::error_code ec;
+  TraceRun run;
+  if (!fs::is_directory(path, ec)) {
+    if (!fs::exists(path, ec)) return MakeError(ErrorCode::kNotFound, path + ": no such file");
+    XPUPERF_ASSIGN_OR_RETURN(Trace trace, ReadTraceFile(path));
+    if (!trace.has_distributed_info) {
+      if (auto rank = RankFromFileName(fs::path(path).filename().string())) trace.rank = *rank;
+    }
+    run.ranks.push_back(std::move(trace));
+    return run;
+  }
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(path, ec)) {
+    if (entry.is_regular_file() && IsTraceFileName(entry.path().filename().string())) {
+      files.push_back(entry.path().string());
+    }
+  }
+  if (ec) return MakeError(ErrorCode::kIo, path + ": cannot list: " + ec.message());
+  if (files.empty()) {
+    return MakeError(ErrorCode::kNotFound,
+                     path + ": no trace files (*.json, *.json.gz) in directory");
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<std::optional<Result<Trace>>> results(files.size());
+  unsigned workers = options.threads > 0 ? static_cast<unsigned>(options.threads)
+                                         : std::max(1u, std::thread::hardware_concurrency());
+  workers = std::min<unsigned>(workers, static_cast<unsigned>(files.size()));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < files.size(); i = next++) results[i] = ReadTraceFile(files[i]);
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < workers; ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (!results[i]->ok()) return results[i]->error();
+    Trace trace = std::move(*results[i]).value();
+    if (!trace.has_distributed_info) {
+      auto rank = RankFromFileName(fs::path(files[i]).filename().string());
+      trace.rank = rank ? *rank : static_cast<int>(i);
+    }
+    run.ranks.push_back(std::move(trace));
+  }
+  std::stable_sort(run.ranks.begin(), run.ranks.end(),
+                   [](const Trace& a, const Trace& b) { return a.rank < b.rank; });
+  for (size_t i = 1; i < run.ranks.size(); ++i) {
+    if (run.ranks[i].rank == run.ranks[i - 1].rank) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       path + ": two files claim rank " + std::to_string(run.ranks[i].rank) + " (" +
+                           run.ranks[i - 1].source + ", " + run.ranks[i].source + ")");
+    }
+  }
+  return run;
+}
+
+}  // namespace xpuperf::trace

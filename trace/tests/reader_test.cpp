@@ -1,0 +1,255 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <fstream>
+
+#include "trace_test_util.h"
+
+namespace xpuperf::trace {
+namespace {
+
+using testing::KinetoJson;
+using testing::ParseOrDie;
+
+std::string TempDir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("xpuperf_trace_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+std::string Gzip(const std::string& text) {
+  std::string out(compressBound(text.size()) + 64, '\0');
+  z_stream zs{};
+  deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  zs.avail_in = static_cast<uInt>(text.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+const char* kKernel =
+    R"({"ph": "X", "cat": "kernel", "name": "sgemm", "pid": 0, "tid": "stream 7", "ts": 1694039968933321.125, "dur": 2.5,
+        "args": {"device": 0, "stream": 7, "correlation": 42, "External id": 9}})";
+
+TEST(ReaderTest, ReadsFractionalMicrosecondsExactlyAsNanoseconds) {
+  Trace t = ParseOrDie(KinetoJson(kKernel));
+  ASSERT_EQ(t.events.size(), 1u);
+  const TraceEvent& e = t.events[0];
+  EXPECT_EQ(e.ts_ns, 1694039968933321125);  // a double would round this to a multiple of 256
+  EXPECT_EQ(e.dur_ns, 2500);
+  EXPECT_EQ(e.kind, EventKind::kKernel);
+  EXPECT_EQ(e.stream, 7);
+  EXPECT_EQ(e.correlation, 42);
+  EXPECT_EQ(e.external_id, 9);
+  EXPECT_EQ(t.Name(e), "sgemm");
+  EXPECT_LT(e.tid, 0);  // a string tid is interned
+  EXPECT_EQ(t.strings.Get(static_cast<uint32_t>(-1 - e.tid)), "stream 7");
+  EXPECT_EQ(t.format, TraceFormat::kKineto);
+}
+
+TEST(ReaderTest, HeaderVariants) {
+  // ranks as a quoted string, rank as a string, deviceProperties; and an absent distributedInfo.
+  std::string header =
+      R"("distributedInfo": {"backend": "nccl", "rank": "3", "world_size": 8, "pg_config": [{"ranks": "[0, 1]"}]},
+         "deviceProperties": [{"id": 0, "name": "H100", "totalGlobalMem": 85000000000, "computeMajor": 9, "computeMinor": 0, "numSms": 132}],
+         "displayTimeUnit": "ms", "baseTimeNanoseconds": 1735632360000000000)";
+  Trace t = ParseOrDie(KinetoJson(kKernel, header));
+  EXPECT_EQ(t.rank, 3);
+  EXPECT_EQ(t.world_size, 8);
+  EXPECT_EQ(t.backend, "nccl");
+  ASSERT_EQ(t.devices.size(), 1u);
+  EXPECT_EQ(t.devices[0].total_global_mem, 85000000000);
+  EXPECT_EQ(t.devices[0].compute_major, 9);
+  EXPECT_EQ(t.base_time_ns, 1735632360000000000);
+  EXPECT_EQ(t.display_time_unit, "ms");
+  Trace bare = ParseOrDie(R"({"traceEvents": []})");
+  EXPECT_FALSE(bare.has_distributed_info);
+  EXPECT_TRUE(bare.events.empty());
+}
+
+TEST(ReaderTest, OldFormatCategoriesAndLowercaseExternalId) {
+  Trace t = ParseOrDie(KinetoJson(
+      R"({"ph": "X", "cat": "Operator", "name": "aten::add", "pid": 1, "tid": 1, "ts": 10, "dur": 5, "args": {"external id": 3}},
+         {"ph": "X", "cat": "Kernel", "name": "add_kernel", "pid": 0, "tid": 7, "ts": 20, "dur": 1, "args": {"stream": 7, "correlation": 1}},
+         {"ph": "s", "cat": "async", "id": 1, "pid": 1, "tid": 1, "ts": 10})"));
+  ASSERT_EQ(t.events.size(), 2u);
+  EXPECT_EQ(t.events[0].kind, EventKind::kCpuOp);
+  EXPECT_EQ(t.events[0].external_id, 3);
+  EXPECT_EQ(t.events[1].kind, EventKind::kKernel);
+  EXPECT_EQ(t.format, TraceFormat::kKineto2021);
+  EXPECT_EQ(t.flow_events, 1);
+}
+
+TEST(ReaderTest, VendorCategoriesAndMemoryEvents) {
+  Trace t = ParseOrDie(KinetoJson(
+      R"({"ph": "X", "cat": "mtia_kernel", "name": "k", "pid": 0, "tid": 1, "ts": 1, "dur": 1},
+         {"ph": "X", "cat": "xpu_runtime", "name": "launch", "pid": 1, "tid": 1, "ts": 0, "dur": 1},
+         {"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 2,
+          "args": {"Device Type": 1, "Device Id": 0, "Addr": 1, "Bytes": 512, "Total Allocated": 1024, "Total Reserved": 2048}})"));
+  ASSERT_EQ(t.events.size(), 2u);
+  EXPECT_EQ(t.events[0].kind, EventKind::kRuntime);
+  EXPECT_EQ(t.events[1].kind, EventKind::kKernel);
+  ASSERT_EQ(t.memory.size(), 1u);
+  EXPECT_EQ(t.memory[0].bytes, 512);
+  EXPECT_EQ(t.memory[0].total_allocated, 1024);
+  EXPECT_EQ(t.memory[0].total_reserved, 2048);
+  EXPECT_EQ(t.memory[0].device_type, 1);
+}
+
+TEST(ReaderTest, JaxDevicePlanesAreGpuOps) {
+  Trace t = ParseOrDie(
+      R"({"displayTimeUnit": "ns", "metadata": {"highres-ticks": true}, "traceEvents": [
+          {"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "/device:GPU:0"}},
+          {"ph": "M", "pid": 2, "name": "process_name", "args": {"name": "/host:CPU"}},
+          {"ph": "X", "pid": 1, "tid": 5, "name": "fusion.1", "ts": 100.5, "dur": 3.25},
+          {"ph": "X", "pid": 2, "tid": 9, "name": "jit_step", "ts": 99, "dur": 10}]})");
+  EXPECT_EQ(t.format, TraceFormat::kJax);
+  ASSERT_EQ(t.events.size(), 2u);
+  EXPECT_EQ(t.events[0].kind, EventKind::kCpuOp);
+  EXPECT_EQ(t.events[1].kind, EventKind::kKernel);
+  EXPECT_EQ(t.events[1].ts_ns, 100500);
+  EXPECT_EQ(t.events[1].dur_ns, 3250);
+  EXPECT_EQ(t.events[1].device, 0);
+  EXPECT_EQ(t.events[1].stream, 5);
+}
+
+TEST(ReaderTest, ArrayFormatAndGemmDims) {
+  Trace t = ParseOrDie(
+      R"([{"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 1, "dur": 9,
+           "args": {"External id": 4, "Input Dims": [[64], [64, 128], [128, 64], [], []], "Input type": ["float", "float", "float", "Scalar", "Scalar"]}},
+          {"ph": "X", "cat": "cpu_op", "name": "aten::relu", "pid": 1, "tid": 1, "ts": 20, "dur": 1,
+           "args": {"Input Dims": [[64, 64]]}}])");
+  ASSERT_EQ(t.events.size(), 2u);
+  auto dims = t.InputDims(t.events[0]);
+  ASSERT_EQ(dims.size(), 5u);
+  EXPECT_EQ(dims[1], (std::vector<int64_t>{64, 128}));
+  EXPECT_EQ(t.strings.Get(t.events[0].input_type), "float");
+  EXPECT_EQ(t.events[1].input_dims, -1);  // only matrix products keep their shapes
+}
+
+TEST(ReaderTest, ManyEventsCrossChunkBoundaries) {
+  std::string events;
+  const int kEvents = 3000;  // ~400 KB of JSON in 4 KiB chunks
+  for (int i = 0; i < kEvents; ++i) {
+    if (i) events += ",";
+    events += R"({"ph": "X", "cat": "cpu_op", "name": "op\"quoted{", "pid": 1, "tid": 1, "ts": )" +
+              std::to_string(i * 10) + R"(, "dur": 5, "args": {"Call stack": "a]b}c,d", "pad": ")" +
+              std::string(40, 'x') + "\"}}";
+  }
+  auto parsed = ParseTrace(KinetoJson(events), "many.json", 4096);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  const Trace& t = *parsed;
+  ASSERT_EQ(t.events.size(), static_cast<size_t>(kEvents));
+  EXPECT_EQ(t.events.back().ts_ns, (kEvents - 1) * 10000LL);
+  EXPECT_EQ(t.Name(t.events[0]), "op\"quoted{");
+}
+
+TEST(ReaderTest, ReleasingParsedTextGivesTheSameEvents) {
+  std::string events;
+  const int kEvents = 20000;  // ~3 MB: pages are released behind the 64 KiB chunks
+  for (int i = 0; i < kEvents; ++i) {
+    if (i) events += ",";
+    events += R"({"ph": "X", "cat": "kernel", "name": "k)" + std::to_string(i % 7) +
+              R"(", "pid": 0, "tid": 7, "ts": )" + std::to_string(i * 10) +
+              R"(, "dur": 5, "args": {"stream": 7, "correlation": )" + std::to_string(i) +
+              R"(, "pad": ")" + std::string(100, 'x') + "\"}}";
+  }
+  std::string json = KinetoJson(events, R"("displayTimeUnit": "ms")");
+  auto kept = ParseTrace(json, "kept.json", 65536, false);
+  auto released = ParseTrace(json, "released.json", 65536, true);
+  ASSERT_TRUE(kept.ok() && released.ok());
+  ASSERT_EQ(released->events.size(), static_cast<size_t>(kEvents));
+  ASSERT_EQ(kept->events.size(), released->events.size());
+  EXPECT_EQ(released->events.back().ts_ns, (kEvents - 1) * 10000LL);
+  EXPECT_EQ(released->events.back().correlation, kEvents - 1);
+  EXPECT_EQ(released->strings.size(), kept->strings.size());
+}
+
+TEST(ReaderErrorTest, TruncatedFileNamesByteOffset) {
+  std::string json = KinetoJson(std::string(kKernel) + "," + kKernel);
+  std::string truncated = json.substr(0, json.size() - 40);
+  auto r = ParseTrace(truncated, "cut.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kParse);
+  EXPECT_NE(r.error().message.find("truncated at byte " + std::to_string(truncated.size())),
+            std::string::npos)
+      << r.error().message;
+}
+
+TEST(ReaderErrorTest, MalformedEventNamesByteOffset) {
+  std::string json = R"({"traceEvents": [{"ph": "X", "ts": 1, "dur": }]})";
+  auto r = ParseTrace(json, "bad.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("bad.json: malformed JSON at byte "), std::string::npos)
+      << r.error().message;
+}
+
+TEST(ReaderErrorTest, NotATrace) {
+  auto r = ParseTrace(R"({"hello": "world"})", "x.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("not a trace"), std::string::npos) << r.error().message;
+  auto scalar = ParseTrace("42", "y.json");
+  ASSERT_FALSE(scalar.ok());
+  EXPECT_NE(scalar.error().message.find("not a trace"), std::string::npos);
+  auto rows = ParseTrace("[[1, 2, 3, 4]]", "z.json");
+  ASSERT_FALSE(rows.ok());
+  EXPECT_NE(rows.error().message.find("not a trace"), std::string::npos) << rows.error().message;
+  auto empty = ParseTrace("", "e.json");
+  ASSERT_FALSE(empty.ok());
+}
+
+TEST(ReaderErrorTest, EmptyDirectory) {
+  std::string dir = TempDir("empty");
+  auto r = ReadTraceRun(dir);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("no trace files"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ReaderErrorTest, CorruptAndTruncatedGzip) {
+  std::string dir = TempDir("gz");
+  std::string gz = Gzip(KinetoJson(kKernel));
+  std::string corrupt = gz;
+  for (size_t i = 12; i < corrupt.size() - 8; ++i)
+    corrupt[i] = static_cast<char>(corrupt[i] ^ 0x5a);
+  WriteFile(dir + "/corrupt.json.gz", corrupt);
+  auto r = ReadTraceFile(dir + "/corrupt.json.gz");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("gzip"), std::string::npos) << r.error().message;
+  WriteFile(dir + "/cut.json.gz", gz.substr(0, gz.size() / 2));
+  auto cut = ReadTraceFile(dir + "/cut.json.gz");
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.error().message.find("truncated"), std::string::npos) << cut.error().message;
+  WriteFile(dir + "/good.json.gz", gz);
+  auto good = ReadTraceFile(dir + "/good.json.gz");
+  ASSERT_TRUE(good.ok()) << good.error().message;
+  EXPECT_EQ(good->events.size(), 1u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ReaderTest, DirectoryIsOneRunRankedByDistributedInfoOrName) {
+  std::string dir = TempDir("run");
+  WriteFile(dir + "/a_rank-5.json", KinetoJson(kKernel));
+  WriteFile(dir + "/b.json.gz", Gzip(KinetoJson(kKernel, R"("distributedInfo": {"rank": 2})")));
+  WriteFile(dir + "/notes.txt", "not a trace");
+  auto run = ReadTraceRun(dir, {.threads = 2});
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  ASSERT_EQ(run->ranks.size(), 2u);
+  EXPECT_EQ(run->ranks[0].rank, 2);
+  EXPECT_EQ(run->ranks[1].rank, 5);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace xpuperf::trace
