@@ -116,7 +116,7 @@ Status RunAndWrite(const BenchOptions& options, const bench::BenchmarkRegistry& 
   XPUPERF_RETURN_IF_ERROR(bench::WriteResultDirectory(directory, outcome.measurements, run));
   const double seconds = static_cast<double>(SystemClock::Instance().MonotonicNs() - start) / 1e9;
   out << RenderBenchSummary(outcome.measurements);
-  for (const std::string& skipped : outcome.skipped) out << "skipped: " << skipped << "\n";
+  out << RenderSkipped(outcome.skipped);
   out << fmt::format("{} measurements in {:.1f} s; results in {}/\n", outcome.measurements.size(),
                      seconds, directory);
   return Status::Ok();

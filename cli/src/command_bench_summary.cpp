@@ -1,5 +1,9 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
 #include "bench_summary.h"
 
 namespace xpuperf::cli {
@@ -40,6 +44,76 @@ std::string RenderBenchSummary(const std::vector<bench::Measurement>& measuremen
                   fmt::format("{:.1f}%", 100 * m.statistics.cv), percent});
   }
   return table.Render(60);
+}
+
+}  // namespace xpuperf::cli
+
+namespace xpuperf::cli {
+namespace {
+
+// Splits "<benchmark> {point}[ on <device>]: <reason>" into benchmark and reason; empty reason
+// when the line has another shape.
+std::pair<std::string, std::string> SplitSkipped(const std::string& line) {
+  const size_t open = line.find(" {");
+  if (open == std::string::npos) return {line, ""};
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = open + 1; i < line.size(); ++i) {
+    const char c = line[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if (c == '{') ++depth;
+    if (c == '}' && --depth == 0) {
+      const size_t colon = line.find(": ", i);
+      if (colon == std::string::npos) return {line, ""};
+      return {line.substr(0, open), line.substr(colon + 2)};
+    }
+  }
+  return {line, ""};
+}
+
+}  // namespace
+
+std::string RenderSkipped(const std::vector<std::string>& skipped) {
+  // reason -> (points, benchmarks in first-seen order, the single line when there is one)
+  struct Group {
+    int points = 0;
+    std::vector<std::string> benchmarks;
+    std::string line;
+  };
+  std::vector<std::pair<std::string, Group>> groups;
+  for (const std::string& line : skipped) {
+    auto [benchmark, reason] = SplitSkipped(line);
+    if (reason.empty()) reason = line;
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& group) { return group.first == reason; });
+    if (it == groups.end()) {
+      groups.push_back({reason, {}});
+      it = std::prev(groups.end());
+    }
+    Group& group = it->second;
+    ++group.points;
+    group.line = line;
+    if (std::find(group.benchmarks.begin(), group.benchmarks.end(), benchmark) ==
+        group.benchmarks.end()) {
+      group.benchmarks.push_back(benchmark);
+    }
+  }
+  std::string text;
+  for (const auto& [reason, group] : groups) {
+    if (group.points == 1) {
+      text += "skipped: " + group.line + "\n";
+      continue;
+    }
+    std::string names;
+    for (const std::string& name : group.benchmarks) names += (names.empty() ? "" : ", ") + name;
+    text += fmt::format("skipped: {} points of {}: {}\n", group.points, names, reason);
+  }
+  return text;
 }
 
 }  // namespace xpuperf::cli

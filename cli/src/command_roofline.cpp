@@ -4,6 +4,8 @@
 
 #include <ostream>
 
+#include "command_bench_check.h"
+#include "xpuperf/bench/result_reader.h"
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/roofline/atomic_file.h"
 #include "xpuperf/roofline/report.h"
@@ -59,20 +61,19 @@ Result<std::optional<spec::SpecSheet>> LoadSpec(const RooflineOptions& o,
     return std::optional<spec::SpecSheet>();
   }
   if (o.spec.empty() || o.spec == "auto") {
-    Result<std::vector<spec::SpecSheet>> sheets = spec::LoadSpecSheets(spec::ShippedSpecSheetDir());
-    if (!sheets.ok()) {
-      note = "no shipped spec sheets: " + sheets.error().message;
+    // The shipped sheet of the run's device, or the sheet computed for this machine's CPU: the
+    // same choice as `xpuperf bench check --spec auto`.
+    Result<bench::ResultDirectory> run = bench::ReadResultDirectory(o.results_dir);
+    if (!run.ok()) {
+      note = "no spec comparison: " + run.error().message;
       return std::optional<spec::SpecSheet>();
     }
-    if (const spec::SpecSheet* sheet = spec::FindSpecSheet(*sheets, results.device_model)) {
-      return std::optional<spec::SpecSheet>(*sheet);
+    Result<spec::SpecSheet> sheet = ResolveSpecSheet(*run, "auto", "/");
+    if (!sheet.ok()) {
+      note = "no spec comparison: " + sheet.error().message;
+      return std::optional<spec::SpecSheet>();
     }
-    std::string names;
-    for (const spec::SpecSheet& sheet : *sheets)
-      names += (names.empty() ? "" : ", ") + sheet.device;
-    note = fmt::format("no shipped spec sheet for '{}' (sheets: {}); give one with --spec FILE",
-                       results.device_model, names);
-    return std::optional<spec::SpecSheet>();
+    return std::optional<spec::SpecSheet>(std::move(*sheet));
   }
   XPUPERF_ASSIGN_OR_RETURN(spec::SpecSheet sheet, spec::LoadSpecSheet(o.spec));
   return std::optional<spec::SpecSheet>(std::move(sheet));

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "../src/bench_summary.h"
 #include "test_util.h"
 
 namespace xpuperf::cli {
@@ -69,6 +70,27 @@ TEST(CommandBenchTest, TinyRunWritesTheResultDirectory) {
   const auto again = RunXpuperf({"bench", "run", "--suite", suite, "--out", (dir / "r").string()});
   EXPECT_EQ(again.exit_code, 2);
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace xpuperf::cli
+
+namespace xpuperf::cli {
+namespace {
+
+TEST(RenderSkippedTest, OneLinePerReasonWithTheBenchmarksCounted) {
+  const std::vector<std::string> skipped = {
+      R"(peak_fma {"precision":"bf16"}: unsupported: no AVX512_BF16)",
+      R"(gpu_gemm {"m":1,"note":"a}: b"}: unsupported: no CUDA driver)",
+      R"(gpu_gemm {"m":2} on nvidia0: unsupported: no CUDA driver)",
+      R"(gpu_stream {"kernel":"copy"}: unsupported: no CUDA driver)",
+      "odd line without a point",
+  };
+  EXPECT_EQ(RenderSkipped(skipped),
+            "skipped: peak_fma {\"precision\":\"bf16\"}: unsupported: no AVX512_BF16\n"
+            "skipped: 3 points of gpu_gemm, gpu_stream: unsupported: no CUDA driver\n"
+            "skipped: odd line without a point\n");
+  EXPECT_EQ(RenderSkipped({}), "");
 }
 
 }  // namespace
