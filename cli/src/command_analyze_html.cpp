@@ -8,33 +8,12 @@
 
 #include "command_analyze.h"
 #include "xpuperf/cli/format.h"
+#include "xpuperf/roofline/report.h"
 
 namespace xpuperf::cli {
 namespace {
 
-std::string Escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string Escape(std::string_view text) { return roofline::XmlEscape(text); }
 
 std::string Sec(int64_t ns) { return FormatSeconds(static_cast<double>(ns) / 1e9); }
 

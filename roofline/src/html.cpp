@@ -165,9 +165,12 @@ std::string SpecHtml(const Report& report) {
                  bool compute) {
     const auto format = compute ? FormatFlops : FormatBandwidth;
     const bool have = measured != nullptr && measured->source == CeilingSource::kMeasured;
-    out += "<tr>" + Cell(name) + Cell(format(spec_value), "num") +
+    const bool known = spec_value > 0;  // a computed sheet may not know the memory bandwidth
+    const std::string unknown =
+        sheet.memory_unknown_reason.empty() ? "unknown" : "unknown: " + sheet.memory_unknown_reason;
+    out += "<tr>" + Cell(name) + Cell(known ? format(spec_value) : unknown, "num") +
            Cell(have ? format(measured->value) : "not measured", "num") +
-           Cell(have ? Percent(measured->value / spec_value) : "-", "num") +
+           Cell(have && known ? Percent(measured->value / spec_value) : "-", "num") +
            Cell(have ? measured->benchmark + " / " + measured->metric : "-") + "</tr>\n";
   };
   for (const auto& [precision, flops] : sheet.peak_flops_per_second) {
