@@ -20,21 +20,33 @@ void AddPointOptions(CLI::App* command, RooflineOptions& o) {
   command->add_option("--dtype", o.dtype, "One point: precision (fp64, fp32, bf16, ...)")
       ->capture_default_str();
   command->add_option("--name", o.name, "One point: its name")->capture_default_str();
+  command->add_option("--trace", o.trace,
+                      "Profiler trace (file or directory of per-rank traces): its GEMMs with "
+                      "recorded shapes become points, judged against its GPU's spec sheet");
+  command->add_option("--top", o.top, "At most this many GEMM points of the trace, by kernel time")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
   command->add_flag("--json", o.json, "JSON output");
+}
+
+void AddResultsArgument(CLI::App* command, RooflineOptions& o) {
+  command->add_option("results", o.results_dir,
+                      "Result directory of `xpuperf bench run` (optional with --trace)");
 }
 
 }  // namespace
 
 void AddRooflineCommands(CLI::App& app, CommandActions& actions) {
   auto roofline = std::make_shared<RooflineOptions>();
-  CLI::App* command = app.add_subcommand(
-      "roofline", "Roofline of a benchmark result directory, with workload points and a report");
-  command->add_option("results", roofline->results_dir, "Result directory of `xpuperf bench run`")
-      ->required();
+  CLI::App* command = app.add_subcommand("roofline",
+                                         "Roofline of a benchmark result directory or a trace's "
+                                         "GPU, with workload points and a report");
+  AddResultsArgument(command, *roofline);
   AddPointOptions(command, *roofline);
   command
       ->add_option("--spec", roofline->spec,
-                   "Spec sheet YAML to draw beside the measured roofs, 'auto' (shipped sheet "
+                   "Spec sheet YAML or shipped sheet name to draw beside the measured roofs, "
+                   "'auto' (shipped sheet "
                    "of this device) or 'none'")
       ->capture_default_str();
   command->add_option("--svg", roofline->svg, "Write the roofline picture (SVG) here");
@@ -44,10 +56,13 @@ void AddRooflineCommands(CLI::App& app, CommandActions& actions) {
   auto diagnose = std::make_shared<RooflineOptions>();
   CLI::App* diagnose_command = app.add_subcommand(
       "diagnose", "Bound of each workload point (compute, memory, host link, network) and advice");
-  diagnose_command
-      ->add_option("results", diagnose->results_dir, "Result directory of `xpuperf bench run`")
-      ->required();
+  AddResultsArgument(diagnose_command, *diagnose);
   AddPointOptions(diagnose_command, *diagnose);
+  diagnose_command
+      ->add_option("--spec", diagnose->spec,
+                   "Spec sheet YAML or shipped sheet name; 'auto': with --trace the sheet of the "
+                   "trace's GPU, else measured ceilings only; 'none'")
+      ->capture_default_str();
   actions.push_back(
       {diagnose_command, [diagnose] { return RunDiagnose(*diagnose, std::cout, std::cerr); }});
 }

@@ -75,10 +75,10 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     if (!read.ok()) return Fail(err, read.error());
     run = std::move(read).value();
   } else {
-    auto text = trace::ReadMaybeGzipFile(options.path);
+    auto text = trace::TraceText::Load(options.path);
     if (!text.ok()) return Fail(err, text.error());
-    if (trace::LooksLikeMemoryTimeline(*text)) {
-      auto summary = trace::ParseMemoryTimeline(*text, options.path);
+    if (trace::LooksLikeMemoryTimeline(text->view())) {
+      auto summary = trace::ParseMemoryTimeline(text->view(), options.path);
       if (!summary.ok()) return Fail(err, summary.error());
       if (options.json) {
         nlohmann::json j = {{"json_schema_version", 1},    {"source", summary->source},
@@ -99,10 +99,10 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
       }
       return kExitOk;
     }
-    auto parsed = trace::ParseTrace(*text, options.path, trace::kDefaultChunkBytes,
+    auto parsed = trace::ParseTrace(text->view(), options.path, trace::kDefaultChunkBytes,
                                     /*release_consumed=*/true);
     if (!parsed.ok()) return Fail(err, parsed.error());
-    std::string().swap(*text);  // the events hold no references into the text
+    text->Reset();  // the events hold no references into the text
     trace::Trace one = std::move(parsed).value();
     if (!one.has_distributed_info) {
       if (auto rank = trace::RankFromFileName(options.path)) one.rank = *rank;

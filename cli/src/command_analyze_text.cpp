@@ -308,11 +308,12 @@ std::string RenderAnalyzeText(const RunReport& report, const std::vector<std::st
     out << "\n" << t.Render();
   }
   if (Wanted(analyses, "gemm")) {
-    TextTable t("GEMM kernels with known shapes (roofline points: FLOPs = 2*M*N*K*batch)",
+    TextTable t("GEMM shapes (roofline points: FLOPs = 2*M*N*K*batch per call; time of all calls)",
                 {{"rank"},
                  {"op"},
                  {"M x N x K (batch)"},
                  {"dtype"},
+                 {"calls", Align::kRight},
                  {"time", Align::kRight},
                  {"TFLOP/s", Align::kRight},
                  {"FLOP/byte", Align::kRight}});
@@ -320,11 +321,10 @@ std::string RenderAnalyzeText(const RunReport& report, const std::vector<std::st
       size_t shown = 0;
       for (const auto& p : r.gemm) {
         if (shown++ >= top_k) break;
-        double seconds = static_cast<double>(p.time_ns) / 1e9;
         t.AddRow({Num(r.evidence.rank), p.op,
                   fmt::format("{} x {} x {} ({})", p.m, p.n, p.k, p.batch),
-                  p.dtype.empty() ? "?" : p.dtype, Sec(p.time_ns),
-                  fmt::format("{:.3f}", p.flops / seconds / 1e12),
+                  p.dtype.empty() ? "?" : p.dtype, Num(p.calls), Sec(p.time_ns),
+                  fmt::format("{:.3f}", p.FlopsPerSecond() / 1e12),
                   fmt::format("{:.1f}", p.flops / p.bytes)});
       }
     }

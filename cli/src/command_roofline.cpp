@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <ostream>
 
 #include "command_bench_check.h"
+#include "roofline_trace_points.h"
 #include "xpuperf/bench/result_reader.h"
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/roofline/atomic_file.h"
@@ -52,6 +56,42 @@ Result<std::optional<roofline::Workload>> LoadWorkloadOptions(const RooflineOpti
   return workload;
 }
 
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// How a sheet is named to the user: its file name without .yaml, or the device of a computed one.
+std::string SheetName(const spec::SpecSheet& sheet) {
+  return sheet.file.empty() ? sheet.device : std::filesystem::path(sheet.file).stem().string();
+}
+
+std::string ShippedSheetNames(const std::vector<spec::SpecSheet>& sheets) {
+  std::string names;
+  for (const spec::SpecSheet& sheet : sheets) {
+    names += (names.empty() ? "" : ", ") + SheetName(sheet);
+  }
+  return names;
+}
+
+// --spec FILE, or the name ("nvidia-a100-sxm-80gb") or device of a shipped sheet.
+Result<spec::SpecSheet> LoadSpecArgument(const std::string& spec) {
+  std::error_code ec;
+  if (std::filesystem::exists(spec, ec)) return spec::LoadSpecSheet(spec);
+  XPUPERF_ASSIGN_OR_RETURN(const std::vector<spec::SpecSheet> sheets,
+                           spec::LoadSpecSheets(spec::ShippedSpecSheetDir()));
+  for (const spec::SpecSheet& sheet : sheets) {
+    if (Lower(SheetName(sheet)) == Lower(spec)) return sheet;
+  }
+  if (const spec::SpecSheet* sheet = spec::FindSpecSheet(sheets, spec)) return *sheet;
+  return MakeError(ErrorCode::kNotFound,
+                   fmt::format("--spec {}: no such file and no shipped spec sheet of that name "
+                               "(shipped: {})",
+                               spec, ShippedSheetNames(sheets)));
+}
+
 // The sheet to compare with, and a note when there is none.
 Result<std::optional<spec::SpecSheet>> LoadSpec(const RooflineOptions& o,
                                                 const roofline::BenchResults& results,
@@ -75,56 +115,277 @@ Result<std::optional<spec::SpecSheet>> LoadSpec(const RooflineOptions& o,
     }
     return std::optional<spec::SpecSheet>(std::move(*sheet));
   }
-  XPUPERF_ASSIGN_OR_RETURN(spec::SpecSheet sheet, spec::LoadSpecSheet(o.spec));
+  XPUPERF_ASSIGN_OR_RETURN(spec::SpecSheet sheet, LoadSpecArgument(o.spec));
   return std::optional<spec::SpecSheet>(std::move(sheet));
 }
 
-Result<Report> Build(const RooflineOptions& o) {
-  if (o.results_dir.empty()) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     "give a result directory (xpuperf bench run --out DIR)");
+// A report and, with --trace, what the trace added and where its points' ceilings come from.
+struct Built {
+  Report report;
+  std::optional<TracePoints> trace;
+  std::string ceilings_line;  // "ceilings: spec sheet ... (from the trace's deviceProperties)"
+  std::string no_ceilings;    // why the trace's points could not be judged (diagnose goes on)
+};
+
+bool IsAuto(const std::string& spec) { return spec.empty() || spec == "auto"; }
+
+// Whether a result directory measured the trace's device: the same model name, or a model the
+// trace device's sheet lists as an alias.
+bool SameDevice(const std::string& results_model, const std::string& trace_device,
+                const std::optional<spec::SpecSheet>& trace_sheet) {
+  if (!results_model.empty() && Lower(results_model) == Lower(trace_device)) return true;
+  return trace_sheet && !results_model.empty() &&
+         spec::FindSpecSheet({*trace_sheet}, results_model) != nullptr;
+}
+
+// The sheet the trace's points (and any other points) are judged against; built.ceilings_line says
+// where the ceilings come from. A trace from a GPU that has a shipped sheet is never judged against
+// the ceilings of a result directory measured on another device: that is an error naming both.
+Result<std::optional<spec::SpecSheet>> TraceSheet(const RooflineOptions& o, const TracePoints& tp,
+                                                  const roofline::BenchResults& results,
+                                                  bool diagnose, Built& built, std::string& note) {
+  const bool have_results = !o.results_dir.empty();
+  std::optional<spec::SpecSheet> device_sheet;
+  std::string shipped;
+  if (!tp.device.empty()) {
+    Result<std::vector<spec::SpecSheet>> sheets = spec::LoadSpecSheets(spec::ShippedSpecSheetDir());
+    if (sheets.ok()) {
+      if (const spec::SpecSheet* found = spec::FindSpecSheet(*sheets, tp.device)) {
+        device_sheet = *found;
+      }
+      shipped = ShippedSheetNames(*sheets);
+    }
   }
-  XPUPERF_ASSIGN_OR_RETURN(roofline::BenchResults results,
-                           roofline::ReadBenchResults(o.results_dir));
+  const std::string results_model =
+      results.device_model.empty() ? "an unnamed device" : results.device_model;
+  std::string other_device;
+  if (have_results && !tp.device.empty() &&
+      !SameDevice(results.device_model, tp.device, device_sheet)) {
+    if (device_sheet && IsAuto(o.spec)) {
+      return MakeError(
+          ErrorCode::kInvalidArgument,
+          fmt::format("the trace {} ran on {} but {} measured {}: one device's ceilings cannot "
+                      "judge another's kernels; drop the result directory (the trace's points are "
+                      "then judged against the spec sheet {}) or give results measured on {}",
+                      tp.path, tp.device, o.results_dir, results_model, SheetName(*device_sheet),
+                      tp.device));
+    }
+    other_device = fmt::format(
+        "; note: {} measured {}, not the trace's {}{}: the trace's points are placed against "
+        "another device's ceilings, so their verdicts only indicate",
+        o.results_dir, results_model, tp.device,
+        device_sheet ? "" : " (no shipped spec sheet matches it)");
+  }
+
+  std::optional<spec::SpecSheet> sheet;
+  bool explicit_sheet = false;
+  if (o.spec == "none") {
+    note = "spec comparison turned off (--spec none)";
+  } else if (!IsAuto(o.spec)) {
+    XPUPERF_ASSIGN_OR_RETURN(spec::SpecSheet loaded, LoadSpecArgument(o.spec));
+    sheet = std::move(loaded);
+    explicit_sheet = true;
+  } else if (device_sheet) {
+    sheet = device_sheet;
+  } else if (have_results && !diagnose) {
+    XPUPERF_ASSIGN_OR_RETURN(sheet, LoadSpec(o, results, note));
+  } else if (!tp.device.empty()) {
+    note = fmt::format("no shipped spec sheet matches {}", tp.device);
+  }
+
+  std::string line;
+  if (have_results) {
+    line = fmt::format("ceilings: measured in {} ({})", o.results_dir, results_model);
+    if (sheet) {
+      line += fmt::format(", spec sheet {} where nothing was measured", SheetName(*sheet));
+    }
+    if (tp.device.empty() && !tp.points.empty()) {
+      line += fmt::format(
+          "; note: the trace does not name its GPU ({}): its points are placed "
+          "against these ceilings",
+          tp.device_note);
+    }
+    line += other_device;
+  } else if (sheet) {
+    line = fmt::format("ceilings: spec sheet {} ({})", SheetName(*sheet),
+                       explicit_sheet ? "--spec" : "from the trace's deviceProperties");
+    if (!tp.device.empty() && spec::FindSpecSheet({*sheet}, tp.device) == nullptr) {
+      line += fmt::format("; note: the sheet describes {}, the trace ran on {}", sheet->device,
+                          tp.device);
+    } else if (tp.device.empty() && !tp.points.empty()) {
+      line += fmt::format("; note: the trace does not name its GPU ({})", tp.device_note);
+    }
+  } else if (o.spec == "none") {
+    built.no_ceilings = "no ceilings: --spec none and no result directory";
+  } else if (!tp.device.empty()) {
+    built.no_ceilings = fmt::format(
+        "no ceilings for the trace's device {}: no shipped spec sheet matches it{}; give a result "
+        "directory measured on it or --spec FILE|NAME",
+        tp.device, shipped.empty() ? "" : " (sheets: " + shipped + ")");
+  } else {
+    built.no_ceilings = fmt::format(
+        "no ceilings for the trace's points: {}; give a result directory (xpuperf bench run "
+        "--out DIR) or --spec FILE|NAME",
+        tp.device_note);
+  }
+  built.ceilings_line = line.empty() ? built.no_ceilings : line;
+  return sheet;
+}
+
+Result<Built> Build(const RooflineOptions& o, bool diagnose) {
+  if (o.results_dir.empty() && o.trace.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "give a result directory (xpuperf bench run --out DIR) or --trace PATH");
+  }
+  Built built;
+  if (!o.trace.empty()) {
+    XPUPERF_ASSIGN_OR_RETURN(TracePoints points, LoadTracePoints(o.trace, o.top));
+    built.trace = std::move(points);
+  }
   XPUPERF_ASSIGN_OR_RETURN(std::optional<roofline::Workload> workload, LoadWorkloadOptions(o));
+  roofline::BenchResults results;
+  if (!o.results_dir.empty()) {
+    XPUPERF_ASSIGN_OR_RETURN(results, roofline::ReadBenchResults(o.results_dir));
+  }
   std::string note;
-  XPUPERF_ASSIGN_OR_RETURN(std::optional<spec::SpecSheet> sheet, LoadSpec(o, results, note));
-  XPUPERF_ASSIGN_OR_RETURN(
-      Report report,
-      roofline::BuildReport(std::move(results), std::move(sheet), std::move(workload)));
-  report.spec_note = note;
-  return report;
+  std::optional<spec::SpecSheet> sheet;
+  if (!built.trace) {
+    RooflineOptions effective = o;
+    if (diagnose && IsAuto(o.spec)) effective.spec = "none";  // measured ceilings only
+    XPUPERF_ASSIGN_OR_RETURN(sheet, LoadSpec(effective, results, note));
+  } else {
+    XPUPERF_ASSIGN_OR_RETURN(sheet, TraceSheet(o, *built.trace, results, diagnose, built, note));
+    const TracePoints& tp = *built.trace;
+    if (o.results_dir.empty()) {
+      // No run: the report names the trace and its device instead.
+      results.directory = "none";
+      results.run_id = "-";
+      results.backend = "trace";
+      results.device_model = tp.device.empty() ? "unknown device" : tp.device;
+    }
+    const bool no_ceilings = !built.no_ceilings.empty();
+    if (no_ceilings && !tp.points.empty() && (!diagnose || workload)) {
+      return MakeError(ErrorCode::kInvalidArgument, built.no_ceilings);
+    }
+    if (!no_ceilings && !tp.points.empty()) {
+      if (!workload) {
+        workload = roofline::Workload{};
+        workload->name = tp.path;
+      }
+      workload->points.insert(workload->points.end(), tp.points.begin(), tp.points.end());
+    }
+  }
+  XPUPERF_ASSIGN_OR_RETURN(built.report, roofline::BuildReport(std::move(results), std::move(sheet),
+                                                               std::move(workload)));
+  built.report.spec_note = note;
+  return built;
+}
+
+constexpr const char* kNoGemmNote =
+    "no GEMM op of the trace has both recorded input shapes (profile with record_shapes=True) and "
+    "GPU kernels joined to it by External id, so the trace gives no roofline point";
+
+// Where the trace came from, how many points it gave and where their ceilings come from.
+std::string TraceHeader(const Built& built) {
+  const TracePoints& tp = *built.trace;
+  std::string out =
+      fmt::format("Trace: {} ({} rank{}, device {})\n", tp.path, tp.ranks, tp.ranks == 1 ? "" : "s",
+                  tp.device.empty() ? "unknown: " + tp.device_note : tp.device);
+  if (tp.gemm_points == 0) {
+    out += std::string("GEMM points: none: ") + kNoGemmNote + "\n";
+  } else {
+    out += fmt::format("GEMM points: {} of {} (the top {} by kernel time; {} left out)\n",
+                       tp.points.size(), tp.gemm_points, tp.top, tp.left_out);
+  }
+  if (!built.no_ceilings.empty()) {
+    if (!tp.points.empty()) {
+      out += built.no_ceilings + "\nThe trace's GEMM points are not judged.\n";
+    }
+  } else if (!built.ceilings_line.empty()) {
+    out += built.ceilings_line + "\n";
+  }
+  return out;
+}
+
+nlohmann::json TraceJson(const Built& built) {
+  const TracePoints& tp = *built.trace;
+  nlohmann::json json = {
+      {"path", tp.path},
+      {"ranks", tp.ranks},
+      {"device", tp.device.empty() ? nlohmann::json() : nlohmann::json(tp.device)},
+      {"device_note", tp.device_note},
+      {"gemm_points", tp.gemm_points},
+      {"points_used", tp.points.size()},
+      {"left_out", tp.left_out},
+      {"top", tp.top},
+      // No line when no point needed ceilings and none were found.
+      {"ceilings",
+       tp.points.empty() && !built.no_ceilings.empty() ? std::string() : built.ceilings_line},
+      {"points_judged", built.no_ceilings.empty()}};
+  json["note"] = tp.gemm_points == 0 ? kNoGemmNote : "";
+  return json;
+}
+
+nlohmann::json FindingsJson(const std::vector<trace::Finding>& findings) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const trace::Finding& f : findings) {
+    out.push_back({{"rule", f.rule},
+                   {"severity", trace::SeverityName(f.severity)},
+                   {"rank", f.rank},
+                   {"title", f.title},
+                   {"value", f.value},
+                   {"threshold", f.threshold},
+                   {"evidence", f.evidence},
+                   {"advice", f.advice}});
+  }
+  return out;
+}
+
+std::string FindingsText(const std::vector<trace::Finding>& findings) {
+  std::string out = "Trace findings (the rules of xpuperf analyze, docs/TRACES.md)\n";
+  for (const trace::Finding& f : findings) {
+    out += fmt::format("  [{}] rank {}: {}\n      evidence: {}\n      advice:   {}\n",
+                       trace::SeverityName(f.severity), f.rank, f.title, f.evidence, f.advice);
+  }
+  if (findings.empty()) out += "  none of the rules fired\n";
+  return out;
 }
 
 }  // namespace
 
 int RunRoofline(const RooflineOptions& options, std::ostream& out, std::ostream& err) {
-  Result<Report> report = Build(options);
-  if (!report.ok()) return Fail(err, "roofline", report.error());
-  if (report->ceilings.all.empty()) {
+  Result<Built> built = Build(options, /*diagnose=*/false);
+  if (!built.ok()) return Fail(err, "roofline", built.error());
+  const Report& report = built->report;
+  if (report.ceilings.all.empty()) {
     return Fail(err, "roofline",
                 MakeError(ErrorCode::kInvalidArgument,
-                          options.results_dir +
-                              " holds no result the roofline uses (peak_fma, gemm, stream, "
-                              "cache_sweep, host_transfer, collectives)"));
+                          !built->no_ceilings.empty()
+                              ? built->no_ceilings
+                              : options.results_dir +
+                                    " holds no result the roofline uses (peak_fma, gemm, stream, "
+                                    "cache_sweep, host_transfer, collectives)"));
   }
   // Both files are rendered before either is written: a bad input leaves neither.
   if (!options.svg.empty()) {
-    if (Status s = roofline::WriteFileAtomically(options.svg, roofline::RenderSvg(*report));
+    if (Status s = roofline::WriteFileAtomically(options.svg, roofline::RenderSvg(report));
         !s.ok()) {
       return Fail(err, "roofline", s.error());
     }
   }
   if (!options.html.empty()) {
-    if (Status s = roofline::WriteFileAtomically(options.html, roofline::RenderHtml(*report));
+    if (Status s = roofline::WriteFileAtomically(options.html, roofline::RenderHtml(report));
         !s.ok()) {
       return Fail(err, "roofline", s.error());
     }
   }
   if (options.json) {
-    out << roofline::ReportJson(*report).dump(2) << "\n";
+    nlohmann::json json = roofline::ReportJson(report);
+    if (built->trace) json["trace"] = TraceJson(*built);
+    out << json.dump(2) << "\n";
   } else {
-    out << roofline::RenderText(*report);
+    if (built->trace) out << TraceHeader(*built) << "\n";
+    out << roofline::RenderText(report);
     if (!options.svg.empty()) out << "\nSVG written to " << options.svg << "\n";
     if (!options.html.empty()) out << "HTML report written to " << options.html << "\n";
   }
@@ -132,19 +393,25 @@ int RunRoofline(const RooflineOptions& options, std::ostream& out, std::ostream&
 }
 
 int RunDiagnose(const RooflineOptions& options, std::ostream& out, std::ostream& err) {
-  if (options.workload_file.empty() && !HasCommandLinePoint(options)) {
-    err << "xpuperf diagnose: give --workload FILE (or --flops/--bytes/--time)\n";
+  if (options.workload_file.empty() && !HasCommandLinePoint(options) && options.trace.empty()) {
+    err << "xpuperf diagnose: give --workload FILE, --trace PATH or --flops/--bytes/--time\n";
     return kExitUsage;
   }
-  RooflineOptions without_spec = options;
-  without_spec.spec = "none";
-  Result<Report> report = Build(without_spec);
-  if (!report.ok()) return Fail(err, "diagnose", report.error());
+  Result<Built> built = Build(options, /*diagnose=*/true);
+  if (!built.ok()) return Fail(err, "diagnose", built.error());
+  const Report& report = built->report;
   if (options.json) {
-    out << roofline::DiagnoseJson(*report).dump(2) << "\n";
-  } else {
-    out << roofline::RenderDiagnoseText(*report);
+    nlohmann::json json = roofline::DiagnoseJson(report);
+    if (built->trace) {
+      json["trace"] = TraceJson(*built);
+      json["trace_findings"] = FindingsJson(built->trace->findings);
+    }
+    out << json.dump(2) << "\n";
+    return kExitOk;
   }
+  if (built->trace) out << TraceHeader(*built) << "\n";
+  if (report.analysis) out << roofline::RenderDiagnoseText(report);
+  if (built->trace) out << (report.analysis ? "\n" : "") << FindingsText(built->trace->findings);
   return kExitOk;
 }
 

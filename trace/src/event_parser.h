@@ -22,6 +22,9 @@ bool IsGemmOpName(std::string_view name);
 // True for CPU ops whose input dtype is kept (matrix products and convolutions).
 bool NeedsInputType(std::string_view name);
 
+// Sorts by start time; at equal start the longer event first, then file order.
+void SortEventsByStart(std::vector<TraceEvent>& events);
+
 class EventParser {
  public:
   explicit EventParser(Trace& trace);
@@ -36,6 +39,9 @@ class EventParser {
   Status ParseEvent(simdjson::ondemand::object object);
   EventKind KindOfCategory(uint32_t category);
   int32_t InternId(std::string_view text);
+  // Intern() behind a small direct-mapped cache: event names repeat millions of times, and a
+  // cache hit costs one compare instead of hashing the whole (often 100-byte) kernel name.
+  uint32_t InternName(std::string_view text);
   Error ChunkError(simdjson::error_code code, size_t file_offset, std::string_view chunk,
                    const char* buffer_start);
 
@@ -44,6 +50,11 @@ class EventParser {
   std::vector<char> buffer_;                      // "[" + chunk + "]" + padding
   std::vector<int8_t> category_kind_;             // by category string id; -1 = not classified yet
   std::unordered_map<int32_t, int> device_pids_;  // JAX: pid of a /device: plane -> device index
+  struct CachedName {
+    uint64_t tag = 0;
+    uint32_t id = 0;
+  };
+  std::vector<CachedName> name_cache_;
   uint32_t memory_name_ = 0;
   uint32_t process_name_ = 0;
   bool saw_2021_categories_ = false;

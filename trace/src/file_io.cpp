@@ -1,4 +1,8 @@
 // Whole-file reads, with gzip (possibly multi-member) decompressed by zlib.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -88,6 +92,61 @@ Result<std::string> ReadMaybeGzipFile(const std::string& path) {
     return Inflate(data, path);
   }
   return data;
+}
+
+TraceText::TraceText(TraceText&& other) noexcept
+    : mapped_(other.mapped_), mapped_size_(other.mapped_size_), owned_(std::move(other.owned_)) {
+  other.mapped_ = nullptr;
+  other.mapped_size_ = 0;
+}
+
+TraceText& TraceText::operator=(TraceText&& other) noexcept {
+  if (this != &other) {
+    Reset();
+    mapped_ = other.mapped_;
+    mapped_size_ = other.mapped_size_;
+    owned_ = std::move(other.owned_);
+    other.mapped_ = nullptr;
+    other.mapped_size_ = 0;
+  }
+  return *this;
+}
+
+TraceText::~TraceText() { Reset(); }
+
+void TraceText::Reset() {
+  if (mapped_) munmap(const_cast<char*>(mapped_), mapped_size_);
+  mapped_ = nullptr;
+  mapped_size_ = 0;
+  std::string().swap(owned_);
+}
+
+Result<TraceText> TraceText::Load(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return MakeError(ErrorCode::kNotFound, path + ": cannot open: " + std::strerror(errno));
+  }
+  struct stat info {};
+  bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0;
+  TraceText text;
+  if (regular) {
+    unsigned char magic[2] = {0, 0};
+    bool gzip = pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+    if (!gzip) {
+      size_t size = static_cast<size_t>(info.st_size);
+      void* at = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (at != MAP_FAILED) {
+        madvise(at, size, MADV_SEQUENTIAL);
+        ::close(fd);
+        text.mapped_ = static_cast<const char*>(at);
+        text.mapped_size_ = size;
+        return text;
+      }
+    }
+  }
+  ::close(fd);
+  XPUPERF_ASSIGN_OR_RETURN(text.owned_, ReadMaybeGzipFile(path));
+  return text;
 }
 
 }  // namespace xpuperf::trace

@@ -175,7 +175,9 @@ json Gemm(const std::vector<GemmPoint>& points) {
                    {"dtype", p.dtype},
                    {"flops", p.flops},
                    {"bytes", p.bytes},
-                   {"time_ns", p.time_ns}});
+                   {"calls", p.calls},
+                   {"time_ns", p.time_ns},
+                   {"flops_per_second", p.FlopsPerSecond()}});
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // Analyses across ranks (stragglers) and GEMM kernels as roofline points.
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "analysis_util.h"
@@ -120,19 +121,35 @@ std::vector<GemmPoint> ComputeGemmPoints(const Trace& trace) {
       ops.emplace(e.external_id, i);
     }
   }
-  std::map<uint32_t, GemmPoint> points;  // by op event index
+  // Kernel time per op call, in the order the calls' first kernels appear.
+  std::unordered_map<uint32_t, size_t> call_of_op;  // op event index -> calls index
+  struct Call {
+    uint32_t op = 0;
+    uint32_t kernel = 0;  // name id of the call's first kernel
+    int64_t time_ns = 0;
+  };
+  std::vector<Call> calls;
   for (const TraceEvent& k : trace.events) {
     if (k.kind != EventKind::kKernel || k.external_id < 0) continue;
     auto found = ops.find(k.external_id);
     if (found == ops.end()) continue;
-    auto [it, inserted] = points.try_emplace(found->second);
+    auto [it, inserted] = call_of_op.try_emplace(found->second, calls.size());
+    if (inserted) calls.push_back({found->second, k.name, 0});
+    calls[it->second].time_ns += k.dur_ns;
+  }
+  // Calls with the same op, dtype and shape are one point.
+  std::map<std::tuple<uint32_t, uint32_t, int64_t, int64_t, int64_t, int64_t>, GemmPoint> points;
+  for (const Call& call : calls) {
+    const TraceEvent& op = trace.events[call.op];
+    GemmPoint shape;
+    if (!GemmShape(trace.Name(op), trace.InputDims(op), &shape)) continue;
+    auto [it, inserted] = points.try_emplace(
+        std::make_tuple(op.name, op.input_type, shape.m, shape.n, shape.k, shape.batch), shape);
     GemmPoint& p = it->second;
     if (inserted) {
-      const TraceEvent& op = trace.events[found->second];
       p.op = std::string(trace.Name(op));
-      p.kernel = std::string(trace.Name(k));
+      p.kernel = std::string(trace.strings.Get(call.kernel));
       p.dtype = std::string(trace.strings.Get(op.input_type));
-      if (!GemmShape(p.op, trace.InputDims(op), &p)) p.m = 0;
       int size = ElementSize(p.dtype);
       p.flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) *
                 static_cast<double>(p.k) * static_cast<double>(p.batch);
@@ -140,12 +157,15 @@ std::vector<GemmPoint> ComputeGemmPoints(const Trace& trace) {
                  static_cast<double>(p.m) * p.n) *
                 static_cast<double>(p.batch) * size;
     }
-    p.time_ns += k.dur_ns;
+    ++p.calls;
+    p.time_ns += call.time_ns;
   }
   std::vector<GemmPoint> result;
-  for (auto& [index, p] : points) {
-    if (p.m > 0 && p.time_ns > 0) result.push_back(std::move(p));
+  for (auto& [key, p] : points) {
+    if (p.time_ns > 0) result.push_back(std::move(p));
   }
+  std::stable_sort(result.begin(), result.end(),
+                   [](const GemmPoint& a, const GemmPoint& b) { return a.time_ns > b.time_ns; });
   return result;
 }
 

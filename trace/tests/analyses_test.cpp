@@ -112,15 +112,31 @@ TEST(AnalysesTest, GemmPointsFromInputDims) {
   Trace t = ParseOrDie(KinetoJson(R"(
     {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 0, "dur": 30,
      "args": {"External id": 5, "Input Dims": [[64], [128, 256], [256, 64], [], []], "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar"]}},
-    {"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16", "pid": 0, "tid": 7, "ts": 40, "dur": 8, "args": {"stream": 7, "External id": 5}})"));
+    {"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16", "pid": 0, "tid": 7, "ts": 40, "dur": 8, "args": {"stream": 7, "External id": 5}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 100, "dur": 30,
+     "args": {"External id": 6, "Input Dims": [[64], [128, 256], [256, 64], [], []], "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar"]}},
+    {"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16", "pid": 0, "tid": 7, "ts": 140, "dur": 3, "args": {"stream": 7, "External id": 6}},
+    {"ph": "X", "cat": "kernel", "name": "splitk_reduce", "pid": 0, "tid": 7, "ts": 144, "dur": 1, "args": {"stream": 7, "External id": 6}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 200, "dur": 30,
+     "args": {"External id": 7, "Input Dims": [[32, 16], [16, 8]], "Input type": ["float", "float"]}},
+    {"ph": "X", "cat": "kernel", "name": "sgemm", "pid": 0, "tid": 7, "ts": 240, "dur": 2, "args": {"stream": 7, "External id": 7}})"));
   auto points = ComputeGemmPoints(t);
-  ASSERT_EQ(points.size(), 1u);
+  // Two calls of one addmm shape make one point (12 us of kernels, the largest first); the mm is
+  // another.
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].calls, 2);
+  EXPECT_EQ(points[0].kernel, "sm90_xmma_gemm_bf16");
+  EXPECT_EQ(points[1].op, "aten::mm");
+  EXPECT_EQ(points[1].calls, 1);
+  EXPECT_EQ(points[1].time_ns, 2000);
+  EXPECT_DOUBLE_EQ(points[1].bytes, (32.0 * 16 + 16 * 8 + 32 * 8) * 4);
   EXPECT_EQ(points[0].m, 128);
   EXPECT_EQ(points[0].k, 256);
   EXPECT_EQ(points[0].n, 64);
   EXPECT_DOUBLE_EQ(points[0].flops, 2.0 * 128 * 64 * 256);
   EXPECT_DOUBLE_EQ(points[0].bytes, (128.0 * 256 + 256 * 64 + 128 * 64) * 2);  // bf16: 2 bytes
-  EXPECT_EQ(points[0].time_ns, 8000);
+  EXPECT_EQ(points[0].time_ns, 8000 + 3000 + 1000);
+  EXPECT_DOUBLE_EQ(points[0].FlopsPerSecond(), 2 * 2.0 * 128 * 64 * 256 / 12e-6);
   EXPECT_EQ(points[0].dtype, "c10::BFloat16");
 }
 

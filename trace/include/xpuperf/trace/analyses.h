@@ -229,17 +229,25 @@ struct Stragglers {
 Stragglers ComputeStragglers(const TraceRun& run);
 
 // --- GEMM roofline points ---------------------------------------------------------------------
-// A GEMM CPU op (aten::mm/addmm/bmm/baddbmm/matmul/linear) with recorded Input Dims, joined to the
-// kernels it launched by "External id": flops = 2*M*N*K*batch; bytes = (M*K + K*N + M*N)*batch *
-// element size (from Input type; 4 when unknown); time = sum of its kernels' durations.
+// GEMM CPU ops (aten::mm/addmm/bmm/baddbmm/matmul/linear) with recorded Input Dims, joined to the
+// kernels they launched by "External id", one point per (op, dtype, M, N, K, batch): per call
+// flops = 2*M*N*K*batch and bytes = (M*K + K*N + M*N)*batch * element size (from Input type; 4
+// when unknown); time = the kernels' durations summed over all `calls`. Achieved FLOP/s =
+// flops * calls / time. Sorted by time, largest first.
 struct GemmPoint {
   std::string op;
-  std::string kernel;  // first kernel's name
+  std::string kernel;  // the first call's first kernel
   int64_t m = 0, n = 0, k = 0, batch = 1;
-  double flops = 0;
-  double bytes = 0;
-  int64_t time_ns = 0;
+  double flops = 0;  // per call
+  double bytes = 0;  // per call
+  int64_t calls = 0;
+  int64_t time_ns = 0;  // all calls
   std::string dtype;
+
+  double FlopsPerSecond() const {
+    return time_ns > 0 ? flops * static_cast<double>(calls) / (static_cast<double>(time_ns) * 1e-9)
+                       : 0;
+  }
 };
 std::vector<GemmPoint> ComputeGemmPoints(const Trace& trace);
 

@@ -7,9 +7,11 @@
 // to integer nanoseconds exactly (no double rounding), so absolute epoch timestamps keep ns
 // precision.
 //
-// Speed and memory: the file is held once in memory; the `traceEvents` array is cut into chunks of
-// whole events that simdjson's on-demand parser walks without building a DOM. Each event becomes a
-// 80-byte TraceEvent with interned strings.
+// Speed and memory: an uncompressed file is mapped read-only (no copy; the page cache serves it); a
+// gzip file is inflated into memory once. The `traceEvents` array is cut into chunks of whole
+// events that simdjson's on-demand parser walks without building a DOM, and the pages of text
+// already parsed are handed back as parsing goes. Each event becomes an 80-byte TraceEvent with
+// interned strings.
 #pragma once
 
 #include <cstddef>
@@ -31,9 +33,10 @@ struct ReadOptions {
 // `chunk_bytes`: how much event text simdjson parses at once (its index costs 4 bytes per input
 // byte of a chunk, so this bounds the parser's memory).
 // `release_consumed`: the caller will not read `json` again, so the pages of event text already
-// parsed are returned to the system as parsing goes (madvise(MADV_DONTNEED); they read as zeros
+// parsed are returned to the system as parsing goes (madvise(MADV_DONTNEED): heap pages read as
+// zeros afterwards, pages of a mapped file are read from the file again if touched
 // afterwards). This keeps peak memory near the file size plus the events, not their sum.
-inline constexpr size_t kDefaultChunkBytes = 4 << 20;
+inline constexpr size_t kDefaultChunkBytes = 1024 << 10;
 Result<Trace> ParseTrace(std::string_view json, std::string source,
                          size_t chunk_bytes = kDefaultChunkBytes, bool release_consumed = false);
 
@@ -50,5 +53,33 @@ std::optional<int> RankFromFileName(const std::string& path);
 
 // Reads a whole file, decompressing gzip; used by the readers of other PyTorch exports too.
 Result<std::string> ReadMaybeGzipFile(const std::string& path);
+
+// The JSON text of a trace file: the file mapped read-only when it is not compressed (a regular,
+// non-empty file), else its contents (gzip inflated) in memory. Move-only; the view stays valid
+// while the object lives. Give view() to ParseTrace(..., release_consumed = true) to drop the
+// pages already parsed as parsing goes.
+class TraceText {
+ public:
+  static Result<TraceText> Load(const std::string& path);
+
+  TraceText() = default;
+  TraceText(TraceText&& other) noexcept;
+  TraceText& operator=(TraceText&& other) noexcept;
+  TraceText(const TraceText&) = delete;
+  TraceText& operator=(const TraceText&) = delete;
+  ~TraceText();
+
+  std::string_view view() const {
+    return mapped_ ? std::string_view(mapped_, mapped_size_) : std::string_view(owned_);
+  }
+  bool mapped() const { return mapped_ != nullptr; }
+  // Unmaps the file or frees the text now (view() is empty afterwards).
+  void Reset();
+
+ private:
+  const char* mapped_ = nullptr;
+  size_t mapped_size_ = 0;
+  std::string owned_;
+};
 
 }  // namespace xpuperf::trace

@@ -1,0 +1,178 @@
+#include "roofline_trace_points.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "xpuperf/trace/reader.h"
+#include "xpuperf/trace/report.h"
+
+namespace xpuperf::cli {
+namespace {
+
+bool Contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+std::string Dims(const trace::GemmPoint& g) {
+  std::string dims = fmt::format("{}x{}x{}", g.m, g.n, g.k);
+  return g.batch > 1 ? fmt::format("b{} {}", g.batch, dims) : dims;
+}
+
+// rocBLAS/Tensile (Cijk_...) and MFMA kernels: AMD matrix cores run float as fp32 (MI200 has no
+// TF32), so their float GEMMs stay fp32.
+bool IsAmdMatrixKernel(std::string_view kernel) {
+  std::string lower(kernel);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return Contains(lower, "cijk_") || Contains(lower, "mfma") || Contains(lower, "mi16x16") ||
+         Contains(lower, "mi32x32");
+}
+
+}  // namespace
+
+std::string RooflineDtype(std::string_view type, std::string_view kernel, std::string* note) {
+  if (Contains(type, "BFloat16") || type == "bfloat16") return "bf16";
+  if (Contains(type, "Half") || type == "half") return "fp16";
+  if (Contains(type, "Float8")) return "fp8";
+  if (type == "double" || Contains(type, "Double")) return "fp64";
+  if (type == "signed char" || Contains(type, "int8") || Contains(type, "Int8")) return "int8";
+  if (type == "float") {
+    if (trace::IsTensorCoreKernel(kernel) && !IsAmdMatrixKernel(kernel)) {
+      if (note != nullptr) {
+        *note = fmt::format("float inputs on the tensor-core kernel {}: counted as tf32", kernel);
+      }
+      return "tf32";
+    }
+    return "fp32";
+  }
+  if (note != nullptr) {
+    *note = type.empty() ? "no Input type recorded: counted as fp32 (4 bytes per element)"
+                         : fmt::format(
+                               "Input type '{}' is not a GEMM precision the roofline "
+                               "knows: counted as fp32 (4 bytes per element)",
+                               type);
+  }
+  return "fp32";
+}
+
+roofline::WorkloadPoint GemmWorkloadPoint(const trace::GemmPoint& g) {
+  std::string note;
+  const std::string dtype = RooflineDtype(g.dtype, g.kernel, &note);
+  const double calls = static_cast<double>(g.calls);
+  roofline::WorkloadPoint p;
+  p.name =
+      fmt::format("{} {} {} (×{} call{})", g.op, Dims(g), dtype, g.calls, g.calls == 1 ? "" : "s");
+  p.op = "gemm";
+  p.dtype = dtype;
+  p.flops = g.flops * calls;
+  p.bytes = g.bytes * calls;
+  p.time_seconds = static_cast<double>(g.time_ns) * 1e-9;
+  p.formula = fmt::format(
+      "trace: {} calls x (FLOP = 2 x batch x M x N x K = 2 x {} x {} x {} x {}; bytes = batch x "
+      "(MK + KN + MN) x element size, Input type '{}'); time = the calls' kernels summed "
+      "(first kernel {})",
+      g.calls, g.batch, g.m, g.n, g.k, g.dtype, g.kernel);
+  if (!note.empty()) p.formula += "; " + note;
+  return p;
+}
+
+std::string TraceDeviceName(const trace::Trace& trace, std::string* why) {
+  std::set<std::string> names;
+  for (const trace::DeviceProperties& d : trace.devices) {
+    if (!d.name.empty()) names.insert(d.name);
+  }
+  if (names.empty()) {
+    if (why != nullptr) *why = "the trace has no deviceProperties naming a GPU";
+    return "";
+  }
+  if (names.size() == 1) return *names.begin();
+  // Devices of different models: the one most kernels ran on.
+  std::map<int32_t, int64_t> kernels;
+  for (const trace::TraceEvent& e : trace.events) {
+    if (e.kind == trace::EventKind::kKernel && e.device >= 0) ++kernels[e.device];
+  }
+  const auto busiest =
+      std::max_element(kernels.begin(), kernels.end(),
+                       [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (busiest != kernels.end()) {
+    for (const trace::DeviceProperties& d : trace.devices) {
+      if (d.id == busiest->first && !d.name.empty()) return d.name;
+    }
+  }
+  if (why != nullptr) {
+    *why =
+        fmt::format("deviceProperties lists {} different GPU models and no kernel names its device",
+                    names.size());
+  }
+  return "";
+}
+
+Result<TracePoints> LoadTracePoints(const std::string& path, int top) {
+  XPUPERF_ASSIGN_OR_RETURN(trace::TraceRun run, trace::ReadTraceRun(path));
+  TracePoints out;
+  out.path = path;
+  out.ranks = static_cast<int>(run.ranks.size());
+  out.top = top;
+  // The device: every rank must name the same one.
+  std::map<std::string, int> devices;  // name -> first rank
+  std::string why;
+  for (const trace::Trace& rank : run.ranks) {
+    std::string rank_why;
+    const std::string name = TraceDeviceName(rank, &rank_why);
+    if (!name.empty()) {
+      devices.try_emplace(name, rank.rank);
+    } else if (why.empty()) {
+      why = rank_why;
+    }
+  }
+  if (devices.size() > 1) {
+    std::string list;
+    for (const auto& [name, rank] : devices) {
+      list += fmt::format("{}rank {}: {}", list.empty() ? "" : ", ", rank, name);
+    }
+    return MakeError(
+        ErrorCode::kInvalidArgument,
+        fmt::format("{}: the ranks ran on different GPU models ({}); a roofline is one "
+                    "device: pass one rank's file",
+                    path, list));
+  }
+  if (devices.size() == 1) {
+    out.device = devices.begin()->first;
+  } else {
+    out.device_note = why;
+  }
+
+  const trace::RunReport report = trace::AnalyzeRun(run);
+  // The same GEMM on several ranks is one point: calls and kernel time add up.
+  std::map<std::tuple<std::string, std::string, int64_t, int64_t, int64_t, int64_t>,
+           trace::GemmPoint>
+      merged;
+  for (const trace::RankReport& rank : report.ranks) {
+    for (const trace::GemmPoint& g : rank.gemm) {
+      auto [it, inserted] =
+          merged.try_emplace(std::make_tuple(g.op, g.dtype, g.m, g.n, g.k, g.batch), g);
+      if (!inserted) {
+        it->second.calls += g.calls;
+        it->second.time_ns += g.time_ns;
+      }
+    }
+    out.findings.insert(out.findings.end(), rank.findings.begin(), rank.findings.end());
+  }
+  std::vector<trace::GemmPoint> gemm;
+  for (auto& [key, g] : merged) gemm.push_back(std::move(g));
+  std::stable_sort(
+      gemm.begin(), gemm.end(),
+      [](const trace::GemmPoint& a, const trace::GemmPoint& b) { return a.time_ns > b.time_ns; });
+  out.gemm_points = gemm.size();
+  const size_t keep = std::min(gemm.size(), static_cast<size_t>(std::max(top, 0)));
+  for (size_t i = 0; i < keep; ++i) out.points.push_back(GemmWorkloadPoint(gemm[i]));
+  out.left_out = gemm.size() - keep;
+  return out;
+}
+
+}  // namespace xpuperf::cli
