@@ -1,12 +1,25 @@
 // libFuzzer target for the trace reader: any bytes must give a Trace or an error, never a crash; a
 // trace that parses is also run through every analysis. Small chunks exercise the chunk cutter.
+// On valid JSON (simdjson's DOM parser validates all of it) the guessed chunk ends must give what
+// the exact scan gives: the same events, or the same error. Malformed JSON may be read leniently
+// by either (simdjson's on-demand parser skips unread values by counting brackets).
+#include <simdjson.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string_view>
 
 #include "xpuperf/trace/memory_timeline.h"
 #include "xpuperf/trace/reader.h"
 #include "xpuperf/trace/report.h"
+
+static void RunAnalyses(xpuperf::trace::Trace trace) {
+  xpuperf::trace::TraceRun run;
+  run.ranks.push_back(std::move(trace));
+  auto report = xpuperf::trace::AnalyzeRun(run, 5);
+  (void)xpuperf::trace::ToJson(report).dump();
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -14,11 +27,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)xpuperf::trace::ParseMemoryTimeline(text, "fuzz");
     return 0;
   }
-  auto trace = xpuperf::trace::ParseTrace(text, "fuzz", 64);
-  if (!trace.ok()) return 0;
-  xpuperf::trace::TraceRun run;
-  run.ranks.push_back(std::move(trace).value());
-  auto report = xpuperf::trace::AnalyzeRun(run, 5);
-  (void)xpuperf::trace::ToJson(report).dump();
+  xpuperf::trace::ParseOptions options;
+  options.chunk_bytes = 64;
+  auto trace = xpuperf::trace::ParseTrace(text, "fuzz", options);
+  options.guess_chunk_ends = false;
+  auto exact = xpuperf::trace::ParseTrace(text, "fuzz", options);
+  simdjson::dom::parser validator;
+  simdjson::dom::element root;
+  bool valid_json = !validator.parse(simdjson::padded_string(text)).get(root);
+  if (!valid_json) {
+    if (trace.ok()) RunAnalyses(std::move(trace).value());
+    if (exact.ok()) RunAnalyses(std::move(exact).value());
+    return 0;
+  }
+  if (trace.ok() != exact.ok()) std::abort();
+  if (!trace.ok()) {
+    if (trace.error().message != exact.error().message) std::abort();
+    return 0;
+  }
+  if (trace->events.size() != exact->events.size() || trace->memory.size() != exact->memory.size())
+    std::abort();
+  for (size_t i = 0; i < trace->events.size(); ++i) {
+    const auto& a = trace->events[i];
+    const auto& b = exact->events[i];
+    if (a.ts_ns != b.ts_ns || a.dur_ns != b.dur_ns || trace->Name(a) != exact->Name(b))
+      std::abort();
+  }
+  RunAnalyses(std::move(trace).value());
   return 0;
 }

@@ -10,6 +10,13 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
+// Key comparison, inlined: the size first, then a memcmp of a known length that the compiler turns
+// into a few loads (std::operator== stays an out-of-line call in this hot loop).
+template <size_t N>
+[[gnu::always_inline]] inline bool Is(std::string_view key, const char (&literal)[N]) {
+  return key.size() == N - 1 && std::memcmp(key.data(), literal, N - 1) == 0;
+}
+
 std::string_view KeyOf(od::field& field) {
   const char* raw = field.key().raw();
   // Keys are followed by their closing quote (the text was validated by simdjson's first stage);
@@ -303,7 +310,25 @@ Status EventParser::ParseChunk(std::string_view chunk, size_t file_offset) {
     }
     return ChunkError(code, file_offset, chunk, where);
   }
+  // The array must end where the chunk ends: text after an early ']' is an error, not ignored.
+  const char* where = nullptr;
+  if (doc.current_location().get(where) != simdjson::OUT_OF_BOUNDS) {
+    return ChunkError(simdjson::TAPE_ERROR, file_offset, chunk, where);
+  }
   return Status::Ok();
+}
+
+EventParser::Checkpoint EventParser::Mark() const {
+  return {trace_.events.size(), trace_.memory.size(), trace_.dims.size(), trace_.flow_events,
+          trace_.skipped_events};
+}
+
+void EventParser::Rollback(const Checkpoint& mark) {
+  trace_.events.resize(mark.events);
+  trace_.memory.resize(mark.memory);
+  trace_.dims.resize(mark.dims);
+  trace_.flow_events = mark.flow_events;
+  trace_.skipped_events = mark.skipped_events;
 }
 
 Status EventParser::ParseEvent(od::object object) {
@@ -322,24 +347,31 @@ Status EventParser::ParseEvent(od::object object) {
     od::value value = field.value();
     switch (key.size()) {
       case 2:
-        if (key == "ph") {
+        if (Is(key, "ph")) {
           std::string_view ph = ScalarText(value);
           phase = ph.empty() ? 0 : ph[0];
-        } else if (key == "ts") {
+          if (phase == 's' || phase == 'f' || phase == 't') {
+            // Flow ends (a quarter of a Kineto trace) are only counted: the rest of the object
+            // is skipped unread.
+            ++trace_.flow_events;
+            trace_.dims.resize(dims_start);
+            return Status::Ok();
+          }
+        } else if (Is(key, "ts")) {
           has_ts = MicrosTextToNanos(ScalarText(value), &event.ts_ns);
         }
         break;
       case 3:
-        if (key == "cat") {
+        if (Is(key, "cat")) {
           std::string_view cat;
           if (!StringOf(value, &cat)) break;
           event.category = InternName(cat);
           has_category = true;
-        } else if (key == "dur") {
+        } else if (Is(key, "dur")) {
           if (!MicrosTextToNanos(ScalarText(value), &event.dur_ns) || event.dur_ns < 0) {
             event.dur_ns = 0;
           }
-        } else if (key == "pid" || key == "tid") {
+        } else if (Is(key, "pid") || Is(key, "tid")) {
           int32_t id = 0;
           int64_t number = 0;
           std::string_view token = value.raw_json_token();
@@ -351,15 +383,15 @@ Status EventParser::ParseEvent(od::object object) {
           } else if (IntegerOf(value, &number)) {
             id = static_cast<int32_t>(number);
           }
-          (key == "pid" ? event.pid : event.tid) = id;
+          (Is(key, "pid") ? event.pid : event.tid) = id;
         }
         break;
       case 4:
-        if (key == "name") {
+        if (Is(key, "name")) {
           std::string_view name;
           if (!StringOf(value, &name)) break;
           event.name = InternName(name);
-        } else if (key == "args") {
+        } else if (Is(key, "args")) {
           od::object args;
           if (value.get_object().get(args)) break;
           for (auto arg_result : args) {
@@ -368,27 +400,27 @@ Status EventParser::ParseEvent(od::object object) {
             std::string_view akey = KeyOf(arg);
             od::value avalue = arg.value();
             int64_t number = 0;
-            if (akey == "correlation") {
+            if (Is(akey, "correlation")) {
               if (IntegerOf(avalue, &number)) event.correlation = number;
-            } else if (akey == "External id" || akey == "external id") {
+            } else if (Is(akey, "External id") || Is(akey, "external id")) {
               if (IntegerOf(avalue, &number)) event.external_id = number;
-            } else if (akey == "stream") {
+            } else if (Is(akey, "stream")) {
               if (IntegerOf(avalue, &number)) event.stream = static_cast<int32_t>(number);
-            } else if (akey == "device") {
+            } else if (Is(akey, "device")) {
               if (IntegerOf(avalue, &number)) event.device = static_cast<int32_t>(number);
-            } else if (akey == "bytes") {
+            } else if (Is(akey, "bytes")) {
               if (IntegerOf(avalue, &number)) event.bytes = number;
-            } else if (akey == "Bytes") {
+            } else if (Is(akey, "Bytes")) {
               if (IntegerOf(avalue, &number)) memory.bytes = number;
-            } else if (akey == "Total Allocated") {
+            } else if (Is(akey, "Total Allocated")) {
               if (IntegerOf(avalue, &number)) memory.total_allocated = number;
-            } else if (akey == "Total Reserved") {
+            } else if (Is(akey, "Total Reserved")) {
               if (IntegerOf(avalue, &number)) memory.total_reserved = number;
-            } else if (akey == "Device Type") {
+            } else if (Is(akey, "Device Type")) {
               if (IntegerOf(avalue, &number)) memory.device_type = static_cast<int32_t>(number);
-            } else if (akey == "Device Id") {
+            } else if (Is(akey, "Device Id")) {
               if (IntegerOf(avalue, &number)) memory.device_id = static_cast<int32_t>(number);
-            } else if (akey == "Input Dims") {
+            } else if (Is(akey, "Input Dims")) {
               // Kept only for matrix products (the roofline points); the name may come later.
               if (event.name != 0 && !IsGemmOpName(trace_.strings.Get(event.name))) continue;
               if (ReadDims(avalue, trace_.dims)) {
@@ -396,7 +428,7 @@ Status EventParser::ParseEvent(od::object object) {
               } else {
                 trace_.dims.resize(dims_start);
               }
-            } else if (akey == "Input type") {
+            } else if (Is(akey, "Input type")) {
               // Only matrix products and convolutions need it (tensor-core eligibility, GEMM
               // bytes).
               if (event.name != 0 && !NeedsInputType(trace_.strings.Get(event.name))) continue;
@@ -407,10 +439,10 @@ Status EventParser::ParseEvent(od::object object) {
                 if (!t.get_string().get(text)) event.input_type = trace_.strings.Intern(text);
                 break;
               }
-            } else if (akey == "Module Hierarchy") {
+            } else if (Is(akey, "Module Hierarchy")) {
               std::string_view text;
               if (StringOf(avalue, &text)) event.module = InternName(text);
-            } else if (akey == "name") {
+            } else if (Is(akey, "name")) {
               std::string_view text;
               if (!avalue.get_string().get(text)) metadata_name = trace_.strings.Intern(text);
             }

@@ -32,7 +32,15 @@ class EventParser {
   // Parses the events of `chunk`, the text between two commas of the traceEvents array (whole
   // events only); `file_offset` is where the chunk starts in the file, for error messages.
   Status ParseChunk(std::string_view chunk, size_t file_offset);
-  // Declares process `pid` a device (JAX/XLA "/device:GPU:0" planes) from a process_name record.
+  // What the events parsed so far added to the trace, to undo a chunk that turned out not to be
+  // one (strings interned meanwhile stay; nothing refers to them). Process names are idempotent.
+  struct Checkpoint {
+    size_t events, memory, dims;
+    int64_t flow_events, skipped_events;
+  };
+  Checkpoint Mark() const;
+  void Rollback(const Checkpoint& mark);
+  // After the last chunk: sorts the events by start and settles the format.
   void Finish();
 
  private:

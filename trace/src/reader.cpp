@@ -23,8 +23,12 @@ bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 class TopLevelScanner {
  public:
-  TopLevelScanner(std::string_view json, Trace& trace, size_t chunk_bytes, bool release)
-      : json_(json), trace_(trace), chunk_bytes_(chunk_bytes), release_(release) {}
+  TopLevelScanner(std::string_view json, Trace& trace, const ParseOptions& options)
+      : json_(json),
+        trace_(trace),
+        chunk_bytes_(std::max<size_t>(options.chunk_bytes, 1)),
+        release_(options.release_consumed),
+        speculate_(options.guess_chunk_ends) {}
 
   Status Run();
 
@@ -46,6 +50,14 @@ class TopLevelScanner {
   // Position after the value starting at `pos`; errors name the offset.
   Result<size_t> SkipValue(size_t pos) const;
   Result<size_t> ParseEvents(size_t pos, internal::EventParser& parser);
+  // Guesses where the chunk from `start` could end: the ',' of the first "}, {" at least
+  // chunk_bytes_ on. npos when there is none nearby.
+  size_t GuessChunkEnd(size_t start) const;
+  // Scans from `start` (outside any string, between two events) to the end of one chunk, parses
+  // it and returns where the next starts; or, at the array's ']', parses the rest and returns
+  // npos with *end set past the ']'.
+  Result<size_t> ScanOneChunk(size_t start, size_t array_open, internal::EventParser& parser,
+                              size_t* end);
   Status ParseHeaderValue(std::string_view key, std::string_view text, size_t offset);
 
   // Returns the whole pages of [released_, end) to the system (release_ mode only).
@@ -55,6 +67,8 @@ class TopLevelScanner {
   Trace& trace_;
   size_t chunk_bytes_;
   bool release_;
+  bool speculate_;
+  int failed_guesses_ = 0;
   size_t released_ = 0;
 };
 
@@ -119,15 +133,61 @@ Result<size_t> TopLevelScanner::SkipValue(size_t pos) const {
   return At(json_.size(), "unterminated object or array opened at byte " + std::to_string(pos));
 }
 
+size_t TopLevelScanner::GuessChunkEnd(size_t start) const {
+  const char* data = json_.data();
+  size_t size = json_.size();
+  size_t limit = std::min(size, start + 2 * chunk_bytes_);
+  for (size_t i = start + chunk_bytes_; i < limit;) {
+    const void* hit = std::memchr(data + i, '}', limit - i);
+    if (!hit) return std::string_view::npos;
+    size_t brace = static_cast<size_t>(static_cast<const char*>(hit) - data);
+    size_t comma = SkipSpace(brace + 1);
+    if (comma < size && data[comma] == ',') {
+      size_t next = SkipSpace(comma + 1);
+      if (next < size && data[next] == '{') return comma;
+    }
+    i = brace + 1;
+  }
+  return std::string_view::npos;
+}
+
 Result<size_t> TopLevelScanner::ParseEvents(size_t pos, internal::EventParser& parser) {
+  // Fast path: guess where a chunk ends ("}, {" past chunk_bytes_) and let simdjson parse it. A
+  // wrong guess (inside a string, inside a nested object, past the array) cannot parse as a
+  // whole array of events: simdjson reports an unclosed string or a broken structure, or the
+  // array ends early. Then the events of that attempt are undone and the chunk is found exactly.
+  size_t chunk_start = pos + 1;
+  for (;;) {
+    if (speculate_) {
+      size_t guess = GuessChunkEnd(chunk_start);
+      if (guess != std::string_view::npos) {
+        internal::EventParser::Checkpoint mark = parser.Mark();
+        if (parser.ParseChunk(json_.substr(chunk_start, guess - chunk_start), chunk_start).ok()) {
+          ReleaseUpTo(guess);
+          chunk_start = guess + 1;
+          continue;
+        }
+        parser.Rollback(mark);
+        // Guesses keep failing where "}, {" also occurs inside events: stop guessing.
+        if (++failed_guesses_ >= 8) speculate_ = false;
+      }
+    }
+    size_t end = 0;
+    XPUPERF_ASSIGN_OR_RETURN(size_t next, ScanOneChunk(chunk_start, pos, parser, &end));
+    if (next == std::string_view::npos) return end;
+    chunk_start = next;
+  }
+}
+
+Result<size_t> TopLevelScanner::ScanOneChunk(size_t start, size_t array_open,
+                                             internal::EventParser& parser, size_t* end) {
   // Only brackets outside strings matter: an event ends where the depth returns to 0. Blocks of
   // 64 bytes are classified into bit masks and only the brackets' bits are visited.
   const char* data = json_.data();
   size_t size = json_.size();
-  size_t chunk_start = pos + 1;
   int64_t depth = 0;
   internal::StringTracker strings;
-  for (size_t block = pos + 1; block < size; block += 64) {
+  for (size_t block = start; block < size; block += 64) {
     size_t n = std::min<size_t>(64, size - block);
     internal::BlockMasks m =
         n == 64 ? internal::ClassifyBlock(data + block) : internal::ClassifyBytes(data + block, n);
@@ -141,29 +201,29 @@ Result<size_t> TopLevelScanner::ParseEvents(size_t pos, internal::EventParser& p
       }
       if (depth > 0) {
         // An event ended. Once the chunk is big enough, cut at the comma that follows.
-        if (--depth == 0 && i + 1 - chunk_start >= chunk_bytes_) {
+        if (--depth == 0 && i + 1 - start >= chunk_bytes_) {
           size_t comma = SkipSpace(i + 1);
           if (comma < size && data[comma] == ',') {
-            XPUPERF_RETURN_IF_ERROR(
-                parser.ParseChunk(json_.substr(chunk_start, comma - chunk_start), chunk_start));
+            XPUPERF_RETURN_IF_ERROR(parser.ParseChunk(json_.substr(start, comma - start), start));
             ReleaseUpTo(comma);
-            chunk_start = comma + 1;
+            return comma + 1;
           }
         }
         continue;
       }
       if (data[i] != ']') return At(i, "unbalanced '}' in traceEvents");
-      std::string_view rest = json_.substr(chunk_start, i - chunk_start);
+      std::string_view rest = json_.substr(start, i - start);
       size_t first = 0;
       while (first < rest.size() && IsSpace(rest[first])) ++first;
-      if (first < rest.size()) XPUPERF_RETURN_IF_ERROR(parser.ParseChunk(rest, chunk_start));
-      return i + 1;
+      if (first < rest.size()) XPUPERF_RETURN_IF_ERROR(parser.ParseChunk(rest, start));
+      *end = i + 1;
+      return std::string_view::npos;
     }
   }
   return MakeError(ErrorCode::kParse, trace_.source + ": truncated at byte " +
                                           std::to_string(size) +
                                           " (traceEvents array opened at byte " +
-                                          std::to_string(pos) + " never closes)");
+                                          std::to_string(array_open) + " never closes)");
 }
 
 Status TopLevelScanner::ParseHeaderValue(std::string_view key, std::string_view text,
@@ -314,8 +374,7 @@ Status TopLevelScanner::Run() {
 
 }  // namespace
 
-Result<Trace> ParseTrace(std::string_view json, std::string source, size_t chunk_bytes,
-                         bool release_consumed) {
+Result<Trace> ParseTrace(std::string_view json, std::string source, const ParseOptions& options) {
   Trace trace;
   trace.source = std::move(source);
   trace.input_bytes = static_cast<int64_t>(json.size());
@@ -324,9 +383,17 @@ Result<Trace> ParseTrace(std::string_view json, std::string source, size_t chunk
   static const size_t kRam =
       static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
   trace.events.reserve(std::min(json.size() / 128, kRam / 4 / sizeof(TraceEvent)));
-  TopLevelScanner scanner(json, trace, chunk_bytes, release_consumed);
+  TopLevelScanner scanner(json, trace, options);
   XPUPERF_RETURN_IF_ERROR(scanner.Run());
   return trace;
+}
+
+Result<Trace> ParseTrace(std::string_view json, std::string source, size_t chunk_bytes,
+                         bool release_consumed) {
+  ParseOptions options;
+  options.chunk_bytes = chunk_bytes;
+  options.release_consumed = release_consumed;
+  return ParseTrace(json, std::move(source), options);
 }
 
 Result<Trace> ReadTraceFile(const std::string& path) {

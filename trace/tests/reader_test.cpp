@@ -155,6 +155,50 @@ TEST(ReaderTest, ManyEventsCrossChunkBoundaries) {
   EXPECT_EQ(t.Name(t.events[0]), "op\"quoted{");
 }
 
+// Chunk ends are guessed at "}, {" and confirmed by parsing; these events put that pattern inside
+// strings, inside nested objects of args and after the array, so guesses go wrong on purpose. The
+// result must be the exact scan's, event for event; a malformed event gives the same error.
+TEST(ReaderTest, WrongChunkGuessesAreUndone) {
+  std::string events;
+  const int kEvents = 2000;
+  for (int i = 0; i < kEvents; ++i) {
+    if (i) events += i % 3 ? ",\n" : ", ";
+    events += R"({"ph": "X", "cat": "cpu_op", "name": "n}, {)" + std::to_string(i % 5) +
+              R"(", "pid": 1, "tid": 1, "ts": )" + std::to_string(i * 10) +
+              R"(, "dur": 5, "args": {"list": [{"a": 1}, {"b": "}, {"}], "s": "x\"}, {"}})";
+  }
+  std::string json = KinetoJson(events);
+  json.insert(json.size() - 1, R"(, "after": [{"x": 1}, {"y": 2}])");
+  ParseOptions guessed;
+  guessed.chunk_bytes = 256;
+  ParseOptions exact = guessed;
+  exact.guess_chunk_ends = false;
+  auto a = ParseTrace(json, "guess.json", guessed);
+  auto b = ParseTrace(json, "exact.json", exact);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  ASSERT_EQ(a->events.size(), static_cast<size_t>(kEvents));
+  ASSERT_EQ(b->events.size(), a->events.size());
+  for (size_t i = 0; i < a->events.size(); ++i) {
+    EXPECT_EQ(a->events[i].ts_ns, b->events[i].ts_ns);
+    EXPECT_EQ(a->Name(a->events[i]), b->Name(b->events[i]));
+  }
+  EXPECT_EQ(a->Name(a->events[7]), "n}, {2");
+
+  // Break one event in the middle: both ways report the same byte.
+  std::string broken = json;
+  size_t at = broken.find(R"("ts": 10000,)");
+  ASSERT_NE(at, std::string::npos);
+  broken.replace(at, 12, R"("ts": 10000 )");
+  auto c = ParseTrace(broken, "broken.json", guessed);
+  auto d = ParseTrace(broken, "broken.json", exact);
+  ASSERT_FALSE(c.ok());
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(c.error().message, d.error().message);
+  EXPECT_NE(c.error().message.find("malformed JSON at byte"), std::string::npos)
+      << c.error().message;
+}
+
 TEST(ReaderTest, ReleasingParsedTextGivesTheSameEvents) {
   std::string events;
   const int kEvents = 20000;  // ~3 MB: pages are released behind the 64 KiB chunks

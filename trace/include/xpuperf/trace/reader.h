@@ -36,9 +36,19 @@ struct ReadOptions {
 // parsed are returned to the system as parsing goes (madvise(MADV_DONTNEED): heap pages read as
 // zeros afterwards, pages of a mapped file are read from the file again if touched
 // afterwards). This keeps peak memory near the file size plus the events, not their sum.
-inline constexpr size_t kDefaultChunkBytes = 1024 << 10;
+inline constexpr size_t kDefaultChunkBytes = 1 << 20;
 Result<Trace> ParseTrace(std::string_view json, std::string source,
                          size_t chunk_bytes = kDefaultChunkBytes, bool release_consumed = false);
+
+struct ParseOptions {
+  size_t chunk_bytes = kDefaultChunkBytes;
+  bool release_consumed = false;
+  // Where a chunk ends is first guessed (the next "}, {" after chunk_bytes) and confirmed by
+  // simdjson parsing the chunk as a whole array of events; a wrong guess is undone and the chunk
+  // found by scanning brackets outside strings. false = always scan (the same result, slower).
+  bool guess_chunk_ends = true;
+};
+Result<Trace> ParseTrace(std::string_view json, std::string source, const ParseOptions& options);
 
 // Reads a file (.gz decompressed by its magic bytes, whatever its name).
 Result<Trace> ReadTraceFile(const std::string& path);
