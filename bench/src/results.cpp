@@ -77,8 +77,8 @@ nlohmann::json MeasurementRecord(const Measurement& m, const RunInfo& run) {
   record["nominal_peak"] = m.nominal_peak ? nlohmann::json(*m.nominal_peak) : nlohmann::json();
   record["nominal_source"] = m.nominal_source;
   record["timing_source"] = m.timing_source;
-  record["device"] = {
-      {"backend", run.device.backend}, {"model", run.device.model}, {"id", run.device.id}};
+  const Device& device = m.device ? *m.device : run.device;
+  record["device"] = {{"backend", device.backend}, {"model", device.model}, {"id", device.id}};
   record["host"] = run.host;
   record["run_id"] = run.run_id;
   record["suite"] = run.suite;
@@ -91,7 +91,7 @@ nlohmann::json MeasurementRecord(const Measurement& m, const RunInfo& run) {
   nlohmann::json metadata = m.parameters;
   metadata["median_s"] = m.statistics.median;
   metadata["cv"] = m.statistics.cv;
-  metadata["device"] = run.device.model;
+  metadata["device"] = device.model;
   record["metadata"] = std::move(metadata);
   return record;
 }

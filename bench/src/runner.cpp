@@ -90,7 +90,10 @@ Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
         }
         progress << "\n";
         for (Measurement& m : *measured) {
-          if (on_gpu) m.parameters["device"] = target->id;
+          if (on_gpu) {
+            m.parameters["device"] = target->id;
+            m.device = *target;
+          }
           outcome.measurements.push_back(std::move(m));
         }
       }

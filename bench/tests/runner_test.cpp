@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "xpuperf/bench/results.h"
+
 namespace xpuperf::bench {
 namespace {
 
@@ -95,6 +97,38 @@ TEST_F(RunnerTest, FiltersByComponentAndName) {
   auto failed = RunSuite(MakeSuite(), unknown, registry_, context_, progress_);
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.error().code, ErrorCode::kNotFound);
+}
+
+TEST_F(RunnerTest, GpuPointsRunOncePerGpuAndNameTheirDevice) {
+  registry_.Add(std::make_unique<CountingBenchmark>("gpu_flops", Component::kCompute));
+  auto suite = ParseSuite(
+      "name: g\nsampling: {warmup_samples: 0, samples: 3, min_sample_seconds: 0.001}\n"
+      "benchmarks:\n  - benchmark: flops\n  - benchmark: gpu_flops\n",
+      "g");
+  ASSERT_TRUE(suite.ok());
+  std::vector<Device> gpus(2);
+  gpus[0].backend = gpus[1].backend = "nvidia";
+  gpus[0].model = gpus[1].model = "NVIDIA H200";
+  gpus[0].id = "nvidia:0";
+  gpus[1].id = "nvidia:1";
+  auto outcome = RunSuite(*suite, RunFilter{}, registry_, context_, progress_, gpus);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  ASSERT_EQ(outcome->measurements.size(), 3u);
+  EXPECT_FALSE(outcome->measurements[0].device.has_value());  // the host's own point
+  ASSERT_TRUE(outcome->measurements[2].device.has_value());
+  EXPECT_EQ(outcome->measurements[2].device->id, "nvidia:1");
+  EXPECT_EQ(outcome->measurements[2].parameters["device"], "nvidia:1");
+
+  RunInfo run;
+  run.device = device_;
+  run.device.model = "Host CPU";
+  nlohmann::json host_record = MeasurementRecord(outcome->measurements[0], run);
+  nlohmann::json gpu_record = MeasurementRecord(outcome->measurements[1], run);
+  EXPECT_EQ(host_record["device"]["backend"], "cpu");
+  EXPECT_EQ(host_record["device"]["model"], "Host CPU");
+  EXPECT_EQ(gpu_record["device"]["backend"], "nvidia");
+  EXPECT_EQ(gpu_record["device"]["id"], "nvidia:0");
+  EXPECT_EQ(gpu_record["metadata"]["device"], "NVIDIA H200");
 }
 
 TEST(ComponentTest, NamesRoundTrip) {

@@ -1,4 +1,4 @@
-// `bench network`: MPI collectives with nccl-tests' size options.
+// `bench network`: MPI or NCCL collectives with nccl-tests' size options.
 #include <iostream>
 #include <memory>
 
@@ -12,8 +12,8 @@ void AddBenchNetworkCommand(CLI::App& bench, CommandActions& actions) {
   BenchNetworkOptions& network = *options;
   CLI::App* command = bench.add_subcommand(
       "network",
-      "MPI collectives: latency, algbw and busbw per size, verified (mpirun -np N xpuperf bench "
-      "network, or --ranks N on this host)");
+      "Collectives over MPI ranks: latency, algbw and busbw per size, verified (mpirun -np N "
+      "xpuperf bench network, or --ranks N on this host); --backend nccl for one GPU per rank");
   command->add_option("-b,--begin", network.begin, "Smallest size, bytes (K, M, G suffixes)")
       ->capture_default_str();
   command->add_option("-e,--end", network.end, "Largest size, bytes (K, M, G suffixes)")
@@ -32,6 +32,11 @@ void AddBenchNetworkCommand(CLI::App& bench, CommandActions& actions) {
   command->add_option("--samples", network.samples, "Timed samples per size")
       ->capture_default_str();
   command->add_option("--out", network.out, "Result directory (default results/<run id>)");
+  command
+      ->add_option("--backend", network.backend,
+                   "mpi: MPI collectives on the CPUs; nccl: NCCL collectives, one GPU per "
+                   "rank (GPU = local rank mod GPU count)")
+      ->capture_default_str();
   command->add_flag("--check,-c", network.check,
                     "Verify after every sample too (the result is always verified once per size)");
   actions.push_back(

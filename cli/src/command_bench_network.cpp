@@ -1,5 +1,6 @@
 // `xpuperf bench network`: validates the options, then either starts mpirun (--ranks) or, as one
-// rank of an MPI job, runs the collectives; rank 0 prints the table and writes the results.
+// rank of an MPI job, runs the collectives (MPI on the CPUs, or NCCL with one GPU per rank); rank 0
+// prints the table and writes the results.
 #include "command_bench_network.h"
 
 #include <fmt/format.h>
@@ -13,13 +14,16 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 
 #include "xpuperf/bench/results.h"
 #include "xpuperf/collectives/mpi_collectives.h"
+#include "xpuperf/collectives/mpi_rank_group.h"
 #include "xpuperf/collectives/network_report.h"
 #include "xpuperf/collectives/size_sweep.h"
 #include "xpuperf/core/clock.h"
 #include "xpuperf/cpu/cpu_backend.h"
+#include "xpuperf/cuda_bench/nccl_over_ranks.h"
 #endif
 
 namespace xpuperf::cli {
@@ -58,6 +62,10 @@ Result<Plan> MakePlan(const BenchNetworkOptions& options) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "--iters and --samples must be at least 1, --warmup at least 0");
   }
+  if (options.backend != "mpi" && options.backend != "nccl") {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     fmt::format("--backend {}: expected mpi or nccl", options.backend));
+  }
   if (options.ranks == 1 || options.ranks < 0) {
     return MakeError(ErrorCode::kInvalidArgument,
                      fmt::format("--ranks {}: collectives need at least 2 ranks", options.ranks));
@@ -85,6 +93,86 @@ Result<bench::RunInfo> MakeRunInfo() {
   run.timestamp_ns = SystemClock::Instance().WallNs();
   run.run_id = bench::MakeRunId(run.timestamp_ns, run.host);
   return run;
+}
+
+constexpr const char* kFormulaLine =
+    "algbw = S / time; busbw = algbw x factor (all_reduce 2(n-1)/n; all_gather, reduce_scatter, "
+    "all_to_all (n-1)/n; broadcast, send_recv 1); GB/s = 1e9 B/s";
+
+using RunOne = std::function<Result<co::CollectiveResult>(co::CollectiveOp, int64_t)>;
+
+// Every size of every collective through run_one on all ranks; rank 0 prints the rows, then writes
+// the results when nothing was wrong.
+Status RunSweep(const co::MpiSession& mpi, const Plan& plan, const co::CollectivePoint& base,
+                const bench::RunInfo& run, const std::string& directory, std::ostream& out,
+                const RunOne& run_one) {
+  const bool root = mpi.rank() == 0;
+  if (root) out << co::TableHeader() << std::flush;
+  std::vector<co::CollectivePoint> points;
+  for (co::CollectiveOp op : plan.ops) {
+    for (int64_t bytes : plan.sizes) {
+      XPUPERF_ASSIGN_OR_RETURN(const co::CollectiveResult result, run_one(op, bytes));
+      if (!root) continue;
+      co::CollectivePoint point = base;
+      point.op = op;
+      point.shape = result.shape;
+      point.ranks = mpi.ranks();
+      point.hosts = mpi.hosts();
+      point.iterations = plan.timing.iterations;
+      point.seconds_per_operation = result.seconds_per_operation;
+      point.wrong = result.wrong;
+      out << co::TableRow(point) << std::flush;
+      points.push_back(std::move(point));
+    }
+  }
+  if (!root) return Status::Ok();
+  out << co::TableFooter(points);
+  int64_t wrong = 0;
+  std::vector<bench::Measurement> measurements;
+  for (const co::CollectivePoint& point : points) {
+    wrong += point.wrong;
+    for (bench::Measurement& m : co::MakeMeasurements(point)) measurements.push_back(std::move(m));
+  }
+  if (wrong > 0) {
+    return MakeError(ErrorCode::kInternal,
+                     fmt::format("verification failed: {} wrong elements (see #wrong); no "
+                                 "results written",
+                                 wrong));
+  }
+  XPUPERF_RETURN_IF_ERROR(bench::WriteResultDirectory(directory, measurements, run));
+  out << fmt::format("{} measurements; results in {}/\n", measurements.size(), directory);
+  return Status::Ok();
+}
+
+// NCCL over the ranks, one GPU each. Without a driver, a device or NCCL on some rank, every rank
+// stops and rank 0 says why: a skip, not a failure, and no result directory.
+Status RunNccl(const co::MpiSession& mpi, const Plan& plan, const bench::RunInfo& run,
+               const std::string& directory, std::ostream& out) {
+  co::MpiRankGroup group(mpi);
+  Result<std::unique_ptr<cuda_bench::NcclOverRanks>> started =
+      cuda_bench::StartNcclOverRanks(group);
+  if (!started.ok()) {
+    if (started.error().code != ErrorCode::kUnsupported) return started.error();
+    if (mpi.rank() == 0) out << "skipped: " << started.error().message << "; no results written\n";
+    return Status::Ok();
+  }
+  cuda_bench::NcclOverRanks& nccl = **started;
+  if (mpi.rank() == 0) {
+    out << fmt::format(
+        "# xpuperf bench network --backend nccl: {} ranks on {} host(s), one GPU per rank, {}; "
+        "float; per size {} warm-up operations, then {} samples of {} operations\n"
+        "# time = median over samples of the slowest rank's time per operation (CUDA events); "
+        "{}\n",
+        mpi.ranks(), mpi.hosts(), nccl.description(), plan.timing.warmup_iterations,
+        plan.timing.samples, plan.timing.iterations, kFormulaLine);
+  }
+  co::CollectivePoint base;
+  base.benchmark = "gpu_collectives";
+  base.backend = "nccl";
+  base.timing_source = cuda_bench::kNcclRanksTimingSource;
+  return RunSweep(mpi, plan, base, run, directory, out, [&](co::CollectiveOp op, int64_t bytes) {
+    return nccl.Run(op, bytes, plan.timing);
+  });
 }
 
 // Everything one rank does; rank 0 alone prints and writes. Returns rank 0's status on rank 0.
@@ -115,54 +203,20 @@ Status RunRank(const co::MpiSession& mpi, const Plan& plan, const BenchNetworkOp
   if (mpi.FromRankZero(setup.ok() ? 1 : 0) == 0) {
     return root ? setup : MakeError(ErrorCode::kInvalidArgument, "rank 0 refused to start");
   }
+  if (options.backend == "nccl") return RunNccl(mpi, plan, run, directory, out);
   XPUPERF_RETURN_IF_ERROR(co::CheckBuffersFit(mpi, plan.ops, plan.sizes));
-
   if (root) {
     out << fmt::format(
         "# xpuperf bench network: {} ranks on {} host(s), {}; float; per size {} warm-up "
         "operations, then {} samples of {} operations\n"
-        "# time = median over samples of the slowest rank's time per operation; algbw = S / "
-        "time; busbw = algbw x factor (all_reduce 2(n-1)/n; all_gather, reduce_scatter, "
-        "all_to_all (n-1)/n; broadcast, send_recv 1); GB/s = 1e9 B/s\n",
+        "# time = median over samples of the slowest rank's time per operation; {}\n",
         mpi.ranks(), mpi.hosts(), mpi.library(), plan.timing.warmup_iterations, plan.timing.samples,
-        plan.timing.iterations);
-    out << co::TableHeader() << std::flush;
+        plan.timing.iterations, kFormulaLine);
   }
-  std::vector<co::CollectivePoint> points;
-  for (co::CollectiveOp op : plan.ops) {
-    for (int64_t bytes : plan.sizes) {
-      XPUPERF_ASSIGN_OR_RETURN(const co::CollectiveResult result,
-                               co::RunCollective(mpi, op, bytes, plan.timing));
-      if (!root) continue;
-      co::CollectivePoint point;
-      point.op = op;
-      point.shape = result.shape;
-      point.ranks = mpi.ranks();
-      point.hosts = mpi.hosts();
-      point.iterations = plan.timing.iterations;
-      point.seconds_per_operation = result.seconds_per_operation;
-      point.wrong = result.wrong;
-      out << co::TableRow(point) << std::flush;
-      points.push_back(std::move(point));
-    }
-  }
-  if (!root) return Status::Ok();
-  out << co::TableFooter(points);
-  int64_t wrong = 0;
-  std::vector<bench::Measurement> measurements;
-  for (const co::CollectivePoint& point : points) {
-    wrong += point.wrong;
-    for (bench::Measurement& m : co::MakeMeasurements(point)) measurements.push_back(std::move(m));
-  }
-  if (wrong > 0) {
-    return MakeError(ErrorCode::kInternal,
-                     fmt::format("verification failed: {} wrong elements (see #wrong); no "
-                                 "results written",
-                                 wrong));
-  }
-  XPUPERF_RETURN_IF_ERROR(bench::WriteResultDirectory(directory, measurements, run));
-  out << fmt::format("{} measurements; results in {}/\n", measurements.size(), directory);
-  return Status::Ok();
+  const co::CollectivePoint base;
+  return RunSweep(mpi, plan, base, run, directory, out, [&](co::CollectiveOp op, int64_t bytes) {
+    return co::RunCollective(mpi, op, bytes, plan.timing);
+  });
 }
 
 int RunUnderMpi(const Plan& plan, const BenchNetworkOptions& options, std::ostream& out,
@@ -217,6 +271,7 @@ std::vector<std::string> RankArguments(const BenchNetworkOptions& options) {
                std::to_string(options.warmup), "--samples", std::to_string(options.samples)});
   if (!options.out.empty()) args.insert(args.end(), {"--out", options.out});
   if (options.check) args.push_back("--check");
+  if (options.backend != "mpi") args.insert(args.end(), {"--backend", options.backend});
   return args;
 }
 

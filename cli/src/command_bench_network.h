@@ -1,5 +1,6 @@
-// `xpuperf bench network`: MPI collectives with nccl-tests' options and table. Under mpirun every
-// rank runs it; with --ranks N outside mpirun it starts mpirun on this host itself.
+// `xpuperf bench network`: collectives with nccl-tests' options and table, over MPI on the CPUs
+// (--backend mpi) or over NCCL with one GPU per rank (--backend nccl). Under mpirun every rank runs
+// it; with --ranks N outside mpirun it starts mpirun on this host itself.
 #pragma once
 
 #include <cstdint>
@@ -21,9 +22,11 @@ struct BenchNetworkOptions {
   int samples = 5;               // timed samples per size
   std::string out;               // result directory; empty = results/<run id>
   bool check = false;            // verify after every sample too (always once per size)
+  std::string backend = "mpi";   // "mpi": MPI on the CPUs; "nccl": NCCL, one GPU per rank
 };
 
-// Exit code 0 ok, 1 failure (including any wrong element), 2 usage error.
+// Exit code 0 ok (also when --backend nccl is skipped: "skipped: unsupported: no CUDA driver" on
+// stdout, no result directory), 1 failure (including any wrong element), 2 usage error.
 int RunBenchNetwork(const BenchNetworkOptions& options, std::ostream& out, std::ostream& err);
 
 // The `bench network ...` arguments each rank gets from a --ranks launch: the options without

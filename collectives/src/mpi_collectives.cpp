@@ -71,11 +71,10 @@ Result<std::unique_ptr<MpiSession>> MpiSession::Start() {
   XPUPERF_MPI(MPI_Comm_size(MPI_COMM_WORLD, &session->ranks_));
   MPI_Comm local;
   XPUPERF_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local));
-  int local_rank = 0;
-  MPI_Comm_rank(local, &local_rank);
+  MPI_Comm_rank(local, &session->local_rank_);
   MPI_Comm_size(local, &session->local_ranks_);
   MPI_Comm_free(&local);
-  const int leader = local_rank == 0 ? 1 : 0;
+  const int leader = session->local_rank_ == 0 ? 1 : 0;
   XPUPERF_MPI(MPI_Allreduce(&leader, &session->hosts_, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int length = 0;

@@ -12,12 +12,12 @@ namespace {
 
 bench::Measurement BaseMeasurement(const CollectivePoint& point, std::string metric) {
   bench::Measurement m;
-  m.benchmark = "collectives";
+  m.benchmark = point.benchmark;
   m.metric = std::string(CollectiveName(point.op)) + "_" + metric;
   m.sample_seconds = point.seconds_per_operation;
   m.statistics = bench::ComputeStatistics(point.seconds_per_operation);
   m.repetitions_per_sample = point.iterations;
-  m.timing_source = kTimingSource;
+  m.timing_source = point.timing_source;
   // size: the bytes in binary units, as the summary table shows them.
   m.parameters = {{"op", CollectiveName(point.op)},
                   {"bytes", point.shape.bytes},
@@ -26,7 +26,8 @@ bench::Measurement BaseMeasurement(const CollectivePoint& point, std::string met
                   {"ranks", point.ranks},
                   {"hosts", point.hosts},
                   {"dtype", "float"},
-                  {"wrong", point.wrong}};
+                  {"wrong", point.wrong},
+                  {"backend", point.backend}};
   return m;
 }
 

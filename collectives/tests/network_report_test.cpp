@@ -41,10 +41,27 @@ TEST(NetworkReportTest, LargeSizesReportAlgbwAndBusbwFromTheMedian) {
   EXPECT_EQ(ms[1].parameters["hosts"], 1);
   EXPECT_EQ(ms[1].parameters["dtype"], "float");
   EXPECT_EQ(ms[1].parameters["wrong"], 0);
+  EXPECT_EQ(ms[1].parameters["backend"], "mpi");
+  EXPECT_EQ(ms[1].timing_source, kTimingSource);
   EXPECT_EQ(ms[1].repetitions_per_sample, 20);
   EXPECT_EQ(ms[1].statistics.count, 3);
   EXPECT_DOUBLE_EQ(ms[1].statistics.median, 2e-3);
   EXPECT_NE(ms[1].formula.find("2(n-1)/n"), std::string::npos);
+}
+
+TEST(NetworkReportTest, NcclPointsKeepTheirBenchmarkBackendAndTimingSource) {
+  CollectivePoint point = Point(CollectiveOp::kReduceScatter, 1 << 20, {1e-3});
+  point.benchmark = "gpu_collectives";
+  point.backend = "nccl";
+  point.timing_source = "CUDA events";
+  const auto ms = MakeMeasurements(point);
+  ASSERT_EQ(ms.size(), 2u);
+  EXPECT_EQ(ms[1].benchmark, "gpu_collectives");
+  EXPECT_EQ(ms[1].metric, "reduce_scatter_busbw");
+  EXPECT_EQ(ms[1].parameters["backend"], "nccl");
+  EXPECT_EQ(ms[1].timing_source, "CUDA events");
+  // 1048576 B / 1 ms = 1.048576 GB/s, x (4-1)/4.
+  EXPECT_DOUBLE_EQ(ms[1].value, 0.786432);
 }
 
 TEST(NetworkReportTest, SmallSizesReportLatencyInMicroseconds) {

@@ -13,10 +13,6 @@ constexpr uint64_t kMiB = kKiB * 1024;
 constexpr GpuPrecision kAllPrecisions[] = {GpuPrecision::kFp64, GpuPrecision::kFp32,
                                            GpuPrecision::kTf32, GpuPrecision::kFp16,
                                            GpuPrecision::kBf16, GpuPrecision::kFp8};
-constexpr Collective kAllCollectives[] = {Collective::kAllReduce,     Collective::kAllGather,
-                                          Collective::kReduceScatter, Collective::kAllToAll,
-                                          Collective::kBroadcast,     Collective::kSendRecv};
-
 // Counts one element per rank in the total (all_gather output, reduce_scatter and all_to_all
 // input).
 bool CountsTotal(Collective collective) {
@@ -213,50 +209,6 @@ Result<std::vector<uint64_t>> L2SweepSizes(const nlohmann::json& point, uint64_t
     if (sizes.empty() || sizes.back() != bytes) sizes.push_back(bytes);
   }
   return sizes;
-}
-
-std::string_view CollectiveName(Collective collective) {
-  switch (collective) {
-    case Collective::kAllReduce:
-      return "all_reduce";
-    case Collective::kAllGather:
-      return "all_gather";
-    case Collective::kReduceScatter:
-      return "reduce_scatter";
-    case Collective::kAllToAll:
-      return "all_to_all";
-    case Collective::kBroadcast:
-      return "broadcast";
-    case Collective::kSendRecv:
-      return "send_recv";
-  }
-  return "unknown";
-}
-
-Result<Collective> ParseCollective(std::string_view name) {
-  for (Collective c : kAllCollectives) {
-    if (CollectiveName(c) == name) return c;
-  }
-  return MakeError(ErrorCode::kInvalidArgument,
-                   fmt::format("unknown collective '{}' (known: all_reduce, all_gather, "
-                               "reduce_scatter, all_to_all, broadcast, send_recv)",
-                               name));
-}
-
-double BusBandwidthFactor(Collective collective, int ranks) {
-  const double n = ranks;
-  switch (collective) {
-    case Collective::kAllReduce:
-      return 2.0 * (n - 1) / n;
-    case Collective::kAllGather:
-    case Collective::kReduceScatter:
-    case Collective::kAllToAll:
-      return (n - 1) / n;
-    case Collective::kBroadcast:
-    case Collective::kSendRecv:
-      return 1.0;
-  }
-  return 1.0;
 }
 
 uint64_t CollectiveCount(Collective collective, uint64_t bytes, int ranks) {

@@ -95,16 +95,6 @@ TEST(GpuFormulasTest, L2SweepSizesGrowByOctaveSteps) {
   }
 }
 
-TEST(GpuFormulasTest, BusBandwidthFactorsAreNcclTests) {
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kAllReduce, 8), 1.75);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kAllReduce, 1), 0.0);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kAllGather, 8), 0.875);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kReduceScatter, 4), 0.75);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kAllToAll, 2), 0.5);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kBroadcast, 8), 1.0);
-  EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kSendRecv, 8), 1.0);
-}
-
 TEST(GpuFormulasTest, CollectiveCountsFollowTheSizeColumn) {
   // all_gather: 1 MiB is the total output of 4 ranks: 65536 floats each.
   EXPECT_EQ(CollectiveCount(Collective::kAllGather, kMiB, 4), 65536u);
@@ -119,13 +109,6 @@ TEST(GpuFormulasTest, CollectiveCountsFollowTheSizeColumn) {
   EXPECT_EQ(RecvElements(Collective::kAllGather, 10, 3), 30u);
   EXPECT_EQ(SendElements(Collective::kAllToAll, 10, 3), 30u);
   EXPECT_EQ(RecvElements(Collective::kAllToAll, 10, 3), 30u);
-  for (const char* name :
-       {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv"}) {
-    const auto parsed = ParseCollective(name);
-    ASSERT_TRUE(parsed.ok()) << name;
-    EXPECT_EQ(CollectiveName(*parsed), name);
-  }
-  EXPECT_FALSE(ParseCollective("allreduce").ok());
 }
 
 // Values of a buffer described by segments.

@@ -19,6 +19,8 @@ Result<Nccl> LoadNcclFrom(const std::vector<std::string>& candidates) {
   XPUPERF_RETURN_IF_ERROR(l.Bind(&nccl.GetVersion, "ncclGetVersion"));
   XPUPERF_RETURN_IF_ERROR(l.Bind(&nccl.GetErrorString, "ncclGetErrorString"));
   XPUPERF_RETURN_IF_ERROR(l.Bind(&nccl.CommInitAll, "ncclCommInitAll"));
+  XPUPERF_RETURN_IF_ERROR(l.Bind(&nccl.GetUniqueId, "ncclGetUniqueId"));
+  XPUPERF_RETURN_IF_ERROR(l.Bind(&nccl.CommInitRank, "ncclCommInitRank"));
   XPUPERF_RETURN_IF_ERROR(l.Bind(&nccl.CommDestroy, "ncclCommDestroy"));
   XPUPERF_RETURN_IF_ERROR(l.Bind(&nccl.AllReduce, "ncclAllReduce"));
   XPUPERF_RETURN_IF_ERROR(l.Bind(&nccl.AllGather, "ncclAllGather"));

@@ -39,6 +39,9 @@ struct Measurement {
   std::optional<double> nominal_peak;  // in unit, where known
   std::string nominal_source;          // how the nominal peak was derived
   std::string timing_source;
+  // The device measured when it is not the run's own (a GPU point of a run on its host); the
+  // result record names it instead of the run's device.
+  std::optional<Device> device;
 };
 
 // What a benchmark run needs from the engine.

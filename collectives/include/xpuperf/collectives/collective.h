@@ -1,6 +1,8 @@
 // The collectives xpuperf measures over MPI and the nccl-tests conventions that make their
 // bandwidths comparable: the byte count S of each collective, the element counts behind it and the
-// bus-bandwidth factor. Pure functions, no MPI.
+// bus-bandwidth factor, and what one timed run of a collective returns. Pure functions, no MPI:
+// compiled in every build (library xpuperf::collective_formulas), for the MPI collectives and the
+// NCCL ones of cuda_bench alike.
 #pragma once
 
 #include <cstdint>
@@ -57,5 +59,23 @@ struct CollectiveShape {
 
 // kInvalidArgument for bytes < 1, ranks < 1 or type_size < 1.
 Result<CollectiveShape> ShapeFor(CollectiveOp op, int64_t bytes, int ranks, int type_size);
+
+// How one size of one collective is timed (nccl-tests): warm-up operations, then per sample
+// `iterations` back-to-back operations; the sample's time is the slowest rank's.
+struct TimingOptions {
+  int warmup_iterations = 5;        // untimed operations before the samples
+  int iterations = 20;              // operations per sample
+  int samples = 5;                  // timed samples
+  bool check_every_sample = false;  // verify after each sample too, not only once up front
+};
+
+struct CollectiveResult {
+  CollectiveOp op = CollectiveOp::kAllReduce;
+  CollectiveShape shape;
+  int ranks = 0;
+  std::vector<double> seconds_per_operation;  // per sample, max over ranks; on rank 0 only
+  int64_t wrong = 0;  // elements that differ from the expected result, summed over the ranks
+                      // and checks; on rank 0 only
+};
 
 }  // namespace xpuperf::collectives

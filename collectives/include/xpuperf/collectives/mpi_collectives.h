@@ -28,6 +28,7 @@ class MpiSession {
   int ranks() const { return ranks_; }
   int hosts() const { return hosts_; }                     // distinct shared-memory nodes
   int local_ranks() const { return local_ranks_; }         // ranks on this rank's host
+  int local_rank() const { return local_rank_; }           // this rank's index on its host
   const std::string& library() const { return library_; }  // MPI_Get_library_version, 1st line
 
   // The same value on every rank: the minimum of `value` over the ranks.
@@ -42,29 +43,14 @@ class MpiSession {
   int ranks_ = 1;
   int hosts_ = 1;
   int local_ranks_ = 1;
+  int local_rank_ = 0;
   std::string library_;
-};
-
-struct TimingOptions {
-  int warmup_iterations = 5;        // untimed operations before the samples
-  int iterations = 20;              // operations per sample
-  int samples = 5;                  // timed samples
-  bool check_every_sample = false;  // verify after each sample too, not only once up front
 };
 
 // Ok when every rank's buffers for these sizes fit in half of its host's physical memory; else
 // kInvalidArgument naming the size. Collective.
 Status CheckBuffersFit(const MpiSession& mpi, const std::vector<CollectiveOp>& ops,
                        const std::vector<int64_t>& sizes);
-
-struct CollectiveResult {
-  CollectiveOp op = CollectiveOp::kAllReduce;
-  CollectiveShape shape;
-  int ranks = 0;
-  std::vector<double> seconds_per_operation;  // per sample, max over ranks; on rank 0 only
-  int64_t wrong = 0;  // elements that differ from the expected result, summed over the ranks
-                      // and checks; on rank 0 only
-};
 
 // Fills the buffers with the pattern, runs the collective once and verifies every rank's result,
 // then warms up and times the samples. Collective. kInvalidArgument for bad options, kInternal

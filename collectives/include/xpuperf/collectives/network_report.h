@@ -20,6 +20,10 @@ inline constexpr const char* kTimingSource =
 
 // One size of one collective as measured on rank 0.
 struct CollectivePoint {
+  // Who moved the data: "collectives" over MPI, "gpu_collectives" over NCCL (one GPU per rank).
+  std::string benchmark = "collectives";
+  std::string backend = "mpi";  // "mpi" or "nccl"
+  std::string timing_source = kTimingSource;
   CollectiveOp op = CollectiveOp::kAllReduce;
   CollectiveShape shape;
   int ranks = 0;
@@ -30,7 +34,7 @@ struct CollectivePoint {
 };
 
 // The point's measurements, each with the formula and the counts behind it. Parameters: op,
-// bytes, size ("1 MiB"), count, ranks, hosts, dtype ("float"), wrong.
+// bytes, size ("1 MiB"), count, ranks, hosts, dtype ("float"), wrong, backend.
 std::vector<bench::Measurement> MakeMeasurements(const CollectivePoint& point);
 
 // Median time per operation in seconds, algbw and busbw in bytes per second.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "xpuperf/bench/gemm.h"
+#include "xpuperf/collectives/collective.h"
 #include "xpuperf/core/status.h"
 
 namespace xpuperf::cuda_bench {
@@ -71,12 +72,12 @@ Result<uint64_t> GpuStreamArrayBytes(uint64_t requested_mib, uint64_t l2_bytes,
 Result<std::vector<uint64_t>> L2SweepSizes(const nlohmann::json& point, uint64_t l2_bytes);
 
 // ---- collectives (nccl-tests) ----
-enum class Collective { kAllReduce, kAllGather, kReduceScatter, kAllToAll, kBroadcast, kSendRecv };
-std::string_view CollectiveName(Collective collective);  // "all_reduce", ..., "send_recv"
-Result<Collective> ParseCollective(std::string_view name);
-// nccl-tests busbw / algbw: all_reduce 2(n-1)/n; all_gather, reduce_scatter, all_to_all (n-1)/n;
-// broadcast and send_recv 1.
-double BusBandwidthFactor(Collective collective, int ranks);
+// The collectives, their names and nccl-tests' busbw factors are collectives/'s, shared with the
+// MPI collectives (one implementation of the factors).
+using Collective = collectives::CollectiveOp;
+using collectives::BusBandwidthFactor;
+using collectives::CollectiveName;
+using collectives::ParseCollective;
 // The element count passed to NCCL for a point of `bytes` (nccl-tests' size column: the total
 // output of all_gather, the total input of reduce_scatter and all_to_all, the buffer otherwise)
 // with 4-byte floats over `ranks`: bytes / 4, or bytes / (4 ranks) for all_gather, reduce_scatter
