@@ -14,6 +14,7 @@
 #include "xpuperf/roofline/atomic_file.h"
 #include "xpuperf/roofline/report.h"
 #include "xpuperf/spec/spec_sheet.h"
+#include "xpuperf/trace/report.h"
 
 namespace xpuperf::cli {
 namespace {
@@ -326,21 +327,6 @@ nlohmann::json TraceJson(const Built& built) {
   return json;
 }
 
-nlohmann::json FindingsJson(const std::vector<trace::Finding>& findings) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const trace::Finding& f : findings) {
-    out.push_back({{"rule", f.rule},
-                   {"severity", trace::SeverityName(f.severity)},
-                   {"rank", f.rank},
-                   {"title", f.title},
-                   {"value", f.value},
-                   {"threshold", f.threshold},
-                   {"evidence", f.evidence},
-                   {"advice", f.advice}});
-  }
-  return out;
-}
-
 std::string FindingsText(const std::vector<trace::Finding>& findings) {
   std::string out = "Trace findings (the rules of xpuperf analyze, docs/TRACES.md)\n";
   for (const trace::Finding& f : findings) {
@@ -404,7 +390,7 @@ int RunDiagnose(const RooflineOptions& options, std::ostream& out, std::ostream&
     nlohmann::json json = roofline::DiagnoseJson(report);
     if (built->trace) {
       json["trace"] = TraceJson(*built);
-      json["trace_findings"] = FindingsJson(built->trace->findings);
+      json["trace_findings"] = trace::FindingsToJson(built->trace->findings);
     }
     out << json.dump(2) << "\n";
     return kExitOk;

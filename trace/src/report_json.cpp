@@ -182,11 +182,14 @@ json Gemm(const std::vector<GemmPoint>& points) {
   return out;
 }
 
-json Findings(const std::vector<Finding>& findings) {
+}  // namespace
+
+nlohmann::json FindingsToJson(const std::vector<Finding>& findings) {
   json out = json::array();
   for (const auto& f : findings) {
     out.push_back({{"rule", f.rule},
                    {"severity", SeverityName(f.severity)},
+                   {"rank", f.rank},
                    {"title", f.title},
                    {"value", f.value},
                    {"threshold", f.threshold},
@@ -195,8 +198,6 @@ json Findings(const std::vector<Finding>& findings) {
   }
   return out;
 }
-
-}  // namespace
 
 const std::vector<std::string>& AnalysisNames() {
   static const std::vector<std::string> kNames = {
@@ -261,7 +262,7 @@ nlohmann::json ToJson(const RunReport& report, const std::set<std::string>& anal
     if (want("iterations")) rank["iterations"] = Iterations(ev.iterations);
     if (want("memory")) rank["memory"] = Memory(ev.memory);
     if (want("gemm")) rank["gemm_points"] = Gemm(r.gemm);
-    if (want("findings")) rank["findings"] = Findings(r.findings);
+    if (want("findings")) rank["findings"] = FindingsToJson(r.findings);
     ranks.push_back(rank);
   }
   json out = {{"json_schema_version", kJsonSchemaVersion}, {"ranks", ranks}};

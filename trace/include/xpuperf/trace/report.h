@@ -34,6 +34,9 @@ struct RunReport {
 
 RunReport AnalyzeRun(const TraceRun& run, size_t top_k = 10);
 
+// Findings as a JSON array (rule, severity, rank, title, value, threshold, evidence, advice).
+nlohmann::json FindingsToJson(const std::vector<Finding>& findings);
+
 // `analyses` empty = all. Field names carry units (_ns, _bytes, _gbps).
 nlohmann::json ToJson(const RunReport& report, const std::set<std::string>& analyses = {});
 
