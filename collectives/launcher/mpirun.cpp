@@ -56,6 +56,11 @@ int LauncherRank() {
 }
 
 std::string SelfExecutable() {
+  // A wrapper that starts xpuperf through another program (the GPU bundle's packed loader) names
+  // the command that starts it again.
+  if (const char* self = std::getenv("XPUPERF_EXECUTABLE"); self != nullptr && *self != '\0') {
+    return self;
+  }
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
   return error ? "" : self.string();

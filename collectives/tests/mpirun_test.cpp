@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -48,6 +49,17 @@ TEST(MpirunTest, LauncherRankComesFromTheEnvironment) {
   EXPECT_TRUE(StartedByMpiLauncher());
   unsetenv("PMI_RANK");
   EXPECT_FALSE(StartedByMpiLauncher());
+}
+
+TEST(MpirunTest, SelfExecutableIsTheWrapperWhenOneNamesItself) {
+  if (std::getenv("XPUPERF_EXECUTABLE") != nullptr) GTEST_SKIP() << "started through a wrapper";
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  EXPECT_EQ(SelfExecutable(), self);
+  setenv("XPUPERF_EXECUTABLE", "/opt/xpuperf-gpu/bin/xpuperf", 1);
+  EXPECT_EQ(SelfExecutable(), "/opt/xpuperf-gpu/bin/xpuperf");
+  setenv("XPUPERF_EXECUTABLE", "", 1);
+  EXPECT_EQ(SelfExecutable(), self);
+  unsetenv("XPUPERF_EXECUTABLE");
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ bool StartedByMpiLauncher();
 // MPI is initialised; -1 when there is none.
 int LauncherRank();
 
-// This process's executable (/proc/self/exe), "" when unknown.
+// This process's executable: $XPUPERF_EXECUTABLE when set (a wrapper that starts xpuperf through
+// another program names itself there), else /proc/self/exe; "" when unknown.
 std::string SelfExecutable();
 
 // CPUs this process may run on (its affinity mask), at least 1.
