@@ -45,7 +45,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (trace.error().message != exact.error().message) std::abort();
     return 0;
   }
-  if (trace->events.size() != exact->events.size() || trace->memory.size() != exact->memory.size())
+  if (trace->events.size() != exact->events.size() ||
+      trace->memory.size() != exact->memory.size() ||
+      trace->skipped_events != exact->skipped_events || trace->flow_events != exact->flow_events)
     std::abort();
   for (size_t i = 0; i < trace->events.size(); ++i) {
     const auto& a = trace->events[i];

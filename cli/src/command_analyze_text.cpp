@@ -65,14 +65,19 @@ std::string RenderAnalyzeText(const RunReport& report, const std::vector<std::st
                               int top) {
   std::ostringstream out;
   size_t top_k = static_cast<size_t>(top);
-  int64_t events = 0, bytes = 0;
+  int64_t events = 0, skipped = 0, bytes = 0;
   for (const auto& r : report.ranks) {
     events += r.events;
+    skipped += r.skipped_events;
     bytes += r.input_bytes;
   }
-  out << fmt::format("Trace: {} ({} rank{}, {} events, {} of JSON, format {})\n",
+  const std::string skipped_note =
+      skipped > 0
+          ? fmt::format(" ({} more skipped: no usable timestamp, or an unmatched B/E)", skipped)
+          : "";
+  out << fmt::format("Trace: {} ({} rank{}, {} events{}, {} of JSON, format {})\n",
                      report.ranks.size() == 1 ? report.ranks[0].source : "run directory",
-                     report.ranks.size(), report.ranks.size() == 1 ? "" : "s", events,
+                     report.ranks.size(), report.ranks.size() == 1 ? "" : "s", events, skipped_note,
                      FormatBytes(static_cast<double>(bytes)),
                      report.ranks.empty() ? "-" : report.ranks[0].format);
   out << "\nSummary\n";

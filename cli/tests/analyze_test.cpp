@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -60,6 +61,26 @@ TEST(AnalyzeCommandTest, JsonHasEveryAnalysisOrOnlyTheChosenOnes) {
   auto k = nlohmann::json::parse(some.out);
   EXPECT_TRUE(k["ranks"][0].contains("temporal_breakdown"));
   EXPECT_FALSE(k["ranks"][0].contains("launch_stats"));
+}
+
+// B/E pairs are analysed as complete events; the end without a begin is counted and shown.
+TEST(AnalyzeCommandTest, BeginEndPairsAreOperatorsAndSkippedEventsAreShown) {
+  Outcome json_run = Analyze({.path = Data("begin_end.json"), .json = true});
+  ASSERT_EQ(json_run.code, 0) << json_run.err;
+  const auto rank = nlohmann::json::parse(json_run.out)["ranks"][0];
+  EXPECT_EQ(rank["events"], 2);
+  EXPECT_EQ(rank["skipped_events"], 1);
+  std::map<std::string, std::pair<int64_t, int64_t>> ops;  // inclusive, exclusive
+  for (const auto& op : rank["operators"]["by_name"]) {
+    ops[op["name"]] = {op["inclusive_ns"], op["exclusive_ns"]};
+  }
+  EXPECT_EQ(ops["aten::linear"], std::make_pair(int64_t{12000}, int64_t{4000}));
+  EXPECT_EQ(ops["aten::addmm"], std::make_pair(int64_t{8000}, int64_t{8000}));
+  Outcome text = Analyze({.path = Data("begin_end.json")});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("2 events (1 more skipped: no usable timestamp, or an unmatched B/E)"),
+            std::string::npos)
+      << text.out;
 }
 
 TEST(AnalyzeCommandTest, HtmlReportIsOneSelfContainedFile) {

@@ -319,8 +319,8 @@ Status EventParser::ParseChunk(std::string_view chunk, size_t file_offset) {
 }
 
 EventParser::Checkpoint EventParser::Mark() const {
-  return {trace_.events.size(), trace_.memory.size(), trace_.dims.size(), trace_.flow_events,
-          trace_.skipped_events};
+  return {trace_.events.size(),  trace_.memory.size(), trace_.dims.size(), trace_.flow_events,
+          trace_.skipped_events, open_begins_,         dropped_begins_};
 }
 
 void EventParser::Rollback(const Checkpoint& mark) {
@@ -329,6 +329,47 @@ void EventParser::Rollback(const Checkpoint& mark) {
   trace_.dims.resize(mark.dims);
   trace_.flow_events = mark.flow_events;
   trace_.skipped_events = mark.skipped_events;
+  // Begin events the undone chunk ended are open again.
+  open_begins_ = mark.open_begins;
+  dropped_begins_ = mark.dropped_begins;
+  for (const auto& [thread, stack] : open_begins_) {
+    for (uint32_t index : stack) {
+      trace_.events[index].phase = 'B';
+      trace_.events[index].dur_ns = 0;
+    }
+  }
+}
+
+namespace {
+uint64_t ThreadKey(int32_t pid, int32_t tid) {
+  return (uint64_t{static_cast<uint32_t>(pid)} << 32) | static_cast<uint32_t>(tid);
+}
+}  // namespace
+
+void EventParser::BeginDuration(uint32_t index) {
+  const TraceEvent& event = trace_.events[index];
+  open_begins_[ThreadKey(event.pid, event.tid)].push_back(index);
+}
+
+void EventParser::EndDuration(int32_t pid, int32_t tid, int64_t ts_ns) {
+  auto stack = open_begins_.find(ThreadKey(pid, tid));
+  if (stack == open_begins_.end() || stack->second.empty()) {
+    ++trace_.skipped_events;  // an end without a begin
+    return;
+  }
+  TraceEvent& begin = trace_.events[stack->second.back()];
+  stack->second.pop_back();
+  if (stack->second.empty()) open_begins_.erase(stack);
+  const int64_t dur = ts_ns - begin.ts_ns;
+  constexpr int64_t kMaxDur = int64_t{1} << 48;
+  if (dur < 0 || dur >= kMaxDur) {  // ends before it begins, or implausibly long: both dropped
+    begin.phase = 'D';
+    ++dropped_begins_;
+    trace_.skipped_events += 2;
+    return;
+  }
+  begin.dur_ns = dur;
+  begin.phase = 'X';
 }
 
 Status EventParser::ParseEvent(od::object object) {
@@ -470,9 +511,9 @@ Status EventParser::ParseEvent(od::object object) {
     trace_.dims.resize(dims_start);
     return Status::Ok();
   }
-  if (phase != 'X' && phase != 'i' && phase != 'I') {
+  if (phase != 'X' && phase != 'i' && phase != 'I' && phase != 'B' && phase != 'E') {
     trace_.dims.resize(dims_start);
-    return Status::Ok();  // counters, async and legacy B/E pairs are not analysed
+    return Status::Ok();  // counters and async events are not analysed
   }
   // Bounds that keep every sum and difference of the analyses inside int64: -2^60 < ts < 2^62 ns
   // (year 2116), dur < 2^48 ns (3 days), byte counts < 2^48.
@@ -489,7 +530,12 @@ Status EventParser::ParseEvent(od::object object) {
     trace_.dims.resize(dims_start);
     return Status::Ok();
   }
-  if (event.name == memory_name_) {
+  if (phase == 'E') {
+    trace_.dims.resize(dims_start);
+    EndDuration(event.pid, event.tid, event.ts_ns);
+    return Status::Ok();
+  }
+  if (event.name == memory_name_ && phase != 'B') {
     memory.ts_ns = event.ts_ns;
     memory.pid = event.pid;
     memory.tid = event.tid;
@@ -517,6 +563,17 @@ Status EventParser::ParseEvent(od::object object) {
   }
   if (event.kind != EventKind::kCpuOp || !NeedsInputType(trace_.strings.Get(event.name))) {
     event.input_type = 0;
+  }
+  if (phase == 'B') {
+    event.dur_ns = 0;
+    if (trace_.events.size() >= UINT32_MAX) {
+      ++trace_.skipped_events;
+      trace_.dims.resize(dims_start);
+      return Status::Ok();
+    }
+    trace_.events.push_back(event);
+    BeginDuration(static_cast<uint32_t>(trace_.events.size() - 1));
+    return Status::Ok();
   }
   trace_.events.push_back(event);
   return Status::Ok();
@@ -573,6 +630,16 @@ void SortEventsByStart(std::vector<TraceEvent>& events) {
 
 void EventParser::Finish() {
   if (saw_2021_categories_) trace_.format = TraceFormat::kKineto2021;
+  // Begin events never ended (the trace stopped inside them) and those ended before they began.
+  int64_t open = dropped_begins_;
+  for (const auto& [thread, stack] : open_begins_) open += static_cast<int64_t>(stack.size());
+  if (open > 0) {
+    std::erase_if(trace_.events,
+                  [](const TraceEvent& e) { return e.phase == 'B' || e.phase == 'D'; });
+    trace_.skipped_events += open - dropped_begins_;  // dropped ones were counted at their end
+    open_begins_.clear();
+    dropped_begins_ = 0;
+  }
   SortEventsByStart(trace_.events);
   std::stable_sort(trace_.memory.begin(), trace_.memory.end(),
                    [](const auto& a, const auto& b) { return a.ts_ns < b.ts_ns; });

@@ -37,14 +37,21 @@ class EventParser {
   struct Checkpoint {
     size_t events, memory, dims;
     int64_t flow_events, skipped_events;
+    std::unordered_map<uint64_t, std::vector<uint32_t>> open_begins;
+    int64_t dropped_begins;
   };
   Checkpoint Mark() const;
   void Rollback(const Checkpoint& mark);
-  // After the last chunk: sorts the events by start and settles the format.
+  // After the last chunk: drops begin events never ended, sorts the events by start and settles
+  // the format.
   void Finish();
 
  private:
   Status ParseEvent(simdjson::ondemand::object object);
+  // A legacy duration pair: 'B' events wait in trace_.events (phase 'B') on their thread's stack;
+  // the 'E' of the same pid and tid closes the innermost one, which becomes a complete ('X') event.
+  void BeginDuration(uint32_t index);
+  void EndDuration(int32_t pid, int32_t tid, int64_t ts_ns);
   EventKind KindOfCategory(uint32_t category);
   int32_t InternId(std::string_view text);
   // Intern() behind a small direct-mapped cache: event names repeat millions of times, and a
@@ -58,6 +65,9 @@ class EventParser {
   std::vector<char> buffer_;                      // "[" + chunk + "]" + padding
   std::vector<int8_t> category_kind_;             // by category string id; -1 = not classified yet
   std::unordered_map<int32_t, int> device_pids_;  // JAX: pid of a /device: plane -> device index
+  // Open 'B' events (indices into trace_.events) per (pid, tid), innermost last.
+  std::unordered_map<uint64_t, std::vector<uint32_t>> open_begins_;
+  int64_t dropped_begins_ = 0;  // 'B' events ended before they began (phase 'D' until Finish)
   struct CachedName {
     uint64_t tag = 0;
     uint32_t id = 0;

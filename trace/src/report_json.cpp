@@ -215,6 +215,7 @@ RunReport AnalyzeRun(const TraceRun& run, size_t top_k) {
     r.source = trace.source;
     r.format = std::string(TraceFormatName(trace.format));
     r.events = static_cast<int64_t>(trace.events.size());
+    r.skipped_events = trace.skipped_events;
     r.input_bytes = trace.input_bytes;
     r.evidence = SummariseRank(trace, top_k);
     r.queue = ComputeQueueLength(trace);
@@ -245,6 +246,7 @@ nlohmann::json ToJson(const RunReport& report, const std::set<std::string>& anal
                  {"source", r.source},
                  {"format", r.format},
                  {"events", r.events},
+                 {"skipped_events", r.skipped_events},
                  {"input_bytes", r.input_bytes}};
     if (want("temporal")) rank["temporal_breakdown"] = Temporal(ev.temporal);
     if (want("idle")) rank["idle_breakdown"] = Idle(ev.idle);

@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <fstream>
+#include <map>
 
 #include "trace_test_util.h"
 
@@ -197,6 +198,73 @@ TEST(ReaderTest, WrongChunkGuessesAreUndone) {
   EXPECT_EQ(c.error().message, d.error().message);
   EXPECT_NE(c.error().message.find("malformed JSON at byte"), std::string::npos)
       << c.error().message;
+}
+
+// Legacy duration pairs: a 'B' and the next 'E' of the same pid and tid are one complete event,
+// nested ones closing innermost first, threads apart. Ends without a begin, begins never ended and
+// ends before their begin are counted as skipped, not analysed.
+TEST(ReaderTest, BeginEndPairsBecomeCompleteEvents) {
+  const std::string events = R"(
+    {"ph": "B", "cat": "cpu_op", "name": "outer", "pid": 1, "tid": 1, "ts": 100},
+    {"ph": "B", "cat": "cpu_op", "name": "inner", "pid": 1, "tid": 1, "ts": 110.5},
+    {"ph": "B", "cat": "cpu_op", "name": "other thread", "pid": 1, "tid": 2, "ts": 115},
+    {"ph": "E", "pid": 1, "tid": 1, "ts": 120},
+    {"ph": "E", "pid": 1, "tid": 3, "ts": 121},
+    {"ph": "X", "cat": "cpu_op", "name": "complete", "pid": 1, "tid": 1, "ts": 125, "dur": 1},
+    {"ph": "E", "name": "outer", "pid": 1, "tid": 1, "ts": 130},
+    {"ph": "E", "pid": 1, "tid": 2, "ts": 140},
+    {"ph": "B", "cat": "cpu_op", "name": "backwards", "pid": 2, "tid": 1, "ts": 200},
+    {"ph": "E", "pid": 2, "tid": 1, "ts": 199},
+    {"ph": "B", "cat": "cpu_op", "name": "never ended", "pid": 3, "tid": 1, "ts": 300})";
+  Trace t = ParseOrDie(KinetoJson(events));
+  ASSERT_EQ(t.events.size(), 4u);
+  std::map<std::string, std::pair<int64_t, int64_t>> by_name;
+  for (const TraceEvent& e : t.events) {
+    EXPECT_EQ(e.phase, 'X');
+    EXPECT_EQ(e.kind, EventKind::kCpuOp);
+    by_name[std::string(t.Name(e))] = {e.ts_ns, e.dur_ns};
+  }
+  EXPECT_EQ(by_name["outer"], std::make_pair(int64_t{100000}, int64_t{30000}));
+  EXPECT_EQ(by_name["inner"], std::make_pair(int64_t{110500}, int64_t{9500}));
+  EXPECT_EQ(by_name["other thread"], std::make_pair(int64_t{115000}, int64_t{25000}));
+  EXPECT_EQ(by_name["complete"], std::make_pair(int64_t{125000}, int64_t{1000}));
+  // The end on tid 3, the backwards pair (2) and the begin never ended.
+  EXPECT_EQ(t.skipped_events, 4);
+  EXPECT_EQ(t.Name(t.events[0]), "outer");  // sorted by start
+}
+
+// A pair split across chunks, with chunk guesses going wrong between them, pairs as in one chunk.
+TEST(ReaderTest, BeginEndPairsAcrossChunksAndUndoneGuesses) {
+  std::string events;
+  const int kPairs = 600;
+  for (int i = 0; i < kPairs; ++i) {
+    if (i) events += ", ";
+    const std::string tid = std::to_string(i % 3);
+    events += R"({"ph": "B", "cat": "cpu_op", "name": "n}, {", "pid": 1, "tid": )" + tid +
+              R"(, "ts": )" + std::to_string(i * 10) + R"(, "args": {"s": "}, {"}}, )";
+    events += R"({"ph": "E", "pid": 1, "tid": )" + tid + R"(, "ts": )" +
+              std::to_string(i * 10 + 30) + "}";
+  }
+  std::string json = KinetoJson(events);
+  ParseOptions guessed;
+  guessed.chunk_bytes = 200;
+  ParseOptions exact = guessed;
+  exact.guess_chunk_ends = false;
+  auto a = ParseTrace(json, "guess.json", guessed);
+  auto b = ParseTrace(json, "exact.json", exact);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  // Pairs on one tid overlap (each lasts 30 us, one starts every 30 us on it): they nest or not
+  // by order alone, so each closes the latest begin of its thread.
+  ASSERT_EQ(a->events.size(), static_cast<size_t>(kPairs));
+  ASSERT_EQ(b->events.size(), a->events.size());
+  for (size_t i = 0; i < a->events.size(); ++i) {
+    EXPECT_EQ(a->events[i].ts_ns, b->events[i].ts_ns);
+    EXPECT_EQ(a->events[i].dur_ns, b->events[i].dur_ns);
+    EXPECT_EQ(a->events[i].dur_ns, 30000);
+  }
+  EXPECT_EQ(a->skipped_events, 0);
+  EXPECT_EQ(b->skipped_events, 0);
 }
 
 TEST(ReaderTest, ReleasingParsedTextGivesTheSameEvents) {

@@ -19,6 +19,7 @@ struct RankReport {
   std::string source;
   std::string format;
   int64_t events = 0;
+  int64_t skipped_events = 0;  // not analysed: no usable ts, unmatched B/E (Trace::skipped_events)
   int64_t input_bytes = 0;
   RankEvidence
       evidence;  // temporal, idle, kernels, overlap, launch, memcpy, iterations, memory, operators
