@@ -12,13 +12,14 @@ Result<TimedSamples> CollectSamples(ExecutionQueue& queue, const SamplingOptions
                      "min_sample_seconds and max_repetitions must be positive");
   }
   TimedSamples result;
+  const int64_t max_repetitions = std::min(options.max_repetitions, queue.max_repetitions());
   // Calibration doubles as the first warm-up: caches and pages are hot afterwards.
   while (true) {
     const double seconds = queue.TimeSeconds([&] { run(result.repetitions); });
-    if (seconds >= options.min_sample_seconds || result.repetitions >= options.max_repetitions) {
+    if (seconds >= options.min_sample_seconds || result.repetitions >= max_repetitions) {
       break;
     }
-    result.repetitions = std::min(result.repetitions * 2, options.max_repetitions);
+    result.repetitions = std::min(result.repetitions * 2, max_repetitions);
   }
   for (int i = 0; i < options.warmup_samples; ++i) {
     (void)queue.TimeSeconds([&] { run(result.repetitions); });

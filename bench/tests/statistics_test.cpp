@@ -43,8 +43,10 @@ class CountingQueue final : public ExecutionQueue {
     ++calls;
     return repetitions_seen * 1e-3;
   }
+  int64_t max_repetitions() const override { return limit; }
   int64_t repetitions_seen = 0;
   int calls = 0;
+  int64_t limit = INT64_MAX;
 };
 
 TEST(SamplerTest, DoublesRepetitionsUntilSampleIsLongEnough) {
@@ -57,6 +59,23 @@ TEST(SamplerTest, DoublesRepetitionsUntilSampleIsLongEnough) {
   ASSERT_EQ(samples->seconds_per_rep.size(), 3u);
   EXPECT_DOUBLE_EQ(samples->seconds_per_rep[0], 1e-3);
   EXPECT_EQ(queue.calls, 5 + 2 + 3);  // calibration, warm-up, kept samples
+}
+
+// A queue that takes only so many repetitions per sample (a GPU stream behind a spin kernel) caps
+// calibration below the options' own limit; the samples are then shorter than min_sample_seconds.
+TEST(SamplerTest, QueueLimitsRepetitions) {
+  CountingQueue queue;
+  queue.limit = 6;
+  SamplingOptions options{.warmup_samples = 0, .samples = 2, .min_sample_seconds = 0.01};
+  auto samples =
+      CollectSamples(queue, options, [&](int64_t reps) { queue.repetitions_seen = reps; });
+  ASSERT_TRUE(samples.ok());
+  EXPECT_EQ(samples->repetitions, 6);  // 1, 2, 4, then 6 (not 8)
+  EXPECT_EQ(queue.calls, 4 + 2);
+  options.max_repetitions = 3;  // the smaller of the two limits wins
+  samples = CollectSamples(queue, options, [&](int64_t reps) { queue.repetitions_seen = reps; });
+  ASSERT_TRUE(samples.ok());
+  EXPECT_EQ(samples->repetitions, 3);
 }
 
 TEST(SamplerTest, RejectsBadOptions) {

@@ -17,9 +17,19 @@ constexpr size_t kErrorBytes = 512;
 
 }  // namespace
 
-int DeviceForLocalRank(int local_rank, int device_count) {
-  if (device_count < 1 || local_rank < 0) return -1;
-  return local_rank % device_count;
+Result<int> DeviceForLocalRank(int local_rank, int device_count) {
+  if (local_rank < 0) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     fmt::format("local rank {}: the MPI launcher gave no local rank", local_rank));
+  }
+  if (local_rank >= device_count) {
+    return MakeError(ErrorCode::kUnsupported,
+                     fmt::format("unsupported: local rank {} on a host with {} GPU{}: NCCL needs "
+                                 "one GPU per rank (start at most {} rank{} per host)",
+                                 local_rank, device_count, device_count == 1 ? "" : "s",
+                                 device_count, device_count == 1 ? "" : "s"));
+  }
+  return local_rank;
 }
 
 Status AgreeOnStatus(collectives::RankGroup& group, const Status& local) {

@@ -18,13 +18,19 @@ using collectives::CollectiveOp;
 using collectives::CollectiveResult;
 using collectives::RankGroup;
 
-TEST(NcclOverRanksTest, EachLocalRankTakesTheNextGpuModuloTheCount) {
-  EXPECT_EQ(DeviceForLocalRank(0, 8), 0);
-  EXPECT_EQ(DeviceForLocalRank(7, 8), 7);
-  EXPECT_EQ(DeviceForLocalRank(9, 8), 1);  // oversubscribed: ranks 1 and 9 share GPU 1
-  EXPECT_EQ(DeviceForLocalRank(3, 1), 0);
-  EXPECT_EQ(DeviceForLocalRank(0, 0), -1);
-  EXPECT_EQ(DeviceForLocalRank(-1, 4), -1);
+TEST(NcclOverRanksTest, EachLocalRankTakesItsOwnGpu) {
+  EXPECT_EQ(*DeviceForLocalRank(0, 8), 0);
+  EXPECT_EQ(*DeviceForLocalRank(7, 8), 7);
+  // More ranks than GPUs: NCCL refuses two ranks on one GPU, so it is unsupported, not shared.
+  const auto oversubscribed = DeviceForLocalRank(1, 1);
+  ASSERT_FALSE(oversubscribed.ok());
+  EXPECT_EQ(oversubscribed.error().code, ErrorCode::kUnsupported);
+  EXPECT_EQ(oversubscribed.error().message,
+            "unsupported: local rank 1 on a host with 1 GPU: NCCL needs one GPU per rank (start "
+            "at most 1 rank per host)");
+  EXPECT_EQ(DeviceForLocalRank(9, 8).error().code, ErrorCode::kUnsupported);
+  EXPECT_EQ(DeviceForLocalRank(0, 0).error().code, ErrorCode::kUnsupported);
+  EXPECT_EQ(DeviceForLocalRank(-1, 4).error().code, ErrorCode::kInvalidArgument);
 }
 
 TEST(NcclOverRanksTest, AllRanksOkAgreeOnOk) {

@@ -160,6 +160,9 @@ class GpuCollectivesBenchmark final : public GpuBenchmark {
     const double factor = BusBandwidthFactor(collective, n);
     std::vector<bench::Measurement> out;
     for (const bool bus : {false, true}) {
+      // One GPU moves nothing between ranks: nccl-tests' factor is 0 and there is no bus
+      // bandwidth to report (the algbw says so in its formula).
+      if (bus && factor == 0) continue;
       bench::Measurement m =
           bench::MakeThroughput(this->name(), name + (bus ? "_busbw" : "_algbw"), samples,
                                 bus ? size * factor : size, false, context);
@@ -175,10 +178,15 @@ class GpuCollectivesBenchmark final : public GpuBenchmark {
       m.parameters["nccl_version"] = version_;
       m.parameters["device_name"] = device.name;
       m.timing_source = queue.timing_source();
-      m.formula = fmt::format("S = {:.6g} bytes (nccl-tests size), algbw = S / t{}; ", size,
-                              bus ? fmt::format(", busbw = algbw x {:.4g} (n = {})", factor, n)
-                                  : std::string()) +
-                  m.formula;
+      std::string bus_note;
+      if (bus) {
+        bus_note = fmt::format(", busbw = algbw x {:.4g} (n = {})", factor, n);
+      } else if (factor == 0) {
+        bus_note = fmt::format(" (no busbw: its factor is 0 for {} over {} GPU)", name, n);
+      }
+      m.formula =
+          fmt::format("S = {:.6g} bytes (nccl-tests size), algbw = S / t{}; ", size, bus_note) +
+          m.formula;
       out.push_back(std::move(m));
     }
     return out;

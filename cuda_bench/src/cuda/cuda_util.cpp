@@ -11,6 +11,8 @@ namespace xpuperf::cuda_bench {
 
 Status CudaCheck(cudaError_t error, std::string_view what) {
   if (error == cudaSuccess) return Status::Ok();
+  // Reported here, so a later launch's cudaGetLastError() does not report it again as its own.
+  (void)cudaGetLastError();
   return MakeError(ErrorCode::kInternal, fmt::format("{}: {} ({})", what, cudaGetErrorString(error),
                                                      cudaGetErrorName(error)));
 }

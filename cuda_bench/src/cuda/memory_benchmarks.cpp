@@ -154,8 +154,7 @@ class GpuL2SweepBenchmark final : public GpuBenchmark {
       const size_t vectors = bytes / 16;
       // Each launch reads at least 256 MiB so that launch overhead stays small.
       const int passes = static_cast<int>(std::max<uint64_t>(1, 256 * kMiB / bytes));
-      const int blocks = static_cast<int>(std::min<uint64_t>(
-          BlocksFilling(device), std::max<uint64_t>(1, vectors / kThreadsPerBlock)));
+      const int blocks = BlocksFilling(device);
       const auto run = [&](int64_t repetitions) {
         for (int64_t r = 0; r < repetitions; ++r) {
           queue->Record(

@@ -43,7 +43,7 @@ class NcclRankSession final : public NcclOverRanks {
   Status Prepare() {
     int count = 0;
     XPUPERF_CUDA_RETURN_IF_ERROR(cudaGetDeviceCount(&count));
-    device_ = DeviceForLocalRank(group_.local_rank(), count);
+    XPUPERF_ASSIGN_OR_RETURN(device_, DeviceForLocalRank(group_.local_rank(), count));
     XPUPERF_ASSIGN_OR_RETURN(const CudaDeviceInfo info, QueryDevice(device_));
     device_name_ = info.name;
     XPUPERF_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));

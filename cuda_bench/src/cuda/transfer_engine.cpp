@@ -173,6 +173,8 @@ class CudaTransferEngine final : public bench::TransferEngine {
   }
 
   Status Verify(bench::TransferBuffer& buffer, uint64_t seed) override {
+    // A CUDA error while timing (the queue keeps the first) makes the samples meaningless.
+    XPUPERF_RETURN_IF_ERROR(queue_->status());
     ScopedDevice scope(device_);
     XPUPERF_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(queue_->stream()));
     if (!buffer.on_device()) {
@@ -284,6 +286,8 @@ Result<std::unique_ptr<bench::TransferEngine>> MakeCudaTransferEngine(int device
   int numa_node = -1;
   if (cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), device) == cudaSuccess) {
     numa_node = PciNumaNode("/", bus_id);
+  } else {
+    (void)cudaGetLastError();  // the NUMA node stays unknown; later launches must not see this
   }
   const int blocks = info.multiprocessors * 4;
   return std::unique_ptr<bench::TransferEngine>(new CudaTransferEngine(

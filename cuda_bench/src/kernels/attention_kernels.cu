@@ -17,14 +17,21 @@ constexpr int kBlockM = 64;  // queries per block
 constexpr int kBlockN = 64;  // keys per tile
 constexpr int kWarps = 4;    // each warp owns 16 query rows
 constexpr int kWarpM = 16;
+// Row strides of the per-warp shared tiles, padded off multiples of 32 banks so that the lanes
+// of a warp reading down a column land in different banks (at most 2-way conflicts). WMMA needs
+// them to be multiples of 16 bytes and every tile to start 32-byte aligned, which they keep.
+constexpr int kScoreStride = kBlockN + 4;  // floats
+constexpr int kProbStride = kBlockN + 8;   // bf16
+template <int D>
+constexpr int kOutStride = D + 4;  // floats
 
 template <int D>
 constexpr size_t FlashSharedBytes() {
-  return sizeof(bf16) * (kBlockM * D + 2 * kBlockN * D) +  // Q, K, V tiles
-         sizeof(float) * kWarps * kWarpM * kBlockN +       // scores
-         sizeof(bf16) * kWarps * kWarpM * kBlockN +        // probabilities
-         sizeof(float) * kWarps * kWarpM * D +             // output accumulators
-         sizeof(float) * kWarps * kWarpM;                  // per-row factors
+  return sizeof(bf16) * (kBlockM * D + 2 * kBlockN * D) +   // Q, K, V tiles
+         sizeof(float) * kWarps * kWarpM * kScoreStride +   // scores
+         sizeof(bf16) * kWarps * kWarpM * kProbStride +     // probabilities
+         sizeof(float) * kWarps * kWarpM * kOutStride<D> +  // output accumulators
+         sizeof(float) * kWarps * kWarpM;                   // per-row factors
 }
 
 template <int D>
@@ -32,14 +39,15 @@ __global__ void __launch_bounds__(kWarps * 32)
     FlashAttention(const bf16* __restrict__ q, const bf16* __restrict__ k,
                    const bf16* __restrict__ v, bf16* __restrict__ o, int64_t seq, bool causal,
                    float scale_log2) {
+  constexpr int kOut = kOutStride<D>;
   extern __shared__ __align__(128) unsigned char shared[];
   bf16* s_q = reinterpret_cast<bf16*>(shared);
   bf16* s_k = s_q + kBlockM * D;
   bf16* s_v = s_k + kBlockN * D;
   float* s_scores = reinterpret_cast<float*>(s_v + kBlockN * D);
-  bf16* s_p = reinterpret_cast<bf16*>(s_scores + kWarps * kWarpM * kBlockN);
-  float* s_o = reinterpret_cast<float*>(s_p + kWarps * kWarpM * kBlockN);
-  float* s_factor = s_o + kWarps * kWarpM * D;
+  bf16* s_p = reinterpret_cast<bf16*>(s_scores + kWarps * kWarpM * kScoreStride);
+  float* s_o = reinterpret_cast<float*>(s_p + kWarps * kWarpM * kProbStride);
+  float* s_factor = s_o + kWarps * kWarpM * kOut;
 
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
@@ -50,16 +58,16 @@ __global__ void __launch_bounds__(kWarps * 32)
   for (int i = threadIdx.x; i < kBlockM * D / 8; i += blockDim.x) {
     reinterpret_cast<uint4*>(s_q)[i] = reinterpret_cast<const uint4*>(q + base + q0 * D)[i];
   }
-  for (int i = threadIdx.x; i < kWarps * kWarpM * D; i += blockDim.x) s_o[i] = 0.0f;
+  for (int i = threadIdx.x; i < kWarps * kWarpM * kOut; i += blockDim.x) s_o[i] = 0.0f;
 
-  float* w_scores = s_scores + warp * kWarpM * kBlockN;
-  bf16* w_p = s_p + warp * kWarpM * kBlockN;
-  float* w_o = s_o + warp * kWarpM * D;
+  float* w_scores = s_scores + warp * kWarpM * kScoreStride;
+  bf16* w_p = s_p + warp * kWarpM * kProbStride;
+  float* w_o = s_o + warp * kWarpM * kOut;
   float* w_factor = s_factor + warp * kWarpM;
   const bf16* w_q = s_q + warp * kWarpM * D;
 
-  // Each pair of lanes owns one row of the warp's 16: lane / 2 is the row, lane % 2 the half of
-  // the 64 keys.
+  // Each pair of lanes owns one row of the warp's 16: lane / 2 is the row, lane % 2 picks the
+  // even or the odd columns of the 64 keys (interleaved, so the two lanes hit different banks).
   const int row = lane / 2;
   const int half = lane % 2;
   const int64_t query = q0 + warp * kWarpM + row;
@@ -88,27 +96,27 @@ __global__ void __launch_bounds__(kWarps * 32)
         wmma::load_matrix_sync(b, s_k + nb * 16 * D + kb * 16, D);
         wmma::mma_sync(acc, a, b, acc);
       }
-      wmma::store_matrix_sync(w_scores + nb * 16, acc, kBlockN, wmma::mem_row_major);
+      wmma::store_matrix_sync(w_scores + nb * 16, acc, kScoreStride, wmma::mem_row_major);
     }
     __syncwarp();
 
     // Online softmax in base 2: p = 2^(s log2(e) scale - max).
-    float* scores = w_scores + row * kBlockN + half * 32;
+    float* scores = w_scores + row * kScoreStride + half;
     float tile_max = -INFINITY;
-    for (int c = 0; c < 32; ++c) {
-      float s = scores[c] * scale_log2;
-      if (causal && k0 + half * 32 + c > query) s = -INFINITY;
-      scores[c] = s;
+    for (int c = 0; c < kBlockN / 2; ++c) {
+      float s = scores[2 * c] * scale_log2;
+      if (causal && k0 + 2 * c + half > query) s = -INFINITY;
+      scores[2 * c] = s;
       tile_max = fmaxf(tile_max, s);
     }
     tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
     const float new_max = fmaxf(row_max, tile_max);
     float tile_sum = 0.0f;
-    bf16* p = w_p + row * kBlockN + half * 32;
-    for (int c = 0; c < 32; ++c) {
-      const float e = exp2f(scores[c] - new_max);
+    bf16* p = w_p + row * kProbStride + half;
+    for (int c = 0; c < kBlockN / 2; ++c) {
+      const float e = exp2f(scores[2 * c] - new_max);
       tile_sum += e;
-      p[c] = __float2bfloat16_rn(e);
+      p[2 * c] = __float2bfloat16_rn(e);
     }
     tile_sum += __shfl_xor_sync(0xffffffffu, tile_sum, 1);
     const float factor = exp2f(row_max - new_max);
@@ -116,22 +124,22 @@ __global__ void __launch_bounds__(kWarps * 32)
     row_max = new_max;
     if (half == 0) w_factor[row] = factor;
     __syncwarp();
-    for (int i = lane; i < kWarpM * D; i += 32) w_o[i] *= w_factor[i / D];
+    for (int i = lane; i < kWarpM * D; i += 32) w_o[(i / D) * kOut + i % D] *= w_factor[i / D];
     __syncwarp();
 
     // O += P V, the accumulators going through shared memory.
     for (int db = 0; db < D / 16; ++db) {
       wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-      wmma::load_matrix_sync(acc, w_o + db * 16, D, wmma::mem_row_major);
+      wmma::load_matrix_sync(acc, w_o + db * 16, kOut, wmma::mem_row_major);
 #pragma unroll
       for (int kb = 0; kb < kBlockN / 16; ++kb) {
         wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> a;
         wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::row_major> b;
-        wmma::load_matrix_sync(a, w_p + kb * 16, kBlockN);
+        wmma::load_matrix_sync(a, w_p + kb * 16, kProbStride);
         wmma::load_matrix_sync(b, s_v + kb * 16 * D + db * 16, D);
         wmma::mma_sync(acc, a, b, acc);
       }
-      wmma::store_matrix_sync(w_o + db * 16, acc, D, wmma::mem_row_major);
+      wmma::store_matrix_sync(w_o + db * 16, acc, kOut, wmma::mem_row_major);
     }
     __syncwarp();
   }
@@ -141,7 +149,8 @@ __global__ void __launch_bounds__(kWarps * 32)
   for (int i = lane; i < kWarpM * D; i += 32) {
     const int r = i / D;
     const int c = i % D;
-    o[base + (q0 + warp * kWarpM + r) * D + c] = __float2bfloat16_rn(w_o[i] * w_factor[r]);
+    o[base + (q0 + warp * kWarpM + r) * D + c] =
+        __float2bfloat16_rn(w_o[r * kOut + c] * w_factor[r]);
   }
 }
 

@@ -75,14 +75,21 @@ __global__ void FillU32(uint32_t* data, size_t n, uint32_t seed) {
   for (size_t i = GlobalThread(); i < n; i += GridThreads()) data[i] = PatternU32(seed, i);
 }
 
+// Reads every vector `passes` times as one index space of n_vec x passes (j -> j mod n_vec), so a
+// working set smaller than the grid still keeps every thread busy.
 __global__ void ReadSum(const uint4* __restrict__ data, size_t n_vec, int passes,
                         unsigned int* sum) {
+  if (n_vec == 0) return;
   unsigned int local = 0;
-  for (int p = 0; p < passes; ++p) {
-    for (size_t i = GlobalThread(); i < n_vec; i += GridThreads()) {
-      const uint4 v = __ldcg(data + i);
-      local += v.x + v.y + v.z + v.w;
-    }
+  const size_t total = n_vec * static_cast<size_t>(passes);
+  const size_t threads = GridThreads();
+  const size_t step = threads % n_vec;
+  size_t i = GlobalThread() % n_vec;
+  for (size_t j = GlobalThread(); j < total; j += threads) {
+    const uint4 v = __ldcg(data + i);
+    local += v.x + v.y + v.z + v.w;
+    i += step;
+    if (i >= n_vec) i -= n_vec;
   }
   // Warp reduction, then one atomic per warp.
   for (int offset = 16; offset > 0; offset /= 2)

@@ -3,6 +3,7 @@
 // implements the same interface with a stream and events recorded around the enqueued work.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -17,6 +18,9 @@ class ExecutionQueue {
   // elapsed time between the start and the end of the submitted work, in seconds. Not thread-safe:
   // one caller at a time.
   virtual double TimeSeconds(const std::function<void()>& enqueue) = 0;
+  // The most repetitions one sample may enqueue: a GPU stream held behind a spin kernel while the
+  // host enqueues can take only so many pending operations before enqueueing blocks.
+  virtual int64_t max_repetitions() const { return INT64_MAX; }
 };
 
 // The CPU's queue: runs the work inline and reads CLOCK_MONOTONIC around it.

@@ -23,7 +23,8 @@ struct TimedSamples {
 };
 
 // Calls run(repetitions) on the queue: doubles repetitions from 1 until a sample lasts at least
-// min_sample_seconds (or max_repetitions), runs the warm-up samples, then the kept samples.
+// min_sample_seconds (or max_repetitions, or the queue's max_repetitions()), runs the warm-up
+// samples, then the kept samples.
 // kInvalidArgument for samples < 1 or a non-positive min_sample_seconds.
 Result<TimedSamples> CollectSamples(ExecutionQueue& queue, const SamplingOptions& options,
                                     const std::function<void(int64_t repetitions)>& run);

@@ -1,9 +1,10 @@
 // NCCL collectives across the ranks of a job, one GPU per rank (nccl-tests' MPI mode): rank 0
-// creates the ncclUniqueId and broadcasts it, each rank takes GPU local rank mod device count and
-// joins with ncclCommInitRank; then each size is verified on every rank and timed with CUDA events,
-// a sample's time being the slowest rank's. The ranks talk through a collectives::RankGroup, so
-// this code needs no MPI (the cli passes an MpiRankGroup) and the agreement logic is tested with
-// threads. Every function taking a group is collective: all ranks call it in the same order.
+// creates the ncclUniqueId and broadcasts it, each rank takes the GPU of its local rank (fewer GPUs
+// than ranks on a host is unsupported) and joins with ncclCommInitRank; then each size is verified
+// on every rank and timed with CUDA events, a sample's time being the slowest rank's. The ranks
+// talk through a collectives::RankGroup, so this code needs no MPI (the cli passes an MpiRankGroup)
+// and the agreement logic is tested with threads. Every function taking a group is collective: all
+// ranks call it in the same order.
 #pragma once
 
 #include <array>
@@ -18,8 +19,9 @@
 
 namespace xpuperf::cuda_bench {
 
-// The GPU of a rank: local_rank mod device_count; -1 when there is no device or local_rank < 0.
-int DeviceForLocalRank(int local_rank, int device_count);
+// The GPU of a rank: its local rank. kUnsupported when the host has fewer GPUs than ranks (NCCL
+// refuses two ranks on one GPU) or none; kInvalidArgument for a negative local rank.
+Result<int> DeviceForLocalRank(int local_rank, int device_count);
 
 // Ok on every rank when `local` is ok on every rank. Otherwise every rank gets the error of the
 // lowest failing rank (code and message, " (rank k)" appended when k is not 0), so that all ranks
