@@ -17,10 +17,15 @@ void AddAnalyzeCommand(CLI::App& app, CommandActions& actions) {
       ->required();
   command->add_option("--analysis,-a", options->analyses,
                       "Only these analyses (repeatable): temporal, idle, kernels, overlap, launch, "
-                      "queue, memcpy, operators, iterations, memory, stragglers, gemm, findings");
+                      "queue, memcpy, operators, iterations, memory, stragglers, gemm, findings, "
+                      "critical_path");
   command->add_flag("--json", options->json, "Everything as one JSON document");
   command->add_option("--html", options->html, "Also write a single-file HTML report here");
   command->add_option("--top", options->top, "Rows of the top-k tables")->capture_default_str();
+  command->add_option("--critical-path-range", options->critical_path_range,
+                      "Walk the critical path over the last host range (annotation or op) whose "
+                      "name contains this text; default: the last ProfilerStep#N, else the whole "
+                      "trace");
   actions.push_back({command, [options] { return RunAnalyze(*options, std::cout, std::cerr); }});
 }
 

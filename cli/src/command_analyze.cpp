@@ -109,7 +109,16 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     }
     run.ranks.push_back(std::move(one));
   }
-  trace::RunReport report = trace::AnalyzeRun(run, static_cast<size_t>(options.top));
+  trace::RunReport report =
+      trace::AnalyzeRun(run, static_cast<size_t>(options.top), options.critical_path_range);
+  if (!options.critical_path_range.empty() &&
+      std::none_of(report.ranks.begin(), report.ranks.end(),
+                   [](const auto& r) { return r.evidence.critical_path.found; })) {
+    err << "xpuperf analyze: --critical-path-range: no host range (op or annotation) whose name "
+           "contains '"
+        << options.critical_path_range << "' in the trace\n";
+    return kExitUsage;
+  }
   if (!options.html.empty()) {
     Status written = WriteAtomically(options.html, RenderAnalyzeHtml(run, report));
     if (!written.ok()) return Fail(err, written.error());

@@ -74,7 +74,8 @@ std::string StackedBar(const std::vector<Segment>& segments) {
   for (const auto& s : segments) total += s.value;
   std::ostringstream svg;
   const double width = 480;
-  svg << R"(<svg width="680" height="24">)";
+  svg << fmt::format(R"(<svg width="{:.0f}" height="24">)",
+                     std::max(680.0, width + 8 + 66.0 * static_cast<double>(segments.size())));
   double x = 0;
   for (const auto& s : segments) {
     double w = total > 0 ? s.value / total * width : 0;
@@ -134,6 +135,31 @@ td:first-child,th:first-child{text-align:left}.finding{border-left:4px solid #e0
                           f.severity == trace::Severity::kCritical ? "critical" : "",
                           trace::SeverityName(f.severity), Escape(f.title), Escape(f.evidence),
                           Escape(f.advice));
+    }
+    if (const trace::CriticalPath& p = r.evidence.critical_path; p.length_ns > 0) {
+      html << fmt::format("<h2>Critical path</h2><p>Over {}: {} ({}), {} GPU ops on it</p>",
+                          Escape(p.window), Sec(p.length_ns), p.verdict, p.gpu_ops);
+      // Short labels, in PathCategory order, for the bar's legend.
+      static constexpr const char* kLabels[trace::kPathCategories] = {
+          "cpu ops", "runtime", "untraced", "launch", "wake-up",
+          "compute", "comm",    "memory",   "gap"};
+      static constexpr const char* kColours[trace::kPathCategories] = {
+          "#f0a030", "#e07020", "#cccccc", "#d0c060", "#a08060",
+          "#2b7bb9", "#b03a8a", "#48a868", "#9999bb"};
+      std::vector<Segment> parts;
+      for (int c = 0; c < trace::kPathCategories; ++c) {
+        if (p.category_ns[c] > 0) {
+          parts.push_back({kLabels[c], static_cast<double>(p.category_ns[c]), kColours[c]});
+        }
+      }
+      html << StackedBar(parts);
+      html << "<table><tr><th>on the path</th><th>category</th><th>time</th></tr>";
+      for (const auto& item : p.top) {
+        html << fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                            Escape(item.name.substr(0, 120)),
+                            trace::PathCategoryName(item.category), Sec(item.ns));
+      }
+      html << "</table>";
     }
     if (!r.evidence.kernels.top.empty()) {
       html << "<h2>Top GPU "

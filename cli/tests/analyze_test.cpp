@@ -51,7 +51,7 @@ TEST(AnalyzeCommandTest, JsonHasEveryAnalysisOrOnlyTheChosenOnes) {
   for (const char* key :
        {"temporal_breakdown", "idle_breakdown", "kernel_breakdown", "comm_compute_overlap",
         "launch_stats", "queue_length", "memcpy_bandwidth", "operators", "iterations", "memory",
-        "gemm_points", "findings"}) {
+        "gemm_points", "findings", "critical_path"}) {
     EXPECT_TRUE(rank.contains(key)) << key;
   }
   // kernel 10.5 .. 13.75 us, all-reduce 12 .. 20, memcpy 15 .. 17: window 9.5 us.
@@ -81,6 +81,23 @@ TEST(AnalyzeCommandTest, BeginEndPairsAreOperatorsAndSkippedEventsAreShown) {
   EXPECT_NE(text.out.find("2 events (1 more skipped: no usable timestamp, or an unmatched B/E)"),
             std::string::npos)
       << text.out;
+}
+
+TEST(AnalyzeCommandTest, CriticalPathRangeMustExist) {
+  Outcome json_run =
+      Analyze({.path = Data("step_trace.json"), .analyses = {"critical_path"}, .json = true});
+  ASSERT_EQ(json_run.code, 0) << json_run.err;
+  const auto path = nlohmann::json::parse(json_run.out)["ranks"][0]["critical_path"];
+  EXPECT_GT(path["length_ns"].get<int64_t>(), 0);
+  int64_t sum = 0;
+  for (const auto& [name, category] : path["categories"].items())
+    sum += category["ns"].get<int64_t>();
+  EXPECT_EQ(sum, path["length_ns"].get<int64_t>());
+  Outcome text = Analyze({.path = Data("step_trace.json"), .analyses = {"critical_path"}});
+  EXPECT_NE(text.out.find("Critical path over"), std::string::npos) << text.out;
+  Outcome missing = Analyze({.path = Data("step_trace.json"), .critical_path_range = "nowhere"});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("no host range"), std::string::npos) << missing.err;
 }
 
 TEST(AnalyzeCommandTest, HtmlReportIsOneSelfContainedFile) {

@@ -234,6 +234,38 @@ Finding NearOom(const RankEvidence& ev, bool* fired) {
   return f;
 }
 
+// The critical path runs mostly through host work: the GPU waits for the CPU (HTA's critical path).
+Finding HostBoundPath(const RankEvidence& ev, bool* fired) {
+  const CriticalPath& path = ev.critical_path;
+  const double share = Share(path.host_ns, path.length_ns);
+  *fired = path.gpu_ops > 0 && share > 0.5;
+  Finding f = Make(ev, "host_bound_path", share > 0.8 ? Severity::kCritical : Severity::kWarning,
+                   share, 0.5);
+  f.title = "The critical path runs through host work " + Pct(share) + " of the time";
+  auto part = [&](PathCategory c) {
+    return fmt::format("{} {}", PathCategoryName(c),
+                       Pct(Share(path.category_ns[static_cast<int>(c)], path.length_ns)));
+  };
+  std::string host_items;
+  int listed = 0;
+  for (const auto& item : path.top) {
+    if (!IsHostCategory(item.category) || listed == 3) continue;
+    host_items += fmt::format("{}{} ({})", listed++ ? ", " : "", item.name, Ms(item.ns));
+  }
+  f.evidence = fmt::format(
+      "critical path {} with {} GPU ops: {}, {}, {}, {}, {}; longest host "
+      "items: {}",
+      Ms(path.length_ns), path.gpu_ops, part(PathCategory::kCpuOp), part(PathCategory::kCpuRuntime),
+      part(PathCategory::kCpuUntraced), part(PathCategory::kKernelLaunch),
+      part(PathCategory::kSyncWakeup), host_items.empty() ? "n/a" : host_items);
+  f.advice =
+      "The GPU waits for the host. Capture the step in CUDA Graphs (torch.compile "
+      "mode=\"reduce-overhead\", torch.cuda.graphs) to cut launch cost, fuse small kernels, "
+      "remove synchronisations from the step, and move data preparation off the launching "
+      "thread (DataLoader workers, pinned non_blocking copies).";
+  return f;
+}
+
 }  // namespace
 
 std::string_view SeverityName(Severity s) {
@@ -274,6 +306,8 @@ const std::vector<Rule>& Rules() {
       {"pageable_memcpy", "any memcpy from or to pageable host memory", PageableMemcpy},
       {"frequent_sync", ">= 2 synchronize calls taking >= 5% of the CPU window", FrequentSync},
       {"near_oom", "peak reserved (or allocated) memory > 90% of device memory", NearOom},
+      {"host_bound_path", "host work > 50% of the critical path, GPU ops on it (> 80% critical)",
+       HostBoundPath},
   };
   return kRules;
 }
@@ -291,7 +325,7 @@ std::vector<Finding> EvaluateRules(const RankEvidence& evidence) {
   return findings;
 }
 
-RankEvidence SummariseRank(const Trace& trace, size_t top_k) {
+RankEvidence SummariseRank(const Trace& trace, size_t top_k, std::string_view critical_path_range) {
   RankEvidence ev;
   ev.rank = trace.rank;
   ev.temporal = ComputeTemporalBreakdown(trace);
@@ -305,6 +339,7 @@ RankEvidence SummariseRank(const Trace& trace, size_t top_k) {
   ev.iterations = ComputeIterationBreakdown(trace);
   ev.memory = ComputeMemoryEvents(trace, top_k);
   ev.operators = ComputeOperatorBreakdown(trace, top_k);
+  ev.critical_path = ComputeCriticalPath(trace, top_k, critical_path_range);
   int64_t first = INT64_MAX, last = INT64_MIN;
   std::vector<Interval> loader;
   // What each distinct name is, computed once: names repeat millions of times in large traces.

@@ -113,6 +113,35 @@ json Memcpy(const MemcpyBandwidth& m) {
   return kinds;
 }
 
+json CriticalPathJson(const CriticalPath& p) {
+  auto share = [&](int64_t ns) {
+    return p.length_ns > 0 ? static_cast<double>(ns) / static_cast<double>(p.length_ns) : 0.0;
+  };
+  json categories = json::object();
+  for (int c = 0; c < kPathCategories; ++c) {
+    categories[std::string(PathCategoryName(static_cast<PathCategory>(c)))] = {
+        {"ns", p.category_ns[c]}, {"share", share(p.category_ns[c])}};
+  }
+  json top = json::array();
+  for (const auto& item : p.top) {
+    top.push_back({{"name", item.name},
+                   {"category", PathCategoryName(item.category)},
+                   {"ns", item.ns},
+                   {"share", share(item.ns)}});
+  }
+  return {{"window", p.window},
+          {"start_ns", p.start_ns},
+          {"end_ns", p.end_ns},
+          {"length_ns", p.length_ns},
+          {"segments", p.steps},
+          {"gpu_ops", p.gpu_ops},
+          {"host_ns", p.host_ns},
+          {"host_share", share(p.host_ns)},
+          {"verdict", p.verdict},
+          {"categories", categories},
+          {"top", top}};
+}
+
 json Operators(const OperatorBreakdown& o) {
   auto list = [](const std::vector<OperatorStat>& ops) {
     json out = json::array();
@@ -201,12 +230,12 @@ nlohmann::json FindingsToJson(const std::vector<Finding>& findings) {
 
 const std::vector<std::string>& AnalysisNames() {
   static const std::vector<std::string> kNames = {
-      "temporal",  "idle",       "kernels", "overlap",    "launch", "queue",   "memcpy",
-      "operators", "iterations", "memory",  "stragglers", "gemm",   "findings"};
+      "temporal",  "idle",       "kernels", "overlap",    "launch", "queue",    "memcpy",
+      "operators", "iterations", "memory",  "stragglers", "gemm",   "findings", "critical_path"};
   return kNames;
 }
 
-RunReport AnalyzeRun(const TraceRun& run, size_t top_k) {
+RunReport AnalyzeRun(const TraceRun& run, size_t top_k, std::string_view critical_path_range) {
   RunReport report;
   report.ranks.resize(run.ranks.size());
   auto analyse = [&](size_t i) {
@@ -217,7 +246,7 @@ RunReport AnalyzeRun(const TraceRun& run, size_t top_k) {
     r.events = static_cast<int64_t>(trace.events.size());
     r.skipped_events = trace.skipped_events;
     r.input_bytes = trace.input_bytes;
-    r.evidence = SummariseRank(trace, top_k);
+    r.evidence = SummariseRank(trace, top_k, critical_path_range);
     r.queue = ComputeQueueLength(trace);
     r.gemm = ComputeGemmPoints(trace);
     r.findings = EvaluateRules(r.evidence);
@@ -261,6 +290,7 @@ nlohmann::json ToJson(const RunReport& report, const std::set<std::string>& anal
     if (want("queue")) rank["queue_length"] = Queue(r.queue);
     if (want("memcpy")) rank["memcpy_bandwidth"] = Memcpy(ev.memcpy);
     if (want("operators")) rank["operators"] = Operators(ev.operators);
+    if (want("critical_path")) rank["critical_path"] = CriticalPathJson(ev.critical_path);
     if (want("iterations")) rank["iterations"] = Iterations(ev.iterations);
     if (want("memory")) rank["memory"] = Memory(ev.memory);
     if (want("gemm")) rank["gemm_points"] = Gemm(r.gemm);

@@ -34,7 +34,7 @@ TEST(FindingsTest, EveryRuleIsInTheTable) {
   for (const auto& r : Rules()) ids.push_back(r.id);
   EXPECT_EQ(ids, (std::vector<std::string>{"input_bound", "launch_bound", "comm_bound",
                                            "low_utilisation", "no_tensor_cores", "pageable_memcpy",
-                                           "frequent_sync", "near_oom"}));
+                                           "frequent_sync", "near_oom", "host_bound_path"}));
 }
 
 TEST(FindingsTest, InputBound) {
@@ -149,6 +149,29 @@ TEST(FindingsTest, NearOom) {
   ev.memory.devices[0].total_memory = 0;  // unknown device size: no verdict
   ev.memory.devices[0].peak_reserved = 79'000'000'000;
   EXPECT_FALSE(Fires(ev, "near_oom"));
+}
+
+TEST(FindingsTest, HostBoundPath) {
+  RankEvidence ev = Healthy();
+  CriticalPath& path = ev.critical_path;
+  path.length_ns = 100'000'000;
+  path.gpu_ops = 40;
+  path.host_ns = 51'000'000;  // 51% > 50%
+  path.category_ns[static_cast<int>(PathCategory::kCpuOp)] = 51'000'000;
+  path.category_ns[static_cast<int>(PathCategory::kGpuCompute)] = 49'000'000;
+  path.top.push_back({"aten::nonzero", PathCategory::kCpuOp, 30'000'000});
+  EXPECT_TRUE(Fires(ev, "host_bound_path"));
+  path.host_ns = 49'000'000;  // 49%
+  EXPECT_FALSE(Fires(ev, "host_bound_path"));
+  path.host_ns = 90'000'000;
+  path.gpu_ops = 0;  // the GPU is not on the path at all: nothing waits for the host
+  EXPECT_FALSE(Fires(ev, "host_bound_path"));
+  path.gpu_ops = 1;
+  auto findings = EvaluateRules(ev);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].severity, Severity::kCritical);  // 90% > 80%
+  EXPECT_NE(findings[0].evidence.find("aten::nonzero (30.000 ms)"), std::string::npos)
+      << findings[0].evidence;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "xpuperf/trace/analyses.h"
+#include "xpuperf/trace/critical_path.h"
 
 namespace xpuperf::trace {
 
@@ -22,6 +23,7 @@ struct RankEvidence {
   IterationBreakdown iterations;
   MemoryEventsSummary memory;
   OperatorBreakdown operators;
+  CriticalPath critical_path;
   int64_t cpu_window_ns = 0;    // first to last event of any kind
   int64_t dataloader_ns = 0;    // union of *DataLoader* CPU ranges
   int64_t sync_calls = 0;       // cudaDeviceSynchronize/StreamSynchronize/EventSynchronize
@@ -34,7 +36,9 @@ struct RankEvidence {
   int compute_major = -1;                  // deviceProperties of the rank's device (-1 unknown)
 };
 
-RankEvidence SummariseRank(const Trace& trace, size_t top_k = 10);
+// `critical_path_range`: the critical path's window (ComputeCriticalPath's `range`).
+RankEvidence SummariseRank(const Trace& trace, size_t top_k = 10,
+                           std::string_view critical_path_range = {});
 
 enum class Severity { kInfo, kWarning, kCritical };
 std::string_view SeverityName(Severity s);

@@ -33,7 +33,8 @@ struct RunReport {
   Stragglers stragglers;
 };
 
-RunReport AnalyzeRun(const TraceRun& run, size_t top_k = 10);
+RunReport AnalyzeRun(const TraceRun& run, size_t top_k = 10,
+                     std::string_view critical_path_range = {});
 
 // Findings as a JSON array (rule, severity, rank, title, value, threshold, evidence, advice).
 nlohmann::json FindingsToJson(const std::vector<Finding>& findings);
