@@ -140,23 +140,31 @@ class Walker {
     return true;
   }
 
+  // Indexes only what the walk can reach: events ending after the window's start (and host events
+  // starting before its end), so a one-step window costs little on a long trace.
   void Index() {
     const auto& events = trace_.events;
-    gpu_prev_.assign(events.size(), -1);
     visited_.assign(events.size(), false);
-    for (const auto& stream : internal::GpuOpsByStream(trace_)) {
-      for (size_t k = 1; k < stream.ops.size(); ++k) gpu_prev_[stream.ops[k]] = stream.ops[k - 1];
-    }
     launches_ = internal::BuildLaunchIndex(trace_);
+    std::unordered_map<uint64_t, uint32_t> last_on_stream;  // (device, stream) -> latest op so far
     std::vector<std::vector<uint32_t>> thread_events;
-    for (uint32_t i = 0; i < events.size(); ++i) {
+    for (uint32_t i = 0; i < events.size(); ++i) {  // in start order
       const TraceEvent& e = events[i];
-      if (IsGpuOp(e.kind) && e.dur_ns > 0) {
+      if (e.end_ns() <= window_begin_) continue;
+      if (IsGpuOp(e.kind)) {
+        const uint64_t stream =
+            (uint64_t{static_cast<uint32_t>(e.device)} << 32) | static_cast<uint32_t>(e.stream);
+        auto [last, first] = last_on_stream.try_emplace(stream, i);
+        if (!first) {
+          gpu_prev_.emplace(i, last->second);
+          last->second = i;
+        }
+        if (e.dur_ns <= 0) continue;
         gpu_by_end_.push_back({e.end_ns(), i});
         if (e.correlation >= 0) gpu_by_correlation_.emplace(e.correlation, i);
       } else if (e.kind == EventKind::kSync && e.correlation >= 0 && e.stream >= 0) {
         sync_stream_.emplace(e.correlation, e.stream);
-      } else if (IsHostKind(e.kind) && e.dur_ns > 0) {
+      } else if (IsHostKind(e.kind) && e.dur_ns > 0 && e.ts_ns < window_end_) {
         const size_t thread = ThreadOf(e);
         if (thread >= thread_events.size()) thread_events.resize(thread + 1);
         thread_events[thread].push_back(i);
@@ -221,7 +229,8 @@ class Walker {
     *t = g.ts_ns;
     int64_t launch = launches_.Find(g.correlation);
     if (launch >= 0 && trace_.events[launch].ts_ns > g.ts_ns) launch = -1;  // clock skew
-    const int64_t prev = gpu_prev_[op];
+    const auto prev_it = gpu_prev_.find(op);
+    const int64_t prev = prev_it == gpu_prev_.end() ? -1 : static_cast<int64_t>(prev_it->second);
     const bool stream_busy =
         prev >= 0 && (launch < 0 || trace_.events[prev].end_ns() > trace_.events[launch].ts_ns);
     if (stream_busy && !visited_[prev]) {
@@ -326,7 +335,7 @@ class Walker {
   int64_t window_end_ = INT64_MAX;
   KernelClassCache classes_;
   CriticalPath path_;
-  std::vector<int64_t> gpu_prev_;
+  std::unordered_map<uint32_t, uint32_t> gpu_prev_;  // GPU op -> the op before it on its stream
   std::vector<bool> visited_;
   internal::LaunchIndex launches_;
   std::vector<std::pair<int64_t, uint32_t>> gpu_by_end_;
