@@ -39,6 +39,24 @@ std::string Gzip(const std::string& text) {
   return out;
 }
 
+// Chunks of `chunk_bytes`, their ends guessed at "}, {" or scanned exactly.
+ParseOptions ChunkOptions(size_t chunk_bytes, bool guess) {
+  ParseOptions options;
+  options.chunk_bytes = chunk_bytes;
+  options.guess_chunk_ends = guess;
+  return options;
+}
+
+void ExpectSameEvents(const Trace& a, const Trace& b) {
+  ASSERT_EQ(a.events.size(), b.events.size());
+  for (size_t i = 0; i < a.events.size(); ++i) {
+    EXPECT_EQ(a.events[i].ts_ns, b.events[i].ts_ns);
+    EXPECT_EQ(a.events[i].dur_ns, b.events[i].dur_ns);
+    EXPECT_EQ(a.Name(a.events[i]), b.Name(b.events[i]));
+  }
+  EXPECT_EQ(a.skipped_events, b.skipped_events);
+}
+
 const char* kKernel =
     R"({"ph": "X", "cat": "kernel", "name": "sgemm", "pid": 0, "tid": "stream 7", "ts": 1694039968933321.125, "dur": 2.5,
         "args": {"device": 0, "stream": 7, "correlation": 42, "External id": 9}})";
@@ -170,20 +188,14 @@ TEST(ReaderTest, WrongChunkGuessesAreUndone) {
   }
   std::string json = KinetoJson(events);
   json.insert(json.size() - 1, R"(, "after": [{"x": 1}, {"y": 2}])");
-  ParseOptions guessed;
-  guessed.chunk_bytes = 256;
-  ParseOptions exact = guessed;
-  exact.guess_chunk_ends = false;
+  const ParseOptions guessed = ChunkOptions(256, true);
+  const ParseOptions exact = ChunkOptions(256, false);
   auto a = ParseTrace(json, "guess.json", guessed);
   auto b = ParseTrace(json, "exact.json", exact);
   ASSERT_TRUE(a.ok()) << a.error().message;
   ASSERT_TRUE(b.ok()) << b.error().message;
   ASSERT_EQ(a->events.size(), static_cast<size_t>(kEvents));
-  ASSERT_EQ(b->events.size(), a->events.size());
-  for (size_t i = 0; i < a->events.size(); ++i) {
-    EXPECT_EQ(a->events[i].ts_ns, b->events[i].ts_ns);
-    EXPECT_EQ(a->Name(a->events[i]), b->Name(b->events[i]));
-  }
+  ExpectSameEvents(*a, *b);
   EXPECT_EQ(a->Name(a->events[7]), "n}, {2");
 
   // Break one event in the middle: both ways report the same byte.
@@ -246,23 +258,14 @@ TEST(ReaderTest, BeginEndPairsAcrossChunksAndUndoneGuesses) {
               std::to_string(i * 10 + 30) + "}";
   }
   std::string json = KinetoJson(events);
-  ParseOptions guessed;
-  guessed.chunk_bytes = 200;
-  ParseOptions exact = guessed;
-  exact.guess_chunk_ends = false;
-  auto a = ParseTrace(json, "guess.json", guessed);
-  auto b = ParseTrace(json, "exact.json", exact);
+  auto a = ParseTrace(json, "guess.json", ChunkOptions(200, true));
+  auto b = ParseTrace(json, "exact.json", ChunkOptions(200, false));
   ASSERT_TRUE(a.ok()) << a.error().message;
   ASSERT_TRUE(b.ok()) << b.error().message;
-  // Pairs on one tid overlap (each lasts 30 us, one starts every 30 us on it): they nest or not
-  // by order alone, so each closes the latest begin of its thread.
+  // Each E follows its own B in the file, so it closes the latest begin of its thread.
   ASSERT_EQ(a->events.size(), static_cast<size_t>(kPairs));
-  ASSERT_EQ(b->events.size(), a->events.size());
-  for (size_t i = 0; i < a->events.size(); ++i) {
-    EXPECT_EQ(a->events[i].ts_ns, b->events[i].ts_ns);
-    EXPECT_EQ(a->events[i].dur_ns, b->events[i].dur_ns);
-    EXPECT_EQ(a->events[i].dur_ns, 30000);
-  }
+  ExpectSameEvents(*a, *b);
+  for (const TraceEvent& e : a->events) EXPECT_EQ(e.dur_ns, 30000);
   EXPECT_EQ(a->skipped_events, 0);
   EXPECT_EQ(b->skipped_events, 0);
 }
