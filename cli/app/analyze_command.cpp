@@ -18,7 +18,7 @@ void AddAnalyzeCommand(CLI::App& app, CommandActions& actions) {
   command->add_option("--analysis,-a", options->analyses,
                       "Only these analyses (repeatable): temporal, idle, kernels, overlap, launch, "
                       "queue, memcpy, operators, iterations, memory, stragglers, gemm, findings, "
-                      "critical_path");
+                      "critical_path, annotations");
   command->add_flag("--json", options->json, "Everything as one JSON document");
   command->add_option("--html", options->html, "Also write a single-file HTML report here");
   command->add_option("--top", options->top, "Rows of the top-k tables")->capture_default_str();

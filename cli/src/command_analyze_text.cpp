@@ -256,6 +256,29 @@ std::string RenderAnalyzeText(const RunReport& report, const std::vector<std::st
       }
     }
   }
+  if (Wanted(analyses, "annotations")) {
+    for (const auto& r : report.ranks) {
+      const trace::AnnotationBreakdown& a = r.evidence.annotations;
+      if (a.by_name.empty()) continue;
+      TextTable t(fmt::format("Annotations (record_function ranges), rank {}: top {} of {} by GPU "
+                              "time launched inside",
+                              r.evidence.rank, a.by_name.size(), a.names),
+                  {{"annotation"},
+                   {"count", Align::kRight},
+                   {"host", Align::kRight},
+                   {"GPU", Align::kRight},
+                   {"GPU ops", Align::kRight},
+                   {"GPU share", Align::kRight}});
+      for (const auto& s : a.by_name) {
+        const double share = a.gpu_total_ns > 0 ? 100.0 * static_cast<double>(s.gpu_ns) /
+                                                      static_cast<double>(a.gpu_total_ns)
+                                                : 0.0;
+        t.AddRow({s.name, Num(s.count), Sec(s.cpu_ns), Sec(s.gpu_ns), Num(s.gpu_ops),
+                  fmt::format("{:.1f}%", share)});
+      }
+      out << "\n" << t.Render(60);
+    }
+  }
   if (Wanted(analyses, "critical_path")) {
     for (const auto& r : report.ranks) {
       const trace::CriticalPath& p = r.evidence.critical_path;

@@ -51,7 +51,7 @@ TEST(AnalyzeCommandTest, JsonHasEveryAnalysisOrOnlyTheChosenOnes) {
   for (const char* key :
        {"temporal_breakdown", "idle_breakdown", "kernel_breakdown", "comm_compute_overlap",
         "launch_stats", "queue_length", "memcpy_bandwidth", "operators", "iterations", "memory",
-        "gemm_points", "findings", "critical_path"}) {
+        "gemm_points", "findings", "critical_path", "annotations"}) {
     EXPECT_TRUE(rank.contains(key)) << key;
   }
   // kernel 10.5 .. 13.75 us, all-reduce 12 .. 20, memcpy 15 .. 17: window 9.5 us.

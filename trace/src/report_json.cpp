@@ -113,6 +113,21 @@ json Memcpy(const MemcpyBandwidth& m) {
   return kinds;
 }
 
+json Annotations(const AnnotationBreakdown& a) {
+  json list = json::array();
+  for (const auto& s : a.by_name) {
+    list.push_back({{"name", s.name},
+                    {"count", s.count},
+                    {"cpu_ns", s.cpu_ns},
+                    {"gpu_ns", s.gpu_ns},
+                    {"gpu_ops", s.gpu_ops},
+                    {"gpu_share", a.gpu_total_ns > 0 ? static_cast<double>(s.gpu_ns) /
+                                                           static_cast<double>(a.gpu_total_ns)
+                                                     : 0.0}});
+  }
+  return {{"gpu_total_ns", a.gpu_total_ns}, {"names", a.names}, {"by_name", list}};
+}
+
 json CriticalPathJson(const CriticalPath& p) {
   auto share = [&](int64_t ns) {
     return p.length_ns > 0 ? static_cast<double>(ns) / static_cast<double>(p.length_ns) : 0.0;
@@ -230,8 +245,9 @@ nlohmann::json FindingsToJson(const std::vector<Finding>& findings) {
 
 const std::vector<std::string>& AnalysisNames() {
   static const std::vector<std::string> kNames = {
-      "temporal",  "idle",       "kernels", "overlap",    "launch", "queue",    "memcpy",
-      "operators", "iterations", "memory",  "stragglers", "gemm",   "findings", "critical_path"};
+      "temporal",   "idle",   "kernels",   "overlap",       "launch",
+      "queue",      "memcpy", "operators", "iterations",    "memory",
+      "stragglers", "gemm",   "findings",  "critical_path", "annotations"};
   return kNames;
 }
 
@@ -291,6 +307,7 @@ nlohmann::json ToJson(const RunReport& report, const std::set<std::string>& anal
     if (want("memcpy")) rank["memcpy_bandwidth"] = Memcpy(ev.memcpy);
     if (want("operators")) rank["operators"] = Operators(ev.operators);
     if (want("critical_path")) rank["critical_path"] = CriticalPathJson(ev.critical_path);
+    if (want("annotations")) rank["annotations"] = Annotations(ev.annotations);
     if (want("iterations")) rank["iterations"] = Iterations(ev.iterations);
     if (want("memory")) rank["memory"] = Memory(ev.memory);
     if (want("gemm")) rank["gemm_points"] = Gemm(r.gemm);

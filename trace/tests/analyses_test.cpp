@@ -61,6 +61,42 @@ TEST(AnalysesTest, OperatorsExclusiveTime) {
   EXPECT_EQ(ops.by_name[1].exclusive_ns, 20000);
 }
 
+// Ranges on two threads: "block" [0, 100] holds another "block" [10, 50] holding "attn" [20, 40];
+// launches at 25 (kernel 30 us) and 60 (20 us) on thread 1, at 150 (5 us, outside every range);
+// "attn" [0, 10] on thread 2 launches a 7 us kernel at 5. ProfilerStep#1 is left to iterations.
+TEST(AnalysesTest, AnnotationsCountGpuTimeLaunchedInside) {
+  const char* events = R"json(
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 200},
+    {"ph": "X", "cat": "user_annotation", "name": "block", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+    {"ph": "X", "cat": "user_annotation", "name": "block", "pid": 1, "tid": 1, "ts": 10, "dur": 40},
+    {"ph": "X", "cat": "user_annotation", "name": "attn", "pid": 1, "tid": 1, "ts": 20, "dur": 20},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 25, "dur": 2, "args": {"correlation": 1}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 60, "dur": 2, "args": {"correlation": 2}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 150, "dur": 2, "args": {"correlation": 3}},
+    {"ph": "X", "cat": "user_annotation", "name": "attn", "pid": 1, "tid": 2, "ts": 0, "dur": 10},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": 5, "dur": 2, "args": {"correlation": 4}},
+    {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 30, "dur": 30, "args": {"stream": 7, "device": 0, "correlation": 1}},
+    {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 65, "dur": 20, "args": {"stream": 7, "device": 0, "correlation": 2}},
+    {"ph": "X", "cat": "kernel", "name": "k3", "pid": 0, "tid": 7, "ts": 155, "dur": 5, "args": {"stream": 7, "device": 0, "correlation": 3}},
+    {"ph": "X", "cat": "kernel", "name": "k4", "pid": 0, "tid": 8, "ts": 8, "dur": 7, "args": {"stream": 8, "device": 0, "correlation": 4}}
+  )json";
+  Trace t = ParseOrDie(KinetoJson(events));
+  const AnnotationBreakdown a = ComputeAnnotationBreakdown(t);
+  EXPECT_EQ(a.gpu_total_ns, 62000);
+  EXPECT_EQ(a.names, 2);  // ProfilerStep#1 is not one of them
+  ASSERT_EQ(a.by_name.size(), 2u);
+  EXPECT_EQ(a.by_name[0].name, "block");
+  EXPECT_EQ(a.by_name[0].count, 1);  // the nested "block" is inside the first
+  EXPECT_EQ(a.by_name[0].cpu_ns, 100000);
+  EXPECT_EQ(a.by_name[0].gpu_ns, 50000);  // k1 once (two "block" ranges open) and k2
+  EXPECT_EQ(a.by_name[0].gpu_ops, 2);
+  EXPECT_EQ(a.by_name[1].name, "attn");
+  EXPECT_EQ(a.by_name[1].count, 2);
+  EXPECT_EQ(a.by_name[1].cpu_ns, 30000);
+  EXPECT_EQ(a.by_name[1].gpu_ns, 37000);  // k1 on thread 1, k4 on thread 2
+  EXPECT_EQ(a.by_name[1].gpu_ops, 2);
+}
+
 TEST(AnalysesTest, IterationsMemcpyAndMemory) {
   Trace t = ParseOrDie(KinetoJson(kStep));
   IterationBreakdown it = ComputeIterationBreakdown(t);
