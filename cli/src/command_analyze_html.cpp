@@ -161,6 +161,16 @@ td:first-child,th:first-child{text-align:left}.finding{border-left:4px solid #e0
       }
       html << "</table>";
     }
+    if (const auto& a = r.evidence.annotations; !a.by_name.empty()) {
+      html << "<h2>Annotations (record_function ranges)</h2><table><tr><th>annotation</th>"
+              "<th>count</th><th>host</th><th>GPU launched inside</th><th>GPU ops</th></tr>";
+      for (const auto& s : a.by_name) {
+        html << fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                            Escape(s.name.substr(0, 120)), s.count, Sec(s.cpu_ns), Sec(s.gpu_ns),
+                            s.gpu_ops);
+      }
+      html << "</table>";
+    }
     if (!r.evidence.kernels.top.empty()) {
       html << "<h2>Top GPU "
               "ops</h2><table><tr><th>kernel</th><th>class</th><th>count</th><th>total</"
