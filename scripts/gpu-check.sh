@@ -96,12 +96,14 @@ if ! command -v nvidia-smi >/dev/null; then
 fi
 step nvidia_smi 10 nvidia-smi
 
-# CUDA libraries xpuperf loads at run time (cuBLASLt, NCCL) where the loader would not find them:
-# a Python environment's nvidia-* packages, a toolkit outside /usr/local/cuda.
-for lib in libcublasLt.so.13 libnccl.so.2; do
+# Libraries xpuperf loads at run time (the driver's libcuda and NVML, cuBLASLt, NCCL) where the
+# loader would not find them: a driver mounted outside the loader's path, a Python environment's
+# nvidia-* packages, a toolkit outside /usr/local/cuda.
+for lib in libcuda.so.1 libnvidia-ml.so.1 libcublasLt.so.13 libnccl.so.2; do
   ldconfig -p 2>/dev/null | grep -q "$lib" && continue
   [ -e "/usr/local/cuda/lib64/$lib" ] && continue
-  found=$(find /usr/local /opt /usr/lib -name "$lib" -print -quit 2>/dev/null)
+  found=$(find /usr/local /opt /usr/lib /usr/lib64 -name "$lib" -not -path "*/stubs/*" -print -quit \
+    2>/dev/null)
   if [ -n "$found" ]; then
     export LD_LIBRARY_PATH="$(dirname "$found")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     echo "gpu-check: $lib from $found" | tee -a "$summary"
