@@ -24,8 +24,8 @@ void AddAnalyzeCommand(CLI::App& app, CommandActions& actions) {
   command->add_option("--top", options->top, "Rows of the top-k tables")->capture_default_str();
   command->add_option("--critical-path-range", options->critical_path_range,
                       "Walk the critical path over the last host range (annotation or op) whose "
-                      "name contains this text; default: the last ProfilerStep#N, else the whole "
-                      "trace");
+                      "name contains this text; default: the last ProfilerStep#N, else from the "
+                      "first GPU launch to the end");
   actions.push_back({command, [options] { return RunAnalyze(*options, std::cout, std::cerr); }});
 }
 

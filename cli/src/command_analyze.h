@@ -17,7 +17,8 @@ struct AnalyzeOptions {
   std::string html;                   // also write a single-file HTML report here
   int top = 10;                       // rows of the top-k tables
   std::string critical_path_range;    // the critical path's window: a host range's name contains
-                                      // this (empty: the last ProfilerStep#N, else the whole trace)
+                                      // this (empty: the last ProfilerStep#N, else from the first
+                                      // GPU launch to the end)
 };
 
 // Terminal summary (what dominates, findings, advice), then the tables. Exit 0, 1 (unreadable or

@@ -67,6 +67,7 @@ class Walker {
 
   CriticalPath Run(std::string_view range) {
     path_.rank = trace_.rank;
+    launches_ = internal::BuildLaunchIndex(trace_);
     if (!ChooseWindow(range)) {
       path_.found = false;
       path_.verdict = "empty";
@@ -87,7 +88,8 @@ class Walker {
       } else if (e.ts_ns < window_begin_ || e.end_ns() > window_end_) {
         continue;
       }
-      if (e.end_ns() > last_end) {
+      // At equal ends a GPU op wins: the host range ending with it was waiting for it.
+      if (e.end_ns() > last_end || (e.end_ns() == last_end && IsGpuOp(e.kind))) {
         last_end = e.end_ns();
         last = i;
       }
@@ -129,9 +131,22 @@ class Walker {
                                          : name.find(range) != std::string_view::npos;
       if (matches && (chosen < 0 || e.ts_ns >= trace_.events[chosen].ts_ns)) chosen = i;
     }
+    if (chosen < 0 && !range.empty()) {
+      path_.window = std::string(range);
+      return false;
+    }
     if (chosen < 0) {
-      path_.window = range.empty() ? "whole trace" : std::string(range);
-      return range.empty();
+      // No steps: from the first GPU op's launch (after the start-up, whose CUDA context creation
+      // can take seconds) to the end; the whole trace when it has no GPU op.
+      path_.window = "whole trace";
+      for (const TraceEvent& e : trace_.events) {  // in start order
+        if (!IsGpuOp(e.kind)) continue;
+        const int64_t launch = launches_.Find(e.correlation);
+        window_begin_ = launch >= 0 ? std::min(e.ts_ns, trace_.events[launch].ts_ns) : e.ts_ns;
+        path_.window = "first GPU launch to the end";
+        break;
+      }
+      return true;
     }
     const TraceEvent& w = trace_.events[chosen];
     path_.window = std::string(trace_.Name(w));
@@ -145,7 +160,6 @@ class Walker {
   void Index() {
     const auto& events = trace_.events;
     visited_.assign(events.size(), false);
-    launches_ = internal::BuildLaunchIndex(trace_);
     std::unordered_map<uint64_t, uint32_t> last_on_stream;  // (device, stream) -> latest op so far
     std::vector<std::vector<uint32_t>> thread_events;
     for (uint32_t i = 0; i < events.size(); ++i) {  // in start order

@@ -46,7 +46,8 @@ void ExpectCategoriesAddUp(const CriticalPath& p) {
 //   aten::mm [0, 100] holding cudaLaunchKernel [10, 20] -> gemm [30, 500] on stream 7;
 //   cudaDeviceSynchronize [120, 510]; aten::add [520, 600].
 // Back from 600: aten::add 80, untraced 510..520, the sync returns 10 us after gemm ends, gemm 470,
-// its launch 10..30 (the stream was idle), and aten::mm's own 0..10.
+// its launch 10..30 (the stream was idle). The window starts at that first launch: aten::mm's own
+// 0..10 is before it.
 TEST(CriticalPathTest, WaitsForTheKernelThroughTheSynchronize) {
   Trace t = ParseOrDie(KinetoJson(Host("cpu_op", "aten::mm", 0, 100) + "," +
                                   Host("cuda_runtime", "cudaLaunchKernel", 10, 10, 1) + "," +
@@ -54,10 +55,10 @@ TEST(CriticalPathTest, WaitsForTheKernelThroughTheSynchronize) {
                                   Host("cuda_runtime", "cudaDeviceSynchronize", 120, 390, 2) + "," +
                                   Host("cpu_op", "aten::add", 520, 80)));
   const CriticalPath p = ComputeCriticalPath(t);
-  EXPECT_EQ(p.window, "whole trace");
-  EXPECT_EQ(p.start_ns, 0);
+  EXPECT_EQ(p.window, "first GPU launch to the end");
+  EXPECT_EQ(p.start_ns, 10'000);
   EXPECT_EQ(p.end_ns, 600'000);
-  EXPECT_EQ(Category(p, PathCategory::kCpuOp), 90'000);
+  EXPECT_EQ(Category(p, PathCategory::kCpuOp), 80'000);
   EXPECT_EQ(Category(p, PathCategory::kCpuUntraced), 10'000);
   EXPECT_EQ(Category(p, PathCategory::kSyncWakeup), 10'000);
   EXPECT_EQ(Category(p, PathCategory::kGpuCompute), 470'000);
@@ -65,7 +66,7 @@ TEST(CriticalPathTest, WaitsForTheKernelThroughTheSynchronize) {
   EXPECT_EQ(Category(p, PathCategory::kCpuRuntime), 0);
   ExpectCategoriesAddUp(p);
   EXPECT_EQ(p.gpu_ops, 1);
-  EXPECT_EQ(p.host_ns, 130'000);
+  EXPECT_EQ(p.host_ns, 120'000);
   EXPECT_EQ(p.verdict, "gpu-compute-bound");
   ASSERT_FALSE(p.top.empty());
   EXPECT_EQ(p.top[0].name, "gemm");
@@ -140,9 +141,10 @@ TEST(CriticalPathTest, WindowIsTheLastStepOrANamedRange) {
   EXPECT_EQ(none.length_ns, 0);
 }
 
-// The host keeps the GPU waiting: the rule fires, critical above 80% of the path.
+// The host keeps the GPU waiting through the step: the rule fires, critical above 80% of the path.
 TEST(CriticalPathTest, HostBoundPathIsAFinding) {
-  Trace t = ParseOrDie(KinetoJson(Host("cpu_op", "aten::index", 0, 1000) + "," +
+  Trace t = ParseOrDie(KinetoJson(Host("user_annotation", "ProfilerStep#1", 0, 1010) + "," +
+                                  Host("cpu_op", "aten::index", 0, 1000) + "," +
                                   Host("cuda_runtime", "cudaLaunchKernel", 990, 5, 1) + "," +
                                   Kernel("tiny", 7, 1000, 10, 1)));
   const RankEvidence ev = SummariseRank(t);

@@ -10,8 +10,9 @@
 // categories add up to the path's length. docs/TRACES.md states the rules.
 //
 // The window: by default the last ProfilerStep#N range (one steady-state iteration, without the
-// start-up's context creation and allocations), or the whole trace when there is none; or the last
-// host range whose name contains a given text. The path ends with the last host event inside the
+// start-up's context creation and allocations); without steps, from the first GPU op's launch to
+// the end (the whole trace when it has no GPU op); or the last host range whose name contains a
+// given text. The path ends with the last host event inside the
 // window or the last GPU op launched in it, and stops at the window's start.
 #pragma once
 
@@ -47,7 +48,8 @@ struct CriticalPathItem {
 
 struct CriticalPath {
   int rank = 0;
-  std::string window;    // "ProfilerStep#12", "whole trace", or the chosen range's name
+  // "ProfilerStep#12", "first GPU launch to the end", "whole trace", or the chosen range's name
+  std::string window;
   bool found = true;     // false when no host range matched the requested name
   int64_t start_ns = 0;  // where the walk stopped (the trace's first event, or nothing earlier)
   int64_t end_ns = 0;    // the end of the event that ends last
