@@ -11,6 +11,9 @@ packages=(
   libopenmpi-dev openmpi-bin
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   clang-format tmux ccache libxml2-utils
+  python3-venv python3-pip
+  libcpp-httplib-dev libssl-dev libcrypt-dev prometheus-cpp-dev libdeflate-dev libisal-dev libdnnl-dev
+  prometheus prometheus-alertmanager prometheus-node-exporter wrk likwid chromium
 )
 
 missing=()

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Creates (once) and prints the path of a cached Python virtual environment for tests and tools.
+#   scripts/python-env.sh NAME      requirements/NAME.txt, pinned with ==
+# The environment lives in ${XPUPERF_VENV_DIR:-~/.cache/xpuperf/venvs}/NAME-<hash>, where the hash covers the
+# requirements file and the interpreter, so a changed pin builds a new one and an unchanged one is reused
+# across clones (pip's own wheel cache makes a rebuild cheap). Debian's python3 and python3-venv make it;
+# nothing is installed into the system Python. Concurrent callers wait on a lock. Progress goes to stderr.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+name=${1:?usage: scripts/python-env.sh NAME}
+req=requirements/$name.txt
+[ -f "$req" ] || { echo "python-env: no $req" >&2; exit 2; }
+python=/usr/bin/python3
+if ! "$python" -c 'import ensurepip, venv' 2>/dev/null; then
+  bash scripts/install-deps.sh
+fi
+root=${XPUPERF_VENV_DIR:-$HOME/.cache/xpuperf/venvs}
+hash=$({ cat "$req"; "$python" -c 'import sys; print(sys.version)'; } | sha256sum | cut -c1-12)
+venv=$root/$name-$hash
+mkdir -p "$root"
+exec 9>"$root/.$name.lock"
+flock 9
+if [ ! -f "$venv/.complete" ]; then
+  rm -rf "$venv"
+  echo "python-env: creating $venv from $req" >&2
+  "$python" -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip==24.3.1 >&2
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$req" >&2
+  touch "$venv/.complete"
+fi
+echo "$venv"
