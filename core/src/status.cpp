@@ -18,6 +18,8 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "parse error";
     case ErrorCode::kInternal:
       return "internal error";
+    case ErrorCode::kCancelled:
+      return "cancelled";
   }
   return "unknown error";
 }
