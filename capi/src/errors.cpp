@@ -36,8 +36,6 @@ int StatusOf(ErrorCode code) noexcept {
       return XPUPERF_ERROR_PARSE;
     case ErrorCode::kInternal:
       return XPUPERF_ERROR_INTERNAL;
-    case ErrorCode::kCancelled:
-      return XPUPERF_ERROR_CANCELLED;
   }
   return XPUPERF_ERROR_INTERNAL;
 }
@@ -79,8 +77,6 @@ XPUPERF_API const char* xpuperf_status_string(int status) {
       return "internal error";
     case XPUPERF_ERROR_BUFFER_TOO_SMALL:
       return "buffer too small";
-    case XPUPERF_ERROR_CANCELLED:
-      return "cancelled";
   }
   return "unknown status";
 }

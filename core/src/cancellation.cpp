@@ -52,7 +52,9 @@ Status CheckCancelled() {
   const int signal = CancellationSignal();
   if (signal == 0) return Status::Ok();
   const char* name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "a signal";
-  return MakeError(ErrorCode::kCancelled, std::string("interrupted by ") + name);
+  // kUnavailable: the work could have been done but was stopped; CancellationRequested() tells
+  // callers (main's exit code) that this is a cancellation and not another failure.
+  return MakeError(ErrorCode::kUnavailable, std::string("interrupted by ") + name);
 }
 
 int CancellationExitCode() {

@@ -18,8 +18,6 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "parse error";
     case ErrorCode::kInternal:
       return "internal error";
-    case ErrorCode::kCancelled:
-      return "cancelled";
   }
   return "unknown error";
 }

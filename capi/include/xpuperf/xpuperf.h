@@ -46,8 +46,7 @@ typedef enum xpuperf_status {
   XPUPERF_ERROR_IO = 5,               /* a read or write failed */
   XPUPERF_ERROR_PARSE = 6,            /* input is malformed */
   XPUPERF_ERROR_INTERNAL = 7,         /* a bug in xpuperf; the message says where */
-  XPUPERF_ERROR_BUFFER_TOO_SMALL = 8, /* the caller's array is too short; see xpuperf_read_metric */
-  XPUPERF_ERROR_CANCELLED = 9         /* SIGINT/SIGTERM stopped the work */
+  XPUPERF_ERROR_BUFFER_TOO_SMALL = 8  /* the caller's array is too short; see xpuperf_read_metric */
 } xpuperf_status;
 
 /* A short English name of a status code ("ok", "not found", ...); never NULL, static storage. */

@@ -2,7 +2,7 @@
 //
 // Policy (docs/POLICIES.md): the first SIGINT or SIGTERM only sets the token; every long loop
 // (benchmark samples, trace parsing, watch/refresh loops) checks it at least every ~100 ms, stops,
-// removes its temporary files and returns an Error with code kCancelled; main exits 128 + signal
+// removes its temporary files and returns the error of CheckCancelled(); main exits 128 + signal
 // (130 for SIGINT, 143 for SIGTERM). A second signal while the first is being honoured removes
 // every registered temporary file and ends the process at once with the same exit code.
 //
@@ -23,7 +23,8 @@ void InstallCancellationHandlers();
 bool CancellationRequested();
 // The signal that requested cancellation (SIGINT, SIGTERM), or 0 when none did.
 int CancellationSignal();
-// Status::Ok() while not cancelled; otherwise kCancelled "interrupted by SIGINT".
+// Status::Ok() while not cancelled; otherwise kUnavailable "interrupted by SIGINT" (callers tell
+// it from other failures by CancellationRequested()).
 Status CheckCancelled();
 // The process exit code for a cancellation: 128 + signal (130 SIGINT, 143 SIGTERM; 130 if none).
 int CancellationExitCode();

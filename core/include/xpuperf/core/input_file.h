@@ -61,7 +61,7 @@ bool IsGzip(std::string_view data);
 
 // Inflates gzip data (several members are concatenated). kInvalidArgument naming `path`, the cap
 // and how to raise it when the output would exceed max_bytes; kParse for corrupt or truncated
-// data; kCancelled when cancellation was requested meanwhile.
+// data; the error of CheckCancelled() when cancellation was requested meanwhile.
 Result<std::string> InflateGzip(std::string_view compressed, const std::string& path,
                                 uint64_t max_bytes);
 

@@ -19,7 +19,6 @@ enum class ErrorCode {
   kIo,               // a read or write failed
   kParse,            // input is malformed
   kInternal,         // a broken invariant that still deserves a message
-  kCancelled,        // SIGINT/SIGTERM asked the work to stop (xpuperf/core/cancellation.h)
 };
 
 std::string_view ErrorCodeName(ErrorCode code);
