@@ -1,6 +1,5 @@
 #include "xpuperf/pjrt/plugin.h"
 
-#include <dlfcn.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 
@@ -10,6 +9,7 @@
 #include <mutex>
 
 #include "api_call.h"
+#include "xpuperf/core/dynamic_library.h"
 #include "client_internal.h"
 #include "named_value.h"
 
@@ -43,6 +43,7 @@ Status CheckApi(const std::string& path, const PJRT_Api* api) {
   return Status::Ok();
 }
 
+// The library stays open for the process: PJRT plugins do not support being unloaded.
 Result<const PJRT_Api*> OpenLibrary(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
@@ -53,20 +54,24 @@ Result<const PJRT_Api*> OpenLibrary(const std::string& path) {
     return MakeError(ErrorCode::kInvalidArgument,
                      fmt::format("PJRT plugin {}: not a regular file", path));
   }
-  // RTLD_NOW as XLA's own loader: a plugin with unresolved symbols fails here, not mid-run.
-  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* why = ::dlerror();
+  // bind_now as XLA's own loader: a plugin with unresolved symbols fails here, not mid-run.
+  DynamicLibraryOptions options;
+  options.bind_now = true;
+  // A path with a slash is opened as given, never searched for.
+  const std::string candidate = path.find('/') == std::string::npos ? "./" + path : path;
+  auto library = DynamicLibrary::Open({candidate}, options);
+  if (!library.ok()) {
     return MakeError(ErrorCode::kUnsupported,
-                     fmt::format("PJRT plugin {}: cannot load: {}", path, why ? why : "dlopen failed"));
+                     fmt::format("PJRT plugin {}: cannot load: {}", path, library.error().message));
   }
   using GetApiFunction = const PJRT_Api* (*)();
-  auto get_api = reinterpret_cast<GetApiFunction>(::dlsym(handle, "GetPjrtApi"));
-  if (get_api == nullptr) {
-    ::dlclose(handle);
+  GetApiFunction get_api = nullptr;
+  if (!library->Bind(&get_api, "GetPjrtApi").ok()) {
     return MakeError(ErrorCode::kUnsupported,
                      fmt::format("{} is not a PJRT plugin: it exports no GetPjrtApi", path));
   }
+  static auto* open_libraries = new std::vector<DynamicLibrary>();  // never closed
+  open_libraries->push_back(std::move(library).value());
   const PJRT_Api* api = get_api();
   if (api == nullptr) {
     return MakeError(ErrorCode::kUnsupported, fmt::format("{}: GetPjrtApi returned null", path));
