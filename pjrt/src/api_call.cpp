@@ -8,24 +8,42 @@ namespace xpuperf::pjrt {
 
 std::string_view PjrtCodeName(PJRT_Error_Code code) {
   switch (static_cast<int>(code)) {
-    case 0: return "OK";
-    case PJRT_Error_Code_CANCELLED: return "CANCELLED";
-    case PJRT_Error_Code_UNKNOWN: return "UNKNOWN";
-    case PJRT_Error_Code_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    case PJRT_Error_Code_DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
-    case PJRT_Error_Code_NOT_FOUND: return "NOT_FOUND";
-    case PJRT_Error_Code_ALREADY_EXISTS: return "ALREADY_EXISTS";
-    case PJRT_Error_Code_PERMISSION_DENIED: return "PERMISSION_DENIED";
-    case PJRT_Error_Code_RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
-    case PJRT_Error_Code_FAILED_PRECONDITION: return "FAILED_PRECONDITION";
-    case PJRT_Error_Code_ABORTED: return "ABORTED";
-    case PJRT_Error_Code_OUT_OF_RANGE: return "OUT_OF_RANGE";
-    case PJRT_Error_Code_UNIMPLEMENTED: return "UNIMPLEMENTED";
-    case PJRT_Error_Code_INTERNAL: return "INTERNAL";
-    case PJRT_Error_Code_UNAVAILABLE: return "UNAVAILABLE";
-    case PJRT_Error_Code_DATA_LOSS: return "DATA_LOSS";
-    case PJRT_Error_Code_UNAUTHENTICATED: return "UNAUTHENTICATED";
-    default: return "UNKNOWN_CODE";
+    case 0:
+      return "OK";
+    case PJRT_Error_Code_CANCELLED:
+      return "CANCELLED";
+    case PJRT_Error_Code_UNKNOWN:
+      return "UNKNOWN";
+    case PJRT_Error_Code_INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case PJRT_Error_Code_DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    case PJRT_Error_Code_NOT_FOUND:
+      return "NOT_FOUND";
+    case PJRT_Error_Code_ALREADY_EXISTS:
+      return "ALREADY_EXISTS";
+    case PJRT_Error_Code_PERMISSION_DENIED:
+      return "PERMISSION_DENIED";
+    case PJRT_Error_Code_RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case PJRT_Error_Code_FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
+    case PJRT_Error_Code_ABORTED:
+      return "ABORTED";
+    case PJRT_Error_Code_OUT_OF_RANGE:
+      return "OUT_OF_RANGE";
+    case PJRT_Error_Code_UNIMPLEMENTED:
+      return "UNIMPLEMENTED";
+    case PJRT_Error_Code_INTERNAL:
+      return "INTERNAL";
+    case PJRT_Error_Code_UNAVAILABLE:
+      return "UNAVAILABLE";
+    case PJRT_Error_Code_DATA_LOSS:
+      return "DATA_LOSS";
+    case PJRT_Error_Code_UNAUTHENTICATED:
+      return "UNAUTHENTICATED";
+    default:
+      return "UNKNOWN_CODE";
   }
 }
 
@@ -34,15 +52,20 @@ namespace {
 ErrorCode ToErrorCode(PJRT_Error_Code code) {
   switch (code) {
     case PJRT_Error_Code_INVALID_ARGUMENT:
-    case PJRT_Error_Code_OUT_OF_RANGE: return ErrorCode::kInvalidArgument;
-    case PJRT_Error_Code_NOT_FOUND: return ErrorCode::kNotFound;
-    case PJRT_Error_Code_UNIMPLEMENTED: return ErrorCode::kUnsupported;
+    case PJRT_Error_Code_OUT_OF_RANGE:
+      return ErrorCode::kInvalidArgument;
+    case PJRT_Error_Code_NOT_FOUND:
+      return ErrorCode::kNotFound;
+    case PJRT_Error_Code_UNIMPLEMENTED:
+      return ErrorCode::kUnsupported;
     case PJRT_Error_Code_UNAVAILABLE:
     case PJRT_Error_Code_ABORTED:
     case PJRT_Error_Code_PERMISSION_DENIED:
     case PJRT_Error_Code_RESOURCE_EXHAUSTED:
-    case PJRT_Error_Code_DEADLINE_EXCEEDED: return ErrorCode::kUnavailable;
-    default: return ErrorCode::kInternal;
+    case PJRT_Error_Code_DEADLINE_EXCEEDED:
+      return ErrorCode::kUnavailable;
+    default:
+      return ErrorCode::kInternal;
   }
 }
 

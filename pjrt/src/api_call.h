@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <exception>
+#include <string>
 #include <string_view>
 
 #include "pjrt_c_api.h"
@@ -25,13 +27,25 @@ inline bool HasEntry(const PJRT_Api* api, size_t offset) {
 
 }  // namespace xpuperf::pjrt
 
-// Calls api->Name(&args) if the plugin has it; returns the error from the enclosing function.
+// Calls api->Name(&args) if the plugin has it; returns the error from the enclosing function. A
+// C++ exception thrown by the plugin through the C API (xla-cpu-pjrt 0.0.1 throws
+// std::bad_variant_access for an option of the wrong type) stops here as an error.
 #define XPUPERF_PJRT_CALL(api, Name, args)                                                     \
   do {                                                                                         \
     if (!::xpuperf::pjrt::HasEntry((api), offsetof(PJRT_Api, Name)) || (api)->Name == nullptr) \
       return ::xpuperf::MakeError(::xpuperf::ErrorCode::kUnsupported,                          \
                                   "unsupported: this PJRT plugin has no " #Name);              \
-    XPUPERF_RETURN_IF_ERROR(::xpuperf::pjrt::TakeError((api), (api)->Name(&(args)), #Name));   \
+    PJRT_Error* xpuperf_pjrt_error_ = nullptr;                                                 \
+    try {                                                                                      \
+      xpuperf_pjrt_error_ = (api)->Name(&(args));                                              \
+    } catch (const std::exception& e) {                                                        \
+      return ::xpuperf::MakeError(::xpuperf::ErrorCode::kInternal,                             \
+                                  std::string(#Name ": the plugin threw: ") + e.what());       \
+    } catch (...) {                                                                            \
+      return ::xpuperf::MakeError(::xpuperf::ErrorCode::kInternal,                             \
+                                  #Name ": the plugin threw an exception");                    \
+    }                                                                                          \
+    XPUPERF_RETURN_IF_ERROR(::xpuperf::pjrt::TakeError((api), xpuperf_pjrt_error_, #Name));    \
   } while (false)
 
 // Declares `PJRT_<Name>_Args var` zeroed, with struct_size set.

@@ -12,12 +12,20 @@ namespace {
 
 PJRT_Buffer_Type ToBufferType(ElementType type) {
   switch (type) {
-    case ElementType::kF64: return PJRT_Buffer_Type_F64;
-    case ElementType::kF32: return PJRT_Buffer_Type_F32;
-    case ElementType::kBF16: return PJRT_Buffer_Type_BF16;
-    case ElementType::kF16: return PJRT_Buffer_Type_F16;
-    case ElementType::kS32: return PJRT_Buffer_Type_S32;
-    case ElementType::kS8: return PJRT_Buffer_Type_S8;
+    case ElementType::kF64:
+      return PJRT_Buffer_Type_F64;
+    case ElementType::kF32:
+      return PJRT_Buffer_Type_F32;
+    case ElementType::kBF16:
+      return PJRT_Buffer_Type_BF16;
+    case ElementType::kF16:
+      return PJRT_Buffer_Type_F16;
+    case ElementType::kS64:
+      return PJRT_Buffer_Type_S64;
+    case ElementType::kS32:
+      return PJRT_Buffer_Type_S32;
+    case ElementType::kS8:
+      return PJRT_Buffer_Type_S8;
   }
   return PJRT_Buffer_Type_INVALID;
 }
@@ -105,9 +113,10 @@ Status Buffer::ToHost(void* destination, size_t size) const {
   query.src = buffer_;
   XPUPERF_PJRT_CALL(api_, PJRT_Buffer_ToHostBuffer, query);  // dst null: asks for the size
   if (query.dst_size != size) {
-    return MakeError(ErrorCode::kInternal,
-                     fmt::format("PJRT_Buffer_ToHostBuffer: buffer holds {} bytes, caller expects {}",
-                                 query.dst_size, size));
+    return MakeError(
+        ErrorCode::kInternal,
+        fmt::format("PJRT_Buffer_ToHostBuffer: buffer holds {} bytes, caller expects {}",
+                    query.dst_size, size));
   }
   XPUPERF_PJRT_ARGS(PJRT_Buffer_ToHostBuffer_Args, copy);
   copy.src = buffer_;
@@ -311,16 +320,16 @@ Result<Executable> Client::Compile(std::string_view mlir, const CompileSettings&
   return result;
 }
 
-Result<Buffer> Client::FromHost(const void* data, ElementType type, const std::vector<int64_t>& dims,
-                                int device) const {
+Result<Buffer> Client::FromHost(const void* data, ElementType type,
+                                const std::vector<int64_t>& dims, int device) const {
   if (device < 0 || device >= static_cast<int>(device_handles_.size())) {
     return MakeError(ErrorCode::kInvalidArgument, fmt::format("no device {}", device));
   }
   return FromHost(data, type, dims, device_handles_[device]);
 }
 
-Result<Buffer> Client::FromHost(const void* data, ElementType type, const std::vector<int64_t>& dims,
-                                PJRT_Device* device) const {
+Result<Buffer> Client::FromHost(const void* data, ElementType type,
+                                const std::vector<int64_t>& dims, PJRT_Device* device) const {
   XPUPERF_PJRT_ARGS(PJRT_Client_BufferFromHostBuffer_Args, transfer);
   transfer.client = client_;
   transfer.data = data;

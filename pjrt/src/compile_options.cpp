@@ -46,8 +46,8 @@ std::string EncodeCompileOptions(const std::vector<int64_t>& device_ids) {
   PutInt(assignment, 2, 1);
   PutMessage(assignment, 3, computation);
   // ExecutableBuildOptionsProto: device_ordinal = 1 (-1 = unset: the assignment decides with more
-  // than one replica), num_replicas = 4, num_partitions = 5 (proto3 defaults are 0, which XLA copies
-  // as-is, so both are always written), device_assignment = 9.
+  // than one replica), num_replicas = 4, num_partitions = 5 (proto3 defaults are 0, which XLA
+  // copies as-is, so both are always written), device_assignment = 9.
   std::string build;
   PutInt(build, 1, replicas == 1 ? device_ids.front() : -1);
   PutInt(build, 4, replicas);

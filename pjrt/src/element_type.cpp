@@ -28,54 +28,80 @@ float Bf16ToFloat(uint16_t half) {
 
 size_t ElementBytes(ElementType type) {
   switch (type) {
-    case ElementType::kF64: return 8;
+    case ElementType::kF64:
+    case ElementType::kS64:
+      return 8;
     case ElementType::kF32:
-    case ElementType::kS32: return 4;
+    case ElementType::kS32:
+      return 4;
     case ElementType::kBF16:
-    case ElementType::kF16: return 2;
-    case ElementType::kS8: return 1;
+    case ElementType::kF16:
+      return 2;
+    case ElementType::kS8:
+      return 1;
   }
   return 0;
 }
 
 std::string_view MlirName(ElementType type) {
   switch (type) {
-    case ElementType::kF64: return "f64";
-    case ElementType::kF32: return "f32";
-    case ElementType::kBF16: return "bf16";
-    case ElementType::kF16: return "f16";
-    case ElementType::kS32: return "i32";
-    case ElementType::kS8: return "i8";
+    case ElementType::kF64:
+      return "f64";
+    case ElementType::kF32:
+      return "f32";
+    case ElementType::kBF16:
+      return "bf16";
+    case ElementType::kF16:
+      return "f16";
+    case ElementType::kS64:
+      return "i64";
+    case ElementType::kS32:
+      return "i32";
+    case ElementType::kS8:
+      return "i8";
   }
   return "?";
 }
 
 std::string_view PrecisionName(ElementType type) {
   switch (type) {
-    case ElementType::kF64: return "fp64";
-    case ElementType::kF32: return "fp32";
-    case ElementType::kBF16: return "bf16";
-    case ElementType::kF16: return "fp16";
-    case ElementType::kS32: return "int32";
-    case ElementType::kS8: return "int8";
+    case ElementType::kF64:
+      return "fp64";
+    case ElementType::kF32:
+      return "fp32";
+    case ElementType::kBF16:
+      return "bf16";
+    case ElementType::kF16:
+      return "fp16";
+    case ElementType::kS64:
+      return "int64";
+    case ElementType::kS32:
+      return "int32";
+    case ElementType::kS8:
+      return "int8";
   }
   return "?";
 }
 
 Result<ElementType> ParsePrecision(std::string_view name) {
-  for (ElementType t : {ElementType::kF64, ElementType::kF32, ElementType::kBF16,
-                        ElementType::kF16, ElementType::kS32, ElementType::kS8}) {
+  for (ElementType t : {ElementType::kF64, ElementType::kF32, ElementType::kBF16, ElementType::kF16,
+                        ElementType::kS64, ElementType::kS32, ElementType::kS8}) {
     if (name == PrecisionName(t)) return t;
   }
-  return MakeError(ErrorCode::kInvalidArgument,
-                   fmt::format("unknown precision '{}' (fp64, fp32, bf16, fp16, int32, int8)", name));
+  return MakeError(
+      ErrorCode::kInvalidArgument,
+      fmt::format("unknown precision '{}' (fp64, fp32, bf16, fp16, int64, int32, int8)", name));
 }
 
-bool IsInteger(ElementType type) { return type == ElementType::kS32 || type == ElementType::kS8; }
+bool IsInteger(ElementType type) {
+  return type == ElementType::kS64 || type == ElementType::kS32 || type == ElementType::kS8;
+}
 
 void StoreElement(ElementType type, double value, void* destination) {
   switch (type) {
-    case ElementType::kF64: std::memcpy(destination, &value, 8); break;
+    case ElementType::kF64:
+      std::memcpy(destination, &value, 8);
+      break;
     case ElementType::kF32: {
       const auto f = static_cast<float>(value);
       std::memcpy(destination, &f, 4);
@@ -89,6 +115,11 @@ void StoreElement(ElementType type, double value, void* destination) {
     case ElementType::kF16: {
       const auto h = static_cast<_Float16>(value);
       std::memcpy(destination, &h, 2);
+      break;
+    }
+    case ElementType::kS64: {
+      const auto i = static_cast<int64_t>(std::llround(value));
+      std::memcpy(destination, &i, 8);
       break;
     }
     case ElementType::kS32: {
@@ -125,6 +156,11 @@ double LoadElement(ElementType type, const void* source) {
       _Float16 h;
       std::memcpy(&h, source, 2);
       return static_cast<double>(h);
+    }
+    case ElementType::kS64: {
+      int64_t i;
+      std::memcpy(&i, source, 8);
+      return static_cast<double>(i);
     }
     case ElementType::kS32: {
       int32_t i;

@@ -25,14 +25,24 @@ std::vector<NamedValue> FromPjrt(const PJRT_NamedValue* values, size_t count) {
     NamedValue named;
     named.name.assign(v.name, v.name_size);
     switch (v.type) {
-      case PJRT_NamedValue_kString: named.value = std::string(v.string_value, v.value_size); break;
-      case PJRT_NamedValue_kInt64: named.value = v.int64_value; break;
+      case PJRT_NamedValue_kString:
+        named.value = std::string(v.string_value, v.value_size);
+        break;
+      case PJRT_NamedValue_kInt64:
+        named.value = v.int64_value;
+        break;
       case PJRT_NamedValue_kInt64List:
         named.value = std::vector<int64_t>(v.int64_array_value, v.int64_array_value + v.value_size);
         break;
-      case PJRT_NamedValue_kFloat: named.value = v.float_value; break;
-      case PJRT_NamedValue_kBool: named.value = v.bool_value; break;
-      default: named.value = std::string("(value of unknown type)"); break;
+      case PJRT_NamedValue_kFloat:
+        named.value = v.float_value;
+        break;
+      case PJRT_NamedValue_kBool:
+        named.value = v.bool_value;
+        break;
+      default:
+        named.value = std::string("(value of unknown type)");
+        break;
     }
     out.push_back(std::move(named));
   }

@@ -9,9 +9,9 @@
 #include <mutex>
 
 #include "api_call.h"
-#include "xpuperf/core/dynamic_library.h"
 #include "client_internal.h"
 #include "named_value.h"
+#include "xpuperf/core/dynamic_library.h"
 
 namespace xpuperf::pjrt {
 namespace {
