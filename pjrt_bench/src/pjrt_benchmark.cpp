@@ -20,7 +20,8 @@ void PjrtBenchmark::Attribute(bench::Measurement& m, const PjrtTarget& target, i
                               const PjrtHostQueue& queue) {
   m.device = target.DeviceRecord(device);
   m.timing_source = queue.timing_source();
-  for (const auto& [key, value] : target.Describe(device).items()) m.parameters[key] = value;
+  const nlohmann::json described = target.Describe(device);  // must outlive the loop
+  for (const auto& [key, value] : described.items()) m.parameters[key] = value;
 }
 
 }  // namespace xpuperf::pjrt_bench
