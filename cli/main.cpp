@@ -2,9 +2,11 @@
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <iostream>
+#include <string_view>
 
 #include "app/command_wiring.h"
 #include "xpuperf/core/version.h"
+#include "xpuperf/pjrt/probe.h"
 
 namespace {
 
@@ -14,6 +16,10 @@ void OnSignal(int) { xpuperf::cli::StopRequested().store(true); }
 
 int main(int argc, char** argv) {
   using namespace xpuperf::cli;
+  // The child of `devices`' PJRT probe (xpuperf/pjrt/probe.h), not a command users type.
+  if (argc == 3 && std::string_view(argv[1]) == xpuperf::pjrt::kProbeCommand) {
+    return xpuperf::pjrt::RunProbeChild(argv[2], std::cout);
+  }
   CLI::App app{
       "xpuperf: telemetry, microbenchmarks, roofline and trace analysis for CPUs, NVIDIA "
       "GPUs and Google TPUs",
