@@ -1,5 +1,6 @@
 #include "xpuperf/builtin_backends.h"
 
+#include "xpuperf/amd/amd_backend.h"
 #include "xpuperf/cpu/cpu_backend.h"
 #include "xpuperf/nvidia/nvidia_backend.h"
 #include "xpuperf/tpu/tpu_backend.h"
@@ -10,6 +11,7 @@ void RegisterBuiltinBackends(BackendRegistry& registry) {
   cpu::RegisterCpuBackend(registry);
   tpu::RegisterTpuBackend(registry);
   nvidia::RegisterNvidiaBackend(registry);
+  amd::RegisterAmdBackend(registry);
 }
 
 const BackendRegistry& BuiltinBackendRegistry() {
