@@ -2,6 +2,7 @@
 
 #include "xpuperf/amd/amd_backend.h"
 #include "xpuperf/cpu/cpu_backend.h"
+#include "xpuperf/intel/intel_backend.h"
 #include "xpuperf/nvidia/nvidia_backend.h"
 #include "xpuperf/tpu/tpu_backend.h"
 
@@ -12,6 +13,7 @@ void RegisterBuiltinBackends(BackendRegistry& registry) {
   tpu::RegisterTpuBackend(registry);
   nvidia::RegisterNvidiaBackend(registry);
   amd::RegisterAmdBackend(registry);
+  intel::RegisterIntelBackend(registry);
 }
 
 const BackendRegistry& BuiltinBackendRegistry() {

@@ -63,6 +63,9 @@ std::vector<ProcessGpuUsage> ScanDrmProcesses(const std::string& root, const std
       for (const auto& [engine, cycles] : usage->total_cycles) {
         process.total_cycles[engine] = std::max(process.total_cycles[engine], cycles);
       }
+      for (const auto& [engine, capacity] : usage->engine_capacity) {
+        process.engine_capacity[engine] = std::max(process.engine_capacity[engine], capacity);
+      }
       AddCounters(process.legacy_ring_percent, usage->legacy_ring_percent);
       if (auto bytes = DeviceMemoryBytes(*usage)) {
         process.device_memory_bytes = process.device_memory_bytes.value_or(0) + *bytes;
@@ -89,11 +92,16 @@ ProcessBusyTracker::Busy ProcessBusyTracker::Update(const std::vector<ProcessGpu
     if (!has_previous_ || wall <= 0) continue;
     auto before = previous_.find(key);
     if (before == previous_.end()) continue;
+    auto capacity = [&](const std::string& engine) {
+      auto it = process.engine_capacity.find(engine);
+      return it == process.engine_capacity.end() ? 1.0 : static_cast<double>(it->second);
+    };
     for (const auto& [engine, ns] : process.engine_busy_ns) {
       auto it = before->second.engine_busy_ns.find(engine);
       const uint64_t old = it == before->second.engine_busy_ns.end() ? 0 : it->second;
       if (ns < old) continue;
-      engines[engine] = std::min(100.0, 100.0 * static_cast<double>(ns - old) / wall);
+      engines[engine] =
+          std::min(100.0, 100.0 * static_cast<double>(ns - old) / wall / capacity(engine));
     }
     for (const auto& [engine, cycles] : process.engine_cycles) {
       auto old_cycles = before->second.engine_cycles.find(engine);
@@ -105,7 +113,8 @@ ProcessBusyTracker::Busy ProcessBusyTracker::Update(const std::vector<ProcessGpu
       }
       if (cycles < old_cycles->second || total->second <= old_total->second) continue;
       engines[engine] = std::min(100.0, 100.0 * static_cast<double>(cycles - old_cycles->second) /
-                                            static_cast<double>(total->second - old_total->second));
+                                            static_cast<double>(total->second - old_total->second) /
+                                            capacity(engine));
     }
   }
   // A process seen for the first time has no rates yet; an engine a client did not print before

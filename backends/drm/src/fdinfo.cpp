@@ -49,7 +49,13 @@ void ParseLine(std::string_view key, std::string_view value, DrmClientUsage& usa
   std::string_view rest = key;
   if (StripPrefix(rest, "drm-engine-")) {
     // drm-engine-capacity-<name> is an engine count, not a time.
-    if (rest.starts_with("capacity-") || rest.empty()) return;
+    if (StripPrefix(rest, "capacity-")) {
+      if (auto n = ParseUnsigned(value); n && *n > 0 && !rest.empty()) {
+        usage.engine_capacity[std::string(rest)] = *n;
+      }
+      return;
+    }
+    if (rest.empty()) return;
     if (auto ns = ParseNanoseconds(value)) usage.engine_busy_ns[std::string(rest)] = *ns;
     return;
   }

@@ -94,6 +94,11 @@ TEST(DrmClients, XeBusyIsCyclesOverTotalCycles) {
   p.total_cycles["rcs"] = 12'000;
   const auto busy = tracker.Update({p}, 10);
   EXPECT_DOUBLE_EQ(busy.at({"0000:03:00.0", 4}).at("rcs"), 25.0);
+  // Four compute engines behind "ccs": busy cycles are shared out over their capacity.
+  p.engine_capacity["rcs"] = 4;
+  p.engine_cycles["rcs"] = 2500;
+  p.total_cycles["rcs"] = 13'000;
+  EXPECT_DOUBLE_EQ(tracker.Update({p}, 20).at({"0000:03:00.0", 4}).at("rcs"), 25.0);
 }
 
 TEST(DrmCards, ListsCardsOfTheDriversAsked) {

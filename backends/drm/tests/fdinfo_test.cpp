@@ -46,6 +46,7 @@ TEST(DrmFdinfo, I915) {
       "drm-total-system0:\t512 KiB\n");
   ASSERT_TRUE(usage.ok());
   EXPECT_EQ(usage->engine_busy_ns.size(), 4u);  // capacity is not an engine time
+  EXPECT_EQ(usage->engine_capacity.at("video"), 2u);
   EXPECT_EQ(usage->engine_busy_ns.at("render"), 9288864723u);
   EXPECT_EQ(DeviceMemoryBytes(*usage), 65536u * 1024);
 }

@@ -28,6 +28,7 @@ struct ProcessGpuUsage {
   std::map<std::string, uint64_t> engine_busy_ns;
   std::map<std::string, uint64_t> engine_cycles;
   std::map<std::string, uint64_t> total_cycles;
+  std::map<std::string, uint64_t> engine_capacity;  // absent = 1
   std::map<std::string, double> legacy_ring_percent;
   std::optional<uint64_t> device_memory_bytes;  // nullopt when no client printed a memory key
 };
@@ -37,9 +38,9 @@ std::vector<ProcessGpuUsage> ScanDrmProcesses(const std::string& root, const std
                                               const DrmFdTest& is_drm_fd);
 
 // Busy share per engine between two scans: Δbusy-ns / Δwall-ns (amdgpu, i915) or
-// Δcycles / Δtotal-cycles (xe), in percent, capped at 100. Old-format amdgpu rings report their
-// own percentages. A counter that went backwards (a client closed and another reused the id) gives
-// no value for that engine. Not thread-safe.
+// Δcycles / Δtotal-cycles (xe), divided by the engine's capacity, in percent, capped at 100.
+// Old-format amdgpu rings report their own percentages. A counter that went backwards (a client
+// closed and another reused the id) gives no value for that engine. Not thread-safe.
 class ProcessBusyTracker {
  public:
   // key: (pdev, pid) -> engine -> percent. Empty on the first call.

@@ -16,12 +16,14 @@
 namespace xpuperf::drm {
 
 struct DrmClientUsage {
-  std::string driver;                                 // "amdgpu", "i915", "xe"
-  std::string pdev;                                   // PCI slot of the device: "0000:03:00.0"
-  std::optional<uint64_t> client_id;                  // fds sharing one client print the same id
-  std::map<std::string, uint64_t> engine_busy_ns;     // "gfx" -> cumulative busy ns
-  std::map<std::string, uint64_t> engine_cycles;      // xe: "rcs" -> busy cycles
-  std::map<std::string, uint64_t> total_cycles;       // xe: "rcs" -> GPU timestamp cycles
+  std::string driver;                              // "amdgpu", "i915", "xe"
+  std::string pdev;                                // PCI slot of the device: "0000:03:00.0"
+  std::optional<uint64_t> client_id;               // fds sharing one client print the same id
+  std::map<std::string, uint64_t> engine_busy_ns;  // "gfx" -> cumulative busy ns
+  std::map<std::string, uint64_t> engine_cycles;   // xe: "rcs" -> busy cycles
+  std::map<std::string, uint64_t> total_cycles;    // xe: "rcs" -> GPU timestamp cycles
+  // drm-engine-capacity-<name>: identical engines behind one name (busy can reach capacity x 100%).
+  std::map<std::string, uint64_t> engine_capacity;
   std::map<std::string, double> legacy_ring_percent;  // old amdgpu: "gfx0" -> 12.5
   // Memory keys without the "drm-"/"amd-" prefix ("memory-vram", "total-local0",
   // "resident-vram0", "memory-visible-vram"), in bytes.
