@@ -25,7 +25,8 @@ class AmdBackend final : public Backend {
       : gpus_(std::move(gpus)),
         root_(options.root),
         clock_(*options.clock),
-        config_(std::move(config)) {
+        config_(std::move(config)),
+        smi_(config_.amd_smi_library) {
     for (const AmdGpu& gpu : gpus_) devices_.push_back(gpu.device);
     // The first snapshot of every rate: XGMI totals, throttle residencies, per-process busy.
     Collect({std::string(m::kPeerLinkThroughput), std::string(m::kClockEventActive),
@@ -53,6 +54,7 @@ class AmdBackend final : public Backend {
     }
     context.processes = &processes;
     context.busy = &busy;
+    context.smi = &smi_;
     std::vector<Reading> out;
     for (const std::string& metric : names) {
       for (AmdGpu& gpu : gpus_) out.push_back(ReadAmdMetric(metric, gpu, context));
@@ -67,6 +69,7 @@ class AmdBackend final : public Backend {
   AmdBackendConfig config_;
   std::vector<Device> devices_;
   drm::ProcessBusyTracker busy_tracker_;
+  AmdSmiLoader smi_;
 };
 
 }  // namespace

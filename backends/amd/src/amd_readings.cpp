@@ -43,6 +43,24 @@ std::string MetricsReason(const AmdGpu& gpu) {
                           : gpu.metrics.error().message;
 }
 
+// The library's answer for this device, or why there is none ("AMD SMI: …").
+template <typename Fn>
+auto FromAmdSmi(const AmdGpu& gpu, const CollectContext& c, std::string* reason, Fn read)
+    -> decltype(read(std::declval<const AmdSmiLibrary&>())) {
+  const AmdSmiLibrary* smi = c.smi->Get();
+  if (smi == nullptr) {
+    *reason = "AMD SMI: " + c.smi->reason();
+    return std::nullopt;
+  }
+  if (!smi->HasDevice(gpu.card.pci_slot)) {
+    *reason = "AMD SMI " + smi->version() + " does not list " + gpu.card.pci_slot;
+    return std::nullopt;
+  }
+  auto value = read(*smi);
+  if (!value) *reason = "AMD SMI " + smi->version() + " does not report it";
+  return value;
+}
+
 Result<uint64_t> ReadDevice(const AmdGpu& gpu, std::string_view file) {
   return cpu::ReadUnsignedFile(gpu.card.device_dir + "/" + std::string(file));
 }
@@ -86,9 +104,16 @@ Reading Power(const AmdGpu& gpu, const CollectContext& c) {
   }
   if (gpu.metrics.ok() && gpu.metrics->socket_power_watts) {
     e.Add(*gpu.metrics->socket_power_watts, labels::kDomain, "gpu");
+    return std::move(e).Done("");
   }
-  return std::move(e).Done("unsupported: no hwmon power1_average/power1_input and " +
-                           MetricsReason(gpu));
+  std::string smi_reason;
+  if (auto watts = FromAmdSmi(gpu, c, &smi_reason, [&](const AmdSmiLibrary& smi) {
+        return smi.PowerWatts(gpu.card.pci_slot);
+      })) {
+    e.Add(*watts, labels::kDomain, "gpu");
+  }
+  return std::move(e).Done("unsupported: no hwmon power1_average/power1_input, " +
+                           MetricsReason(gpu) + ", " + smi_reason);
 }
 
 Reading Energy(AmdGpu& gpu, const CollectContext& c) {
@@ -102,8 +127,15 @@ Reading Energy(AmdGpu& gpu, const CollectContext& c) {
       units = first + gpu.energy32.Add(units);
     }
     e.Add(static_cast<double>(units) * kGpuMetricsEnergyJoulesPerUnit, labels::kDomain, "gpu");
+    return std::move(e).Done("");
   }
-  return std::move(e).Done("unsupported: " + MetricsReason(gpu));
+  std::string smi_reason;
+  if (auto joules = FromAmdSmi(gpu, c, &smi_reason, [&](const AmdSmiLibrary& smi) {
+        return smi.EnergyJoules(gpu.card.pci_slot);
+      })) {
+    e.Add(*joules, labels::kDomain, "gpu");
+  }
+  return std::move(e).Done("unsupported: " + MetricsReason(gpu) + ", " + smi_reason);
 }
 
 Reading Temperature(const AmdGpu& gpu, const CollectContext& c) {
@@ -126,7 +158,20 @@ Reading Temperature(const AmdGpu& gpu, const CollectContext& c) {
       e.Add(celsius, labels::kSensor, sensor);
     }
   }
-  return std::move(e).Done("unsupported: no hwmon temp*_input and " + MetricsReason(gpu));
+  std::string smi_reason;
+  if (e.reading.samples.empty()) {
+    // AMDSMI_TEMPERATURE_TYPE_EDGE 0, HOTSPOT (junction) 1, VRAM 2.
+    for (auto [type, sensor] :
+         {std::pair{0, "edge"}, std::pair{1, "junction"}, std::pair{2, "memory"}}) {
+      if (auto celsius = FromAmdSmi(gpu, c, &smi_reason, [&](const AmdSmiLibrary& smi) {
+            return smi.TemperatureCelsius(gpu.card.pci_slot, type);
+          })) {
+        e.Add(*celsius, labels::kSensor, sensor);
+      }
+    }
+  }
+  return std::move(e).Done("unsupported: no hwmon temp*_input, " + MetricsReason(gpu) + ", " +
+                           smi_reason);
 }
 
 Reading Clocks(const AmdGpu& gpu, const CollectContext& c) {

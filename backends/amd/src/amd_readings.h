@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "amd_gpu.h"
+#include "amd_smi_loader.h"
 #include "xpuperf/core/sample.h"
 #include "xpuperf/drm/drm_clients.h"
 
@@ -16,6 +17,7 @@ struct CollectContext {
   int64_t monotonic_ns = 0;
   const std::vector<drm::ProcessGpuUsage>* processes = nullptr;  // this Collect's scan
   const drm::ProcessBusyTracker::Busy* busy = nullptr;
+  AmdSmiLoader* smi = nullptr;  // the fallback for what the files lack; never null
 };
 
 Reading ReadAmdMetric(std::string_view metric, AmdGpu& gpu, const CollectContext& context);

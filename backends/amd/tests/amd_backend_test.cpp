@@ -31,6 +31,7 @@ std::unique_ptr<Backend> Open(const std::string& root, const Clock& clock) {
   options.clock = &clock;
   AmdBackendConfig config;
   config.is_drm_fd = RecordedFdIsDrm;
+  config.amd_smi_library = "none";  // amd_smi_test.cpp covers the library
   auto backend = CreateAmdBackend(options, config);
   EXPECT_TRUE(backend.ok()) << backend.error().message;
   return backend.ok() ? std::move(backend).value() : nullptr;
@@ -207,7 +208,8 @@ TEST(AmdBackend, UnknownGpuMetricsRevisionFallsBackToTextFiles) {
   const Reading& energy = ReadingOf(r, m::kEnergy, "amd0");
   EXPECT_EQ(energy.state, ReadingState::kUnsupported);
   EXPECT_EQ(energy.reason,
-            "unsupported: gpu_metrics revision 1.9 is not known to xpuperf (decodes 1.0-1.6)");
+            "unsupported: gpu_metrics revision 1.9 is not known to xpuperf (decodes 1.0-1.6), AMD "
+            "SMI: disabled");
   EXPECT_EQ(ReadingOf(r, m::kPeerLinkThroughput, "amd0").state, ReadingState::kUnsupported);
 }
 

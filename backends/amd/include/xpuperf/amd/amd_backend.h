@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "xpuperf/core/backend.h"
 #include "xpuperf/drm/drm_clients.h"
@@ -13,6 +14,9 @@ namespace xpuperf::amd {
 struct AmdBackendConfig {
   // How a /proc/<pid>/fd entry is recognised as a DRM device; tests replace it.
   drm::DrmFdTest is_drm_fd = drm::IsDrmCharacterDevice;
+  // AMD SMI, opened only when a device lacks a file for power, temperature or energy: a path, or
+  // empty for $XPUPERF_AMDSMI_LIBRARY / libamd_smi.so / /opt/rocm/lib, or "none".
+  std::string amd_smi_library;
 };
 
 // kUnavailable "no amdgpu device under <root>/sys/class/drm" when there is none. Rates (XGMI
