@@ -24,7 +24,8 @@ class IntelBackend final : public Backend {
       : gpus_(std::move(gpus)),
         root_(options.root),
         clock_(*options.clock),
-        config_(std::move(config)) {
+        config_(std::move(config)),
+        level_zero_(config_.level_zero_library) {
     for (const IntelGpu& gpu : gpus_) devices_.push_back(gpu.device);
     // The first snapshot of the rates: energy for power, client counters for busy.
     Collect({std::string(m::kPower), std::string(m::kDutyCycle)});
@@ -56,6 +57,7 @@ class IntelBackend final : public Backend {
     }
     context.processes = &processes;
     context.busy = &busy;
+    context.level_zero = &level_zero_;
     std::vector<Reading> out;
     for (const std::string& metric : names) {
       for (IntelGpu& gpu : gpus_) out.push_back(ReadIntelMetric(metric, gpu, context));
@@ -71,6 +73,7 @@ class IntelBackend final : public Backend {
   std::vector<Device> devices_;
   drm::ProcessBusyTracker busy_tracker_;
   bool scanned_before_ = false;
+  LevelZeroLoader level_zero_;
 };
 
 }  // namespace

@@ -133,11 +133,39 @@ Reading ThrottleReasons(const IntelGpu& gpu, const CollectContext& c) {
                        "tile0/gt0/freq0/throttle/reason_*; kernel 6.1+)");
 }
 
+// Level Zero for this device, or nullptr with *why set ("Level Zero: …").
+LevelZeroLibrary* LevelZeroFor(const IntelGpu& gpu, const CollectContext& c, std::string* why) {
+  LevelZeroLibrary* ze = c.level_zero->Get();
+  if (ze == nullptr) {
+    *why = "Level Zero: " + c.level_zero->reason();
+    return nullptr;
+  }
+  if (!ze->HasDevice(gpu.card.pci_slot)) {
+    *why = "Level Zero: " + ze->description() + " does not list " + gpu.card.pci_slot;
+    return nullptr;
+  }
+  return ze;
+}
+
 Reading Memory(std::string_view metric, const IntelGpu& gpu, const CollectContext& c) {
   if (metric == m::kMemoryTotal && gpu.device.memory_bytes > 0) {
     Reading r = Begin(metric, gpu);
     r.samples.push_back(MakeSample(gpu, c.wall_ns, static_cast<double>(gpu.device.memory_bytes)));
     return r;
+  }
+  std::string why;
+  if (LevelZeroLibrary* ze = LevelZeroFor(gpu, c, &why)) {
+    std::string detail;
+    if (auto memory = ze->DeviceMemory(gpu.card.pci_slot, &detail)) {
+      Reading r = Begin(metric, gpu);
+      // zesMemoryGetState: used = physicalSize - free (its `size` field is deprecated).
+      const uint64_t value = metric == m::kMemoryTotal         ? memory->first
+                             : memory->first >= memory->second ? memory->first - memory->second
+                                                               : 0;
+      r.samples.push_back(MakeSample(gpu, c.wall_ns, static_cast<double>(value)));
+      return r;
+    }
+    why = "Level Zero: " + detail;
   }
   if (metric == m::kMemoryTotal) {
     return Reading::Unsupported(
@@ -146,15 +174,32 @@ Reading Memory(std::string_view metric, const IntelGpu& gpu, const CollectContex
             ? "unsupported: no device/tile*/physical_vram_size_bytes (integrated GPU, or kernel "
               "before 6.8)"
             : "unsupported: i915 reports device memory only through the "
-              "DRM_I915_QUERY_MEMORY_REGIONS ioctl, which xpuperf does not issue");
+              "DRM_I915_QUERY_MEMORY_REGIONS ioctl, which xpuperf does not issue; " +
+                  why);
   }
   return Reading::Unsupported(
       metric, gpu.device.id,
-      "unsupported: device memory in use comes from a DRM query ioctl that reports it only with "
-      "CAP_PERFMON (per-process use is in process_memory_bytes)");
+      "unsupported: device memory in use comes from Level Zero Sysman or a DRM query ioctl that "
+      "reports it only with CAP_PERFMON (per-process use is in process_memory_bytes); " +
+          why);
 }
 
 Reading DutyCycle(const IntelGpu& gpu, const CollectContext& c) {
+  // Level Zero's device-level engine group first (what the i915 PMU measures), else the clients.
+  std::string why;
+  if (LevelZeroLibrary* ze = LevelZeroFor(gpu, c, &why)) {
+    std::string detail;
+    if (auto percent = ze->EngineBusyPercent(gpu.card.pci_slot, &detail)) {
+      Reading r = Begin(m::kDutyCycle, gpu);
+      r.samples.push_back(MakeSample(gpu, c.wall_ns, *percent));
+      return r;
+    }
+    if (detail == "engine activity needs two samples") {
+      return Reading::NoData(m::kDutyCycle, gpu.device.id,
+                             "no data: Level Zero engine activity needs two samples");
+    }
+    why = "Level Zero: " + detail;
+  }
   if (c.first_busy_sample) {
     return Reading::NoData(m::kDutyCycle, gpu.device.id,
                            "no data: busy is summed from client fdinfo between two samples");
@@ -165,7 +210,8 @@ Reading DutyCycle(const IntelGpu& gpu, const CollectContext& c) {
     return Reading::NoData(
         m::kDutyCycle, gpu.device.id,
         "no data: no visible client used the device (busy is summed from /proc/<pid>/fdinfo; the "
-        "i915 PMU would need CAP_PERFMON, other users' processes need root)");
+        "i915 PMU would need CAP_PERFMON, other users' processes need root); " +
+            why);
   }
   // The busiest engine class, each class being the sum of its clients (nvtop's rule).
   double busiest = 0;
@@ -173,6 +219,24 @@ Reading DutyCycle(const IntelGpu& gpu, const CollectContext& c) {
   Reading r = Begin(m::kDutyCycle, gpu);
   r.samples.push_back(MakeSample(gpu, c.wall_ns, busiest));
   return r;
+}
+
+Reading Errors(const IntelGpu& gpu, const CollectContext& c) {
+  std::string why;
+  if (LevelZeroLibrary* ze = LevelZeroFor(gpu, c, &why)) {
+    std::string detail;
+    Reading r = Begin(m::kErrors, gpu);
+    for (const auto& [type, count] : ze->RasCounts(gpu.card.pci_slot, &detail)) {
+      r.samples.push_back(
+          MakeSample(gpu, c.wall_ns, static_cast<double>(count), {{labels::kType, type}}));
+    }
+    if (!r.samples.empty()) return r;
+    why = "Level Zero: " + detail;
+  }
+  return Reading::Unsupported(m::kErrors, gpu.device.id,
+                              "unsupported: RAS error counters come only from Level Zero Sysman "
+                              "(zesRasGetState); i915/xe sysfs has none; " +
+                                  why);
 }
 
 Reading Processes(std::string_view metric, const IntelGpu& gpu, const CollectContext& c) {
@@ -243,11 +307,7 @@ Reading ReadIntelMetric(std::string_view metric, IntelGpu& gpu, const CollectCon
                                 "unsupported: PCIe counters come only from Level Zero Sysman "
                                 "(zesDevicePciGetStats); i915/xe sysfs has none");
   }
-  if (metric == m::kErrors) {
-    return Reading::Unsupported(metric, gpu.device.id,
-                                "unsupported: RAS error counters come only from Level Zero Sysman "
-                                "(zesRasGetState); i915/xe sysfs has none");
-  }
+  if (metric == m::kErrors) return Errors(gpu, c);
   if (metric == m::kProcessMemory || metric == m::kProcessEngineBusy)
     return Processes(metric, gpu, c);
   return Reading::Unsupported(metric, gpu.device.id,

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "intel_gpu.h"
+#include "level_zero_loader.h"
 #include "xpuperf/core/sample.h"
 #include "xpuperf/drm/drm_clients.h"
 
@@ -15,7 +16,8 @@ struct CollectContext {
   int64_t monotonic_ns = 0;
   const std::vector<drm::ProcessGpuUsage>* processes = nullptr;  // this Collect's scan
   const drm::ProcessBusyTracker::Busy* busy = nullptr;
-  bool first_busy_sample = true;  // the tracker had no earlier scan
+  bool first_busy_sample = true;          // the tracker had no earlier scan
+  LevelZeroLoader* level_zero = nullptr;  // never null
 };
 
 Reading ReadIntelMetric(std::string_view metric, IntelGpu& gpu, const CollectContext& context);

@@ -26,6 +26,7 @@ std::unique_ptr<Backend> Open(const std::string& root, const Clock& clock) {
   options.clock = &clock;
   IntelBackendConfig config;
   config.is_drm_fd = RecordedFdIsDrm;
+  config.level_zero_library = "none";  // level_zero_test.cpp covers Level Zero
   auto backend = CreateIntelBackend(options, config);
   EXPECT_TRUE(backend.ok()) << backend.error().message;
   return backend.ok() ? std::move(backend).value() : nullptr;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "xpuperf/core/backend.h"
 #include "xpuperf/drm/drm_clients.h"
@@ -15,6 +16,9 @@ namespace xpuperf::intel {
 struct IntelBackendConfig {
   // How a /proc/<pid>/fd entry is recognised as a DRM device; tests replace it.
   drm::DrmFdTest is_drm_fd = drm::IsDrmCharacterDevice;
+  // Level Zero Sysman for engine activity, memory in use and RAS: a loader path, or empty for
+  // $XPUPERF_LEVEL_ZERO_LIBRARY / libze_loader.so.1, or "none".
+  std::string level_zero_library;
 };
 
 // kUnavailable "no i915 or xe device under <root>/sys/class/drm" when there is none. Power and
