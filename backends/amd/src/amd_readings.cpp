@@ -161,8 +161,9 @@ Reading Temperature(const AmdGpu& gpu, const CollectContext& c) {
   std::string smi_reason;
   if (e.reading.samples.empty()) {
     // AMDSMI_TEMPERATURE_TYPE_EDGE 0, HOTSPOT (junction) 1, VRAM 2.
-    for (auto [type, sensor] :
+    for (const auto& [smi_type, sensor] :
          {std::pair{0, "edge"}, std::pair{1, "junction"}, std::pair{2, "memory"}}) {
+      const int type = smi_type;  // clang 14 cannot capture a structured binding (P1091)
       if (auto celsius = FromAmdSmi(gpu, c, &smi_reason, [&](const AmdSmiLibrary& smi) {
             return smi.TemperatureCelsius(gpu.card.pci_slot, type);
           })) {
