@@ -7,7 +7,7 @@
 #include "amd_gpu.h"
 #include "amd_readings.h"
 #include "xpuperf/core/metric_catalog.h"
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 #include "xpuperf/drm/drm_cards.h"
 
 namespace xpuperf::amd {
@@ -83,7 +83,7 @@ Result<std::unique_ptr<Backend>> CreateAmdBackend(const BackendOptions& options,
   if (gpus.empty()) {
     return MakeError(
         ErrorCode::kUnavailable,
-        fmt::format("no amdgpu device under {}", cpu::JoinRoot(options.root, "/sys/class/drm")));
+        fmt::format("no amdgpu device under {}", JoinRoot(options.root, "/sys/class/drm")));
   }
   return std::unique_ptr<Backend>(std::make_unique<AmdBackend>(std::move(gpus), options, config));
 }

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "xpuperf/amd/amd_sysfs.h"
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::amd {
 
@@ -15,7 +15,7 @@ AmdGpu MakeAmdGpu(const drm::DrmCard& card, int index, const std::string& root) 
   d.id = fmt::format("amd{}", index);
   d.index = index;
   d.vendor = "AMD";
-  auto product = cpu::ReadTrimmedFile(card.device_dir + "/product_name");
+  auto product = ReadTrimmedFile(card.device_dir + "/product_name");
   if (product.ok() && !product->empty()) {
     d.model = *product;
   } else if (std::string_view name = AmdModelName(card.device_id); !name.empty()) {
@@ -23,24 +23,23 @@ AmdGpu MakeAmdGpu(const drm::DrmCard& card, int index, const std::string& root) 
   } else {
     d.model = fmt::format("AMD GPU {:04x}:{:04x}", card.vendor_id, card.device_id);
   }
-  if (auto uid = cpu::ReadTrimmedFile(card.device_dir + "/unique_id"); uid.ok()) d.uuid = *uid;
+  if (auto uid = ReadTrimmedFile(card.device_dir + "/unique_id"); uid.ok()) d.uuid = *uid;
   d.bus_id = card.pci_slot;
-  if (auto vram = cpu::ReadUnsignedFile(card.device_dir + "/mem_info_vram_total"); vram.ok()) {
+  if (auto vram = ReadUnsignedFile(card.device_dir + "/mem_info_vram_total"); vram.ok()) {
     d.memory_bytes = *vram;
   }
   d.topology.source = "sysfs";
   d.features.push_back(fmt::format("pci_id:{:04x}:{:04x}", card.vendor_id, card.device_id));
   d.features.push_back("driver:" + card.driver);
-  if (auto v = cpu::ReadTrimmedFile(cpu::JoinRoot(root, "/sys/module/amdgpu/version")); v.ok()) {
+  if (auto v = ReadTrimmedFile(JoinRoot(root, "/sys/module/amdgpu/version")); v.ok()) {
     d.features.push_back("driver_version:" + *v);
-  } else if (auto k = cpu::ReadTrimmedFile(cpu::JoinRoot(root, "/proc/sys/kernel/osrelease"));
-             k.ok()) {
+  } else if (auto k = ReadTrimmedFile(JoinRoot(root, "/proc/sys/kernel/osrelease")); k.ok()) {
     d.features.push_back("driver_version:kernel-" + *k);  // the in-tree driver
   }
-  if (auto serial = cpu::ReadTrimmedFile(card.device_dir + "/serial_number"); serial.ok()) {
+  if (auto serial = ReadTrimmedFile(card.device_dir + "/serial_number"); serial.ok()) {
     d.features.push_back("serial:" + *serial);
   }
-  if (auto numa = cpu::ReadSignedFile(card.device_dir + "/numa_node"); numa.ok() && *numa >= 0) {
+  if (auto numa = ReadSignedFile(card.device_dir + "/numa_node"); numa.ok() && *numa >= 0) {
     d.features.push_back(fmt::format("numa_node:{}", *numa));
   }
   RefreshAmdGpu(gpu);
@@ -50,13 +49,13 @@ AmdGpu MakeAmdGpu(const drm::DrmCard& card, int index, const std::string& root) 
 
 void RefreshAmdGpu(AmdGpu& gpu) {
   if (gpu.lost) return;
-  if (!cpu::PathExists(gpu.card.device_dir + "/vendor")) {
+  if (!PathExists(gpu.card.device_dir + "/vendor")) {
     gpu.lost = true;
     gpu.lost_reason = fmt::format("{} ({}) is gone: {} no longer exists", gpu.device.id,
                                   gpu.card.pci_slot, gpu.card.device_dir);
     return;
   }
-  auto blob = cpu::ReadFileToString(gpu.card.device_dir + "/gpu_metrics");
+  auto blob = ReadFileToString(gpu.card.device_dir + "/gpu_metrics");
   if (!blob.ok()) {
     gpu.metrics = blob.error();
     return;

@@ -7,7 +7,7 @@
 #include "amd_throttle.h"
 #include "xpuperf/amd/amd_sysfs.h"
 #include "xpuperf/core/metric_catalog.h"
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::amd {
 namespace {
@@ -62,12 +62,12 @@ auto FromAmdSmi(const AmdGpu& gpu, const CollectContext& c, std::string* reason,
 }
 
 Result<uint64_t> ReadDevice(const AmdGpu& gpu, std::string_view file) {
-  return cpu::ReadUnsignedFile(gpu.card.device_dir + "/" + std::string(file));
+  return ReadUnsignedFile(gpu.card.device_dir + "/" + std::string(file));
 }
 
 Result<int64_t> ReadHwmon(const AmdGpu& gpu, std::string_view file) {
   if (gpu.card.hwmon_dir.empty()) return MakeError(ErrorCode::kNotFound, "no hwmon chip");
-  return cpu::ReadSignedFile(gpu.card.hwmon_dir + "/" + std::string(file));
+  return ReadSignedFile(gpu.card.hwmon_dir + "/" + std::string(file));
 }
 
 Reading Percent(std::string_view metric, const AmdGpu& gpu, const CollectContext& c,
@@ -145,7 +145,7 @@ Reading Temperature(const AmdGpu& gpu, const CollectContext& c) {
   for (int i = 1; i <= 8; ++i) {
     auto millis = ReadHwmon(gpu, fmt::format("temp{}_input", i));
     if (!millis.ok()) continue;
-    auto label = cpu::ReadTrimmedFile(gpu.card.hwmon_dir + fmt::format("/temp{}_label", i));
+    auto label = ReadTrimmedFile(gpu.card.hwmon_dir + fmt::format("/temp{}_label", i));
     std::string sensor = label.ok() ? *label : fmt::format("temp{}", i);
     if (sensor == "mem") sensor = "memory";
     e.Add(static_cast<double>(*millis) / 1000.0, labels::kSensor, sensor);
@@ -202,7 +202,7 @@ Reading Clocks(const AmdGpu& gpu, const CollectContext& c) {
       }
     }
     if (found) continue;
-    auto dpm = cpu::ReadFileToString(gpu.card.device_dir + "/" + std::string(clock.dpm));
+    auto dpm = ReadFileToString(gpu.card.device_dir + "/" + std::string(clock.dpm));
     if (dpm.ok()) {
       if (auto mhz = ParseCurrentDpmLevelMhz(*dpm)) e.Add(*mhz * 1e6, labels::kType, clock.type);
     }
@@ -212,12 +212,12 @@ Reading Clocks(const AmdGpu& gpu, const CollectContext& c) {
 
 Reading Errors(const AmdGpu& gpu, const CollectContext& c) {
   Emitter e(m::kErrors, gpu, c.wall_ns);
-  auto entries = cpu::ListDirectory(gpu.card.device_dir + "/ras");
+  auto entries = ListDirectory(gpu.card.device_dir + "/ras");
   if (entries.ok()) {
     for (const std::string& file : *entries) {
       if (!file.ends_with("_err_count")) continue;
       const std::string block = file.substr(0, file.size() - std::string_view("_err_count").size());
-      auto text = cpu::ReadFileToString(gpu.card.device_dir + "/ras/" + file);
+      auto text = ReadFileToString(gpu.card.device_dir + "/ras/" + file);
       if (!text.ok()) continue;
       auto counts = ParseRasErrorCount(*text);
       if (!counts) continue;

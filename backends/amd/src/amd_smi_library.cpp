@@ -1,6 +1,5 @@
 #include "amd_smi_library.h"
 
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -32,8 +31,8 @@ constexpr uint32_t kTemperatureCurrent = 0;
 constexpr size_t kOutBufferBytes = 1024;
 
 template <typename Fn>
-bool Resolve(void* handle, const char* symbol, Fn& out) {
-  out = reinterpret_cast<Fn>(::dlsym(handle, symbol));
+bool Resolve(const DynamicLibrary& library, const char* symbol, Fn& out) {
+  out = reinterpret_cast<Fn>(library.FindSymbol(symbol));
   return out != nullptr;
 }
 
@@ -67,26 +66,19 @@ std::vector<std::string> AmdSmiLibraryCandidates(const std::string& explicit_pat
 
 Result<std::unique_ptr<AmdSmiLibrary>> AmdSmiLibrary::Open(
     const std::vector<std::string>& candidates) {
-  void* handle = nullptr;
-  std::string path, first_error;
-  for (const std::string& candidate : candidates) {
-    handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle != nullptr) {
-      path = candidate;
-      break;
-    }
-    if (first_error.empty()) {
-      const char* error = ::dlerror();
-      first_error = error != nullptr ? error : "dlopen failed";
-    }
-  }
-  if (handle == nullptr) {
-    return MakeError(ErrorCode::kUnavailable,
-                     fmt::format("{} not found ({})", candidates.front(), first_error));
-  }
+  // Unloaded on destruction, after amdsmi_shut_down.
+  XPUPERF_ASSIGN_OR_RETURN(
+      DynamicLibrary opened,
+      DynamicLibrary::Open(candidates, DynamicLibraryOptions{
+                                           .bind_now = true,
+                                           .unload = true,
+                                           .missing_code = ErrorCode::kUnavailable,
+                                       }));
   std::unique_ptr<AmdSmiLibrary> library(new AmdSmiLibrary());
-  library->handle_ = handle;
+  library->library_ = std::make_unique<DynamicLibrary>(std::move(opened));
   library->api_ = std::make_unique<Api>();
+  const DynamicLibrary& handle = *library->library_;
+  const std::string& path = handle.path();
 
   GetLibVersionFn get_lib_version = nullptr;
   if (!Resolve(handle, "amdsmi_get_lib_version", get_lib_version)) {
@@ -156,7 +148,6 @@ Result<std::unique_ptr<AmdSmiLibrary>> AmdSmiLibrary::Open(
 
 AmdSmiLibrary::~AmdSmiLibrary() {
   if (initialized_ && api_ && api_->shut_down != nullptr) api_->shut_down();
-  if (handle_ != nullptr) ::dlclose(handle_);
 }
 
 std::string AmdSmiLibrary::version() const {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "xpuperf/core/dynamic_library.h"
 #include "xpuperf/core/status.h"
 
 namespace xpuperf::amd {
@@ -44,7 +45,7 @@ class AmdSmiLibrary {
 
  private:
   AmdSmiLibrary() = default;
-  void* handle_ = nullptr;
+  std::unique_ptr<DynamicLibrary> library_;
   bool initialized_ = false;
   int major_ = 0, minor_ = 0, release_ = 0;
   std::unique_ptr<Api> api_;

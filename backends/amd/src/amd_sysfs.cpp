@@ -1,18 +1,17 @@
 #include "xpuperf/amd/amd_sysfs.h"
 
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::amd {
 
 std::optional<RasCounts> ParseRasErrorCount(std::string_view text) {
   RasCounts counts;
   bool have_ue = false, have_ce = false;
-  for (std::string_view line : cpu::SplitLines(text)) {
+  for (std::string_view line : SplitLines(text)) {
     const size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
-    const std::string_view key = cpu::TrimWhitespace(line.substr(0, colon));
-    const std::optional<uint64_t> value =
-        cpu::ParseUnsigned(cpu::TrimWhitespace(line.substr(colon + 1)));
+    const std::string_view key = TrimWhitespace(line.substr(0, colon));
+    const std::optional<uint64_t> value = ParseUnsigned(TrimWhitespace(line.substr(colon + 1)));
     if (!value) return std::nullopt;
     if (key == "ue") {
       counts.uncorrectable = *value;
@@ -29,16 +28,16 @@ std::optional<RasCounts> ParseRasErrorCount(std::string_view text) {
 }
 
 std::optional<double> ParseCurrentDpmLevelMhz(std::string_view text) {
-  for (std::string_view line : cpu::SplitLines(text)) {
+  for (std::string_view line : SplitLines(text)) {
     if (line.find('*') == std::string_view::npos) continue;
     const size_t colon = line.find(':');
     if (colon == std::string_view::npos) return std::nullopt;
-    std::string_view rest = cpu::TrimWhitespace(line.substr(colon + 1));
+    std::string_view rest = TrimWhitespace(line.substr(colon + 1));
     const size_t unit = rest.find_first_not_of("0123456789");
     if (unit == 0 || unit == std::string_view::npos) return std::nullopt;
     const std::string_view tail = rest.substr(unit);
     if (!tail.starts_with("Mhz") && !tail.starts_with("MHz")) return std::nullopt;
-    const std::optional<uint64_t> mhz = cpu::ParseUnsigned(rest.substr(0, unit));
+    const std::optional<uint64_t> mhz = ParseUnsigned(rest.substr(0, unit));
     if (!mhz) return std::nullopt;
     return static_cast<double>(*mhz);
   }

@@ -2,18 +2,16 @@
 
 #include <algorithm>
 
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::drm {
 namespace {
 
-using cpu::JoinRoot;
-
 // The value of KEY=value in a uevent file; empty when absent.
 std::string UeventValue(std::string_view uevent, std::string_view key) {
-  for (std::string_view line : cpu::SplitLines(uevent)) {
+  for (std::string_view line : SplitLines(uevent)) {
     if (line.size() > key.size() && line.starts_with(key) && line[key.size()] == '=') {
-      return std::string(cpu::TrimWhitespace(line.substr(key.size() + 1)));
+      return std::string(TrimWhitespace(line.substr(key.size() + 1)));
     }
   }
   return {};
@@ -21,16 +19,16 @@ std::string UeventValue(std::string_view uevent, std::string_view key) {
 
 uint32_t ReadHexFile(const std::string& path) {
   uint32_t value = 0;
-  auto text = cpu::ReadTrimmedFile(path);
+  auto text = ReadTrimmedFile(path);
   if (text.ok()) ParseHexId(*text, &value);
   return value;
 }
 
 std::string FindHwmon(const std::string& device_dir) {
-  auto entries = cpu::ListDirectory(device_dir + "/hwmon");
+  auto entries = ListDirectory(device_dir + "/hwmon");
   if (!entries.ok()) return {};
   for (const std::string& entry : *entries) {
-    if (cpu::ParseIndexedName(entry, "hwmon")) return device_dir + "/hwmon/" + entry;
+    if (ParseIndexedName(entry, "hwmon")) return device_dir + "/hwmon/" + entry;
   }
   return {};
 }
@@ -38,7 +36,7 @@ std::string FindHwmon(const std::string& device_dir) {
 }  // namespace
 
 bool ParseHexId(std::string_view text, uint32_t* out) {
-  text = cpu::TrimWhitespace(text);
+  text = TrimWhitespace(text);
   if (text.starts_with("0x") || text.starts_with("0X")) text.remove_prefix(2);
   if (text.empty() || text.size() > 8) return false;
   uint32_t value = 0;
@@ -63,17 +61,17 @@ std::vector<DrmCard> ListDrmCards(const std::string& root,
                                   const std::vector<std::string>& drivers) {
   std::vector<DrmCard> cards;
   const std::string class_dir = JoinRoot(root, "/sys/class/drm");
-  auto entries = cpu::ListDirectory(class_dir);
+  auto entries = ListDirectory(class_dir);
   if (!entries.ok()) return cards;
   for (const std::string& entry : *entries) {
-    const std::optional<int> minor = cpu::ParseIndexedName(entry, "card");
+    const std::optional<int> minor = ParseIndexedName(entry, "card");
     if (!minor) continue;  // card0-DP-1, renderD128, version
     DrmCard card;
     card.name = entry;
     card.minor = *minor;
     card.card_dir = class_dir + "/" + entry;
     card.device_dir = card.card_dir + "/device";
-    auto uevent = cpu::ReadFileToString(card.device_dir + "/uevent");
+    auto uevent = ReadFileToString(card.device_dir + "/uevent");
     if (!uevent.ok()) continue;
     card.driver = UeventValue(*uevent, "DRIVER");
     if (std::find(drivers.begin(), drivers.end(), card.driver) == drivers.end()) continue;

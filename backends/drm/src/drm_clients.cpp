@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <set>
 
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::drm {
 namespace {
@@ -30,19 +30,19 @@ std::vector<ProcessGpuUsage> ScanDrmProcesses(const std::string& root, const std
                                               const DrmFdTest& is_drm_fd) {
   std::map<std::pair<std::string, int>, ProcessGpuUsage> by_device_and_pid;
   std::set<std::pair<std::string, uint64_t>> seen_clients;
-  const std::string proc = cpu::JoinRoot(root, "/proc");
-  auto pids = cpu::ListDirectory(proc);
+  const std::string proc = JoinRoot(root, "/proc");
+  auto pids = ListDirectory(proc);
   if (!pids.ok()) return {};
   for (const std::string& entry : *pids) {
-    const std::optional<uint64_t> pid = cpu::ParseUnsigned(entry);
+    const std::optional<uint64_t> pid = ParseUnsigned(entry);
     if (!pid || *pid > 0x7fffffff) continue;
     const std::string dir = proc + "/" + entry;
-    auto fds = cpu::ListDirectory(dir + "/fd");
+    auto fds = ListDirectory(dir + "/fd");
     if (!fds.ok()) continue;  // exited, or another user's process
     std::string command;
     for (const std::string& fd : *fds) {
-      if (!cpu::ParseUnsigned(fd) || !is_drm_fd(dir + "/fd/" + fd)) continue;
-      auto text = cpu::ReadFileToString(dir + "/fdinfo/" + fd);
+      if (!ParseUnsigned(fd) || !is_drm_fd(dir + "/fd/" + fd)) continue;
+      auto text = ReadFileToString(dir + "/fdinfo/" + fd);
       if (!text.ok()) continue;
       auto usage = ParseDrmFdinfo(*text);
       if (!usage.ok() || usage->driver != driver) continue;
@@ -50,7 +50,7 @@ std::vector<ProcessGpuUsage> ScanDrmProcesses(const std::string& root, const std
         continue;  // another fd of a client already counted
       }
       if (command.empty()) {
-        auto comm = cpu::ReadTrimmedFile(dir + "/comm");
+        auto comm = ReadTrimmedFile(dir + "/comm");
         command = comm.ok() ? *comm : entry;
       }
       ProcessGpuUsage& process = by_device_and_pid[{usage->pdev, static_cast<int>(*pid)}];

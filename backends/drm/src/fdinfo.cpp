@@ -2,15 +2,10 @@
 
 #include <limits>
 
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::drm {
 namespace {
-
-using cpu::ParseDouble;
-using cpu::ParseUnsigned;
-using cpu::SplitFields;
-using cpu::TrimWhitespace;
 
 // "123 ns" -> 123 (the unit is optional; anything else is malformed).
 std::optional<uint64_t> ParseNanoseconds(std::string_view text) {
@@ -116,7 +111,7 @@ std::optional<uint64_t> ParseMemoryAmount(std::string_view text) {
 
 Result<DrmClientUsage> ParseDrmFdinfo(std::string_view text) {
   DrmClientUsage usage;
-  for (std::string_view line : cpu::SplitLines(text)) {
+  for (std::string_view line : SplitLines(text)) {
     const size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
     const std::string_view key = TrimWhitespace(line.substr(0, colon));

@@ -7,7 +7,7 @@
 #include "intel_gpu.h"
 #include "intel_readings.h"
 #include "xpuperf/core/metric_catalog.h"
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::intel {
 namespace {
@@ -85,9 +85,9 @@ Result<std::unique_ptr<Backend>> CreateIntelBackend(const BackendOptions& option
     gpus.push_back(MakeIntelGpu(card, static_cast<int>(gpus.size())));
   }
   if (gpus.empty()) {
-    return MakeError(ErrorCode::kUnavailable,
-                     fmt::format("no i915 or xe device under {}",
-                                 cpu::JoinRoot(options.root, "/sys/class/drm")));
+    return MakeError(
+        ErrorCode::kUnavailable,
+        fmt::format("no i915 or xe device under {}", JoinRoot(options.root, "/sys/class/drm")));
   }
   return std::unique_ptr<Backend>(std::make_unique<IntelBackend>(std::move(gpus), options, config));
 }

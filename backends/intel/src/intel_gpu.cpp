@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::intel {
 namespace {
@@ -10,14 +10,14 @@ namespace {
 std::vector<EnergyDomain> FindEnergyDomains(const std::string& hwmon_dir) {
   std::vector<EnergyDomain> out;
   if (hwmon_dir.empty()) return out;
-  auto files = cpu::ListDirectory(hwmon_dir);
+  auto files = ListDirectory(hwmon_dir);
   if (!files.ok()) return out;
   for (const std::string& file : *files) {
     if (!file.starts_with("energy") || !file.ends_with("_input")) continue;
     const std::string channel = file.substr(0, file.size() - std::string_view("_input").size());
-    if (!cpu::ParseIndexedName(channel, "energy")) continue;
+    if (!ParseIndexedName(channel, "energy")) continue;
     EnergyDomain domain;
-    auto label = cpu::ReadTrimmedFile(hwmon_dir + "/" + channel + "_label");
+    auto label = ReadTrimmedFile(hwmon_dir + "/" + channel + "_label");
     domain.domain = label.ok() && !label->empty() ? *label : "gpu";
     domain.file = hwmon_dir + "/" + file;
     out.push_back(std::move(domain));
@@ -27,11 +27,11 @@ std::vector<EnergyDomain> FindEnergyDomains(const std::string& hwmon_dir) {
 
 uint64_t XeVramBytes(const drm::DrmCard& card) {
   uint64_t total = 0;
-  auto entries = cpu::ListDirectory(card.device_dir);
+  auto entries = ListDirectory(card.device_dir);
   if (!entries.ok()) return 0;
   for (const std::string& tile : *entries) {
-    if (!cpu::ParseIndexedName(tile, "tile")) continue;
-    auto bytes = cpu::ReadUnsignedFile(card.device_dir + "/" + tile + "/physical_vram_size_bytes");
+    if (!ParseIndexedName(tile, "tile")) continue;
+    auto bytes = ReadUnsignedFile(card.device_dir + "/" + tile + "/physical_vram_size_bytes");
     if (bytes.ok()) total += *bytes;
   }
   return total;
@@ -61,7 +61,7 @@ IntelGpu MakeIntelGpu(const drm::DrmCard& card, int index) {
 }
 
 void CheckIntelGpu(IntelGpu& gpu) {
-  if (gpu.lost || cpu::PathExists(gpu.card.device_dir + "/vendor")) return;
+  if (gpu.lost || PathExists(gpu.card.device_dir + "/vendor")) return;
   gpu.lost = true;
   gpu.lost_reason = fmt::format("{} ({}) is gone: {} no longer exists", gpu.device.id,
                                 gpu.card.pci_slot, gpu.card.device_dir);

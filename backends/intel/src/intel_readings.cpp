@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "xpuperf/core/metric_catalog.h"
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::intel {
 namespace {
@@ -36,7 +36,7 @@ Reading OrUnsupported(Reading r, std::string reason) {
 
 // The counter in µJ accumulated across wraps, starting from the first raw value.
 std::optional<uint64_t> ReadEnergyMicrojoules(EnergyDomain& domain) {
-  auto raw = cpu::ReadUnsignedFile(domain.file);
+  auto raw = ReadUnsignedFile(domain.file);
   if (!raw.ok()) return std::nullopt;
   if (!domain.first_raw) domain.first_raw = *raw;
   return *domain.first_raw + domain.counter.Add(*raw);
@@ -87,9 +87,9 @@ Reading Temperature(const IntelGpu& gpu, const CollectContext& c) {
   Reading r = Begin(m::kTemperature, gpu);
   if (!gpu.card.hwmon_dir.empty()) {
     for (int i = 1; i <= 8; ++i) {
-      auto millis = cpu::ReadSignedFile(gpu.card.hwmon_dir + fmt::format("/temp{}_input", i));
+      auto millis = ReadSignedFile(gpu.card.hwmon_dir + fmt::format("/temp{}_input", i));
       if (!millis.ok()) continue;
-      auto label = cpu::ReadTrimmedFile(gpu.card.hwmon_dir + fmt::format("/temp{}_label", i));
+      auto label = ReadTrimmedFile(gpu.card.hwmon_dir + fmt::format("/temp{}_label", i));
       r.samples.push_back(MakeSample(gpu, c.wall_ns, static_cast<double>(*millis) / 1000.0,
                                      {{labels::kSensor, label.ok() ? *label : "gpu"}}));
     }
@@ -100,7 +100,7 @@ Reading Temperature(const IntelGpu& gpu, const CollectContext& c) {
 Reading Clocks(const IntelGpu& gpu, const CollectContext& c) {
   Reading r = Begin(m::kClock, gpu);
   for (const IntelGt& gt : gpu.gts) {
-    auto mhz = cpu::ReadUnsignedFile(gt.act_freq_file);
+    auto mhz = ReadUnsignedFile(gt.act_freq_file);
     if (!mhz.ok()) continue;
     // 0 while the GT sleeps in RC6: a real reading, not a missing one.
     r.samples.push_back(MakeSample(gpu, c.wall_ns, static_cast<double>(*mhz) * 1e6,
@@ -118,12 +118,12 @@ Reading ThrottleReasons(const IntelGpu& gpu, const CollectContext& c) {
   const IntelGt* gt = gpu.gts.empty() ? nullptr : &gpu.gts.front();
   if (gt != nullptr && !gt->throttle_dir.empty()) {
     for (const char* reason : kIntelThrottleReasons) {
-      auto active = cpu::ReadUnsignedFile(gt->throttle_dir + "/" + gt->throttle_prefix + reason);
+      auto active = ReadUnsignedFile(gt->throttle_dir + "/" + gt->throttle_prefix + reason);
       if (!active.ok()) continue;
       r.samples.push_back(
           MakeSample(gpu, c.wall_ns, *active != 0 ? 1.0 : 0.0, {{labels::kReason, reason}}));
     }
-    if (auto any = cpu::ReadUnsignedFile(gt->status_file); any.ok() && !r.samples.empty()) {
+    if (auto any = ReadUnsignedFile(gt->status_file); any.ok() && !r.samples.empty()) {
       r.samples.push_back(
           MakeSample(gpu, c.wall_ns, *any != 0 ? 1.0 : 0.0, {{labels::kReason, "any"}}));
     }

@@ -1,16 +1,16 @@
 #include "xpuperf/intel/intel_sysfs.h"
 
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::intel {
 namespace {
 
 void AddI915Gts(const drm::DrmCard& card, std::vector<IntelGt>& out) {
   const std::string gt_root = card.card_dir + "/gt";
-  auto entries = cpu::ListDirectory(gt_root);
+  auto entries = ListDirectory(gt_root);
   if (entries.ok()) {
     for (const std::string& entry : *entries) {
-      const auto id = cpu::ParseIndexedName(entry, "gt");
+      const auto id = ParseIndexedName(entry, "gt");
       if (!id) continue;
       const std::string dir = gt_root + "/" + entry;
       IntelGt gt;
@@ -23,7 +23,7 @@ void AddI915Gts(const drm::DrmCard& card, std::vector<IntelGt>& out) {
       out.push_back(std::move(gt));
     }
   }
-  if (out.empty() && cpu::PathExists(card.card_dir + "/gt_act_freq_mhz")) {
+  if (out.empty() && PathExists(card.card_dir + "/gt_act_freq_mhz")) {
     IntelGt gt;  // kernels before the per-GT directories (5.x)
     gt.act_freq_file = card.card_dir + "/gt_act_freq_mhz";
     gt.max_freq_file = card.card_dir + "/gt_max_freq_mhz";
@@ -32,15 +32,15 @@ void AddI915Gts(const drm::DrmCard& card, std::vector<IntelGt>& out) {
 }
 
 void AddXeGts(const drm::DrmCard& card, std::vector<IntelGt>& out) {
-  auto tiles = cpu::ListDirectory(card.device_dir);
+  auto tiles = ListDirectory(card.device_dir);
   if (!tiles.ok()) return;
   for (const std::string& tile : *tiles) {
-    if (!cpu::ParseIndexedName(tile, "tile")) continue;
+    if (!ParseIndexedName(tile, "tile")) continue;
     const std::string tile_dir = card.device_dir + "/" + tile;
-    auto gts = cpu::ListDirectory(tile_dir);
+    auto gts = ListDirectory(tile_dir);
     if (!gts.ok()) continue;
     for (const std::string& entry : *gts) {
-      const auto id = cpu::ParseIndexedName(entry, "gt");
+      const auto id = ParseIndexedName(entry, "gt");
       if (!id) continue;
       const std::string freq = tile_dir + "/" + entry + "/freq0";
       IntelGt gt;

@@ -1,6 +1,5 @@
 #include "level_zero_library.h"
 
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,8 +10,8 @@ namespace xpuperf::intel {
 namespace {
 
 template <typename Fn>
-bool Resolve(void* handle, const char* symbol, Fn& out) {
-  out = reinterpret_cast<Fn>(::dlsym(handle, symbol));
+bool Resolve(const DynamicLibrary& library, const char* symbol, Fn& out) {
+  out = reinterpret_cast<Fn>(library.FindSymbol(symbol));
   return out != nullptr;
 }
 
@@ -83,26 +82,18 @@ std::vector<std::string> LevelZeroLibraryCandidates(const std::string& explicit_
 
 Result<std::unique_ptr<LevelZeroLibrary>> LevelZeroLibrary::Open(
     const std::vector<std::string>& candidates) {
-  void* handle = nullptr;
-  std::string path, first_error;
-  for (const std::string& candidate : candidates) {
-    handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle != nullptr) {
-      path = candidate;
-      break;
-    }
-    if (first_error.empty()) {
-      const char* e = ::dlerror();
-      first_error = e != nullptr ? e : "dlopen failed";
-    }
-  }
-  if (handle == nullptr) {
-    return MakeError(ErrorCode::kUnavailable,
-                     fmt::format("{} not found ({})", candidates.front(), first_error));
-  }
+  XPUPERF_ASSIGN_OR_RETURN(
+      DynamicLibrary opened,
+      DynamicLibrary::Open(candidates, DynamicLibraryOptions{
+                                           .bind_now = true,
+                                           .unload = false,
+                                           .missing_code = ErrorCode::kUnavailable,
+                                       }));
   std::unique_ptr<LevelZeroLibrary> library(new LevelZeroLibrary());
-  library->handle_ = handle;
+  library->library_ = std::make_unique<DynamicLibrary>(std::move(opened));
   library->api_ = std::make_unique<Api>();
+  const DynamicLibrary& handle = *library->library_;
+  const std::string& path = handle.path();
 
   ze::InitFn ze_init = nullptr, zes_init = nullptr;
   ze::DriverGetFn ze_driver_get = nullptr, zes_driver_get = nullptr;
@@ -194,9 +185,7 @@ Result<std::unique_ptr<LevelZeroLibrary>> LevelZeroLibrary::Open(
   return library;
 }
 
-LevelZeroLibrary::~LevelZeroLibrary() {
-  if (handle_ != nullptr) ::dlclose(handle_);  // Sysman has no shutdown call
-}
+LevelZeroLibrary::~LevelZeroLibrary() = default;
 
 std::string LevelZeroLibrary::description() const {
   return fmt::format("Level Zero {}.{} ({})", ze::ApiMajor(api_version_),

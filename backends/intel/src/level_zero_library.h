@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "level_zero_abi.h"
+#include "xpuperf/core/dynamic_library.h"
 #include "xpuperf/core/status.h"
 
 namespace xpuperf::intel {
@@ -28,7 +29,7 @@ class LevelZeroLibrary {
   // Zero driver"; kUnsupported "Level Zero API 2.0 of <path>: xpuperf reads the Sysman structs of
   // the 1.x spec only" (no Sysman call is made then).
   static Result<std::unique_ptr<LevelZeroLibrary>> Open(const std::vector<std::string>& candidates);
-  ~LevelZeroLibrary();
+  ~LevelZeroLibrary();  // Sysman has no shutdown; the loader stays loaded (its driver threads)
   LevelZeroLibrary(const LevelZeroLibrary&) = delete;
   LevelZeroLibrary& operator=(const LevelZeroLibrary&) = delete;
 
@@ -50,7 +51,7 @@ class LevelZeroLibrary {
 
  private:
   LevelZeroLibrary() = default;
-  void* handle_ = nullptr;
+  std::unique_ptr<DynamicLibrary> library_;
   std::unique_ptr<Api> api_;
   uint32_t api_version_ = 0;
   bool zes_init_ = false;
