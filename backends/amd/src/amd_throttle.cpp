@@ -65,9 +65,14 @@ Reading ThrottleReasons(AmdGpu& gpu, int64_t wall_ns) {
   if (table.residency) {
     const auto before = gpu.previous_residency;
     gpu.previous_residency = table.residency;
-    if (!before || table.residency->accumulation_counter == before->accumulation_counter) {
+    if (!before) {
       return Reading::NoData(metric, gpu.device.id,
                              "no data: throttle residencies (gpu_metrics 1.6) need two samples");
+    }
+    if (table.residency->accumulation_counter == before->accumulation_counter) {
+      return Reading::NoData(metric, gpu.device.id,
+                             "no data: the gpu_metrics 1.6 accumulation counter has not advanced "
+                             "since the previous sample (the firmware refreshes it every few ms)");
     }
     const ThrottleResidency& now = *table.residency;
     const struct {
