@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "xpuperf/trace/hta_convention.h"
+
 namespace xpuperf::trace::internal {
 namespace {
 
@@ -466,7 +468,10 @@ Status EventParser::ParseEvent(od::object object) {
             } else if (Is(akey, "External id") || Is(akey, "external id")) {
               if (IntegerOf(avalue, &number)) event.external_id = number;
             } else if (Is(akey, "stream")) {
-              if (IntegerOf(avalue, &number)) event.stream = static_cast<int32_t>(number);
+              if (IntegerOf(avalue, &number)) {
+                event.stream = static_cast<int32_t>(number);
+                if (number != event.stream) event.hta_flags |= kHtaStreamWide;
+              }
               if (!PythonIntAccepts(avalue)) event.hta_flags |= kHtaStreamNotInteger;
             } else if (Is(akey, "device")) {
               if (IntegerOf(avalue, &number)) event.device = static_cast<int32_t>(number);
@@ -576,6 +581,11 @@ Status EventParser::ParseEvent(od::object object) {
       event.device = device->second;
       event.stream = event.tid;
     } else if (trace_.format == TraceFormat::kJax) {
+      event.kind = EventKind::kCpuOp;
+    } else if (event.pid < 0 &&
+               trace_.strings.Get(static_cast<uint32_t>(-1 - event.pid)) == "CPU functions") {
+      // PyTorch's legacy export (torch built without Kineto, profiler_util.py's
+      // export_chrome_trace): a bare array, no `cat`, operators on pid "CPU functions".
       event.kind = EventKind::kCpuOp;
     }
   }

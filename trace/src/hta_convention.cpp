@@ -66,13 +66,17 @@ HtaKernelType HtaKernelTypeOf(std::string_view name) {
 void ApplyHtaConvention(Trace& trace, bool drop_last_profiler_step) {
   trace.convention = Convention::kHta;
   // Rows HTA keeps: a `dur` and a `cat`, cat not "Trace" (its _compress_df); stream as Python's
-  // int() reads args.stream, else -1.
+  // int() reads args.stream, else -1 (in 64 bits: Kineto writes 4294967295 for Context Sync).
   std::vector<TraceEvent> kept;
   kept.reserve(trace.events.size());
   for (TraceEvent e : trace.events) {
     if (e.hta_flags & (kHtaNoCategory | kHtaNoDuration)) continue;
     if (trace.Category(e) == "Trace") continue;
-    if (e.hta_flags & kHtaStreamNotInteger) e.stream = -1;
+    if (e.hta_flags & kHtaStreamNotInteger) {
+      e.stream = -1;
+    } else if (e.hta_flags & kHtaStreamWide) {
+      e.stream = INT32_MAX;  // 4294967295 is a stream to HTA (>= 0, != -1)
+    }
     kept.push_back(e);
   }
   // Fractional timestamps anywhere make pandas' ts column float64, and then HTA rounds every

@@ -10,6 +10,10 @@
 
 namespace xpuperf::trace {
 
+// A TraceEvent::hta_flags bit beside HtaFlags (trace.h): args.stream beyond int32 (Kineto writes
+// 4294967295 on Context Sync), which HTA reads as a stream (not -1) where xpuperf stores -1.
+inline constexpr uint8_t kHtaStreamWide = 8;
+
 // HTA's kernel types by name (utils.get_kernel_type): COMMUNICATION `^nccl.*Kernel`; MEMORY
 // `^Memcpy|^Memset|^dma`; COMPUTATION what matches none of `^nccl.*Kernel`, `.*Memcpy`,
 // `^Memset`, `.*Sync`; OTHER the rest (e.g. "Stream Sync", a name containing "Memcpy").
