@@ -12,6 +12,7 @@
 #include "xpuperf/builtin_backends.h"
 #include "xpuperf/exporter/exporter.h"
 #include "xpuperf/exporter/metrics_server.h"
+#include "xpuperf/exporter/pod_attribution.h"
 #endif
 
 namespace xpuperf::cli {
@@ -37,6 +38,19 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
     err << "xpuperf: error: " << listen.error().message << "\n";
     return kExitUsage;
   }
+  if (!(options.pod_refresh_seconds >= 0.05 && options.pod_refresh_seconds <= 3600)) {
+    err << "xpuperf: error: --pod-refresh must be between 0.05 and 3600 seconds\n";
+    return kExitUsage;
+  }
+  // Pod labels when the kubelet's socket is there; refreshed on its own thread, and it copes with
+  // the socket appearing or disappearing later.
+  exporter::PodAttributionOptions pods;
+  pods.socket_path = options.pod_resources_socket;
+  pods.resource_names = options.resource_names;
+  pods.refresh_seconds = options.pod_refresh_seconds;
+  std::unique_ptr<exporter::PodAttribution> attribution =
+      options.pod_resources_socket.empty() ? nullptr : exporter::PodAttribution::Start(pods);
+
   exporter::ExporterOptions ex;
   ex.registry = &BuiltinBackendRegistry();
   ex.backend.root = options.common.root;
@@ -46,6 +60,7 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
   ex.interval_seconds = options.interval_seconds;
   ex.deadline_seconds = options.deadline_seconds;
   ex.hostname = NodeName();
+  if (attribution) ex.attribution = attribution->AsAttribution();
   auto started = exporter::Exporter::Start(std::move(ex));
   if (!started.ok()) {
     err << "xpuperf: error: " << started.error().message << "\n";

@@ -97,13 +97,12 @@ class MetricsServer::Impl {
       : exporter_(exporter), options_(std::move(options)), cache_(exporter) {}
   ~Impl() { StopListening(); }
 
-  Status Configure(WebConfig config) {
+  void Configure(WebConfig config) {
     std::lock_guard<std::mutex> lock(config_mutex_);
     auth_ = std::make_shared<BasicAuth>(config.basic_auth_users);
     headers_ = config.headers;
     headers_.emplace("X-Content-Type-Options", "nosniff");
     tls_ = config.tls;
-    return {};
   }
 
   Result<WebConfig> ReadConfig() const {
@@ -271,7 +270,7 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::Start(Exporter& exporter,
   }
   auto impl = std::make_unique<Impl>(exporter, std::move(options));
   XPUPERF_ASSIGN_OR_RETURN(WebConfig config, impl->ReadConfig());
-  XPUPERF_RETURN_IF_ERROR(impl->Configure(std::move(config)));
+  impl->Configure(std::move(config));
   XPUPERF_RETURN_IF_ERROR(impl->Listen(impl->options_.listen.port));
   return std::unique_ptr<MetricsServer>(new MetricsServer(std::move(impl)));
 }
