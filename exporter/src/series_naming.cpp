@@ -24,7 +24,7 @@ SeriesNaming NamingFor(const MetricInfo& info) {
   if (name.ends_with(kPercent)) {
     name.resize(name.size() - kPercent.size());
     name += "_ratio";
-    naming.scale = 0.01;
+    naming.divisor = 100;
   }
   switch (info.kind) {
     case MetricKind::kCounter:

@@ -37,17 +37,17 @@ std::vector<Labels> SeriesLabels(const Labels& sample, const Labels& identity,
   return out;
 }
 
-HistogramPoint ToHistogram(const Distribution& d, double scale, Labels labels) {
+HistogramPoint ToHistogram(const Distribution& d, double divisor, Labels labels) {
   HistogramPoint h;
   h.labels = std::move(labels);
   uint64_t running = 0;
   for (size_t i = 0; i < d.bounds.size(); ++i) {
     running += i < d.counts.size() ? d.counts[i] : 0;
-    h.upper_bounds.push_back(d.bounds[i] * scale);
+    h.upper_bounds.push_back(d.bounds[i] / divisor);
     h.cumulative.push_back(running);
   }
   h.count = d.count;
-  h.sum = d.sum * scale;
+  h.sum = d.sum / divisor;
   return h;
 }
 
@@ -115,7 +115,7 @@ BuildOutput BuildSnapshot(const BuildInput& input) {
     MetricFamily family;
     family.name = naming.name;
     family.help = std::string(info.description) + " (" +
-                  (naming.scale == 1 ? std::string(info.unit) : "ratio 0-1") + ")";
+                  (naming.divisor == 1 ? std::string(info.unit) : "ratio 0-1") + ")";
     family.type = naming.type;
     std::set<std::string> seen;  // guards against a backend repeating a label set
     for (const CollectorSnapshot& c : input.collectors) {
@@ -131,9 +131,9 @@ BuildOutput BuildSnapshot(const BuildInput& input) {
             if (s.is_distribution()) {
               if (naming.type != FamilyType::kHistogram) continue;
               family.histograms.push_back(
-                  ToHistogram(s.distribution(), naming.scale, std::move(labels)));
+                  ToHistogram(s.distribution(), naming.divisor, std::move(labels)));
             } else if (naming.type != FamilyType::kHistogram) {
-              family.points.push_back(ScalarPoint{std::move(labels), s.scalar() * naming.scale});
+              family.points.push_back(ScalarPoint{std::move(labels), s.scalar() / naming.divisor});
             }
           }
         }

@@ -10,7 +10,7 @@ namespace {
 TEST(SeriesNamingTest, PercentBecomesRatio) {
   const SeriesNaming n = NamingFor(*FindMetric("duty_cycle_percent"));
   EXPECT_EQ(n.name, "xpuperf_duty_cycle_ratio");
-  EXPECT_DOUBLE_EQ(n.scale, 0.01);
+  EXPECT_DOUBLE_EQ(n.divisor, 100);
   EXPECT_EQ(n.type, FamilyType::kGauge);
 }
 
@@ -24,7 +24,7 @@ TEST(SeriesNamingTest, DistributionsAreHistogramsInSeconds) {
   const SeriesNaming n = NamingFor(*FindMetric("transfer_latency_seconds"));
   EXPECT_EQ(n.name, "xpuperf_transfer_latency_seconds");
   EXPECT_EQ(n.type, FamilyType::kHistogram);
-  EXPECT_DOUBLE_EQ(n.scale, 1);
+  EXPECT_DOUBLE_EQ(n.divisor, 1);
 }
 
 TEST(SeriesNamingTest, BaseUnitsKeepTheirNames) {

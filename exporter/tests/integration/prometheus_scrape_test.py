@@ -110,7 +110,7 @@ scrape_configs:
             check(h100["uuid"] == "GPU-5d1a8b2c-7e3f-4a6b-9c0d-1e2f3a4b5c6d", h100)
             check(h100["pci_bus_id"] == "00000000:19:00.0", h100)
             check(h100["hostname"] == "node-under-test", h100)
-            check(abs(float(by_device["nvidia0"]["value"][1]) - 0.87) < 1e-9, by_device["nvidia0"])
+            check(by_device["nvidia0"]["value"][1] == "0.87", by_device["nvidia0"])
             power = query(prom, 'xpuperf_power_watts{device="nvidia0"}')
             check(power and abs(float(power[0]["value"][1]) - 350.125) < 1e-9, f"power: {power}")
             tpu = query(prom, 'xpuperf_memory_used_bytes{device="tpu1"}')

@@ -20,8 +20,9 @@ struct SeriesNaming {
   // Full sample name as scraped in the text format: `xpuperf_energy_joules_total`. For counters it
   // ends in `_total`; for histograms it is the base name (`_bucket`, `_sum`, `_count` are added).
   std::string name;
-  // Multiply the catalog value by this to get the exported value (0.01 for percent -> ratio).
-  double scale = 1;
+  // Divide the catalog value by this to get the exported value (100 for percent -> ratio; a
+  // division keeps 87 % exactly 0.87).
+  double divisor = 1;
   FamilyType type = FamilyType::kGauge;
 };
 
