@@ -210,7 +210,10 @@ BuildOutput BuildSnapshot(const BuildInput& input) {
   std::set<std::string> names;
   for (const MetricFamily& f : families) names.insert(f.name);
   for (const MetricFamily& f : input.extra) {
-    if (!f.name.starts_with(kPrefix) || !IsValidMetricName(f.name) ||
+    // Counter and info families carry their suffix, as OpenMetrics needs to declare them.
+    const bool suffix_ok = (f.type != FamilyType::kCounter || f.name.ends_with("_total")) &&
+                           (f.type != FamilyType::kInfo || f.name.ends_with("_info"));
+    if (!f.name.starts_with(kPrefix) || !IsValidMetricName(f.name) || !suffix_ok ||
         !names.insert(f.name).second) {
       ++out.dropped_extra_families;
       continue;

@@ -23,9 +23,10 @@ namespace xpuperf::exporter {
 
 // Returns families to add to each snapshot. Called on a collection thread each time a snapshot is
 // assembled (up to once per backend per interval), so it must be fast (no I/O, no blocking), be
-// thread-safe and never call back into the Exporter. Family names must start with `xpuperf_` and
-// must not be names the exporter itself writes; a family with a name already present is dropped
-// (and counted in xpuperf_exporter_dropped_families_total).
+// thread-safe and never call back into the Exporter. Family names must start with `xpuperf_`,
+// counters must end in `_total` and info families in `_info`, and a name may not be one the
+// exporter already writes; a family breaking these rules is dropped (and counted in
+// xpuperf_exporter_dropped_families_total).
 using SeriesProvider = std::function<std::vector<MetricFamily>()>;
 
 // Called after each new snapshot was appended to the history, on a collection thread: keep it
