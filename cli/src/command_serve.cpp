@@ -38,6 +38,10 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
     err << "xpuperf: error: " << listen.error().message << "\n";
     return kExitUsage;
   }
+  if (!(options.history_seconds >= 0 && options.history_seconds <= 86400)) {
+    err << "xpuperf: error: --history must be between 0 and 86400 seconds\n";
+    return kExitUsage;
+  }
   if (!(options.pod_refresh_seconds >= 0.05 && options.pod_refresh_seconds <= 3600)) {
     err << "xpuperf: error: --pod-refresh must be between 0.05 and 3600 seconds\n";
     return kExitUsage;
@@ -60,6 +64,7 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
   ex.interval_seconds = options.interval_seconds;
   ex.deadline_seconds = options.deadline_seconds;
   ex.hostname = NodeName();
+  ex.history_seconds = options.history_seconds;
   if (attribution) ex.attribution = attribution->AsAttribution();
   auto started = exporter::Exporter::Start(std::move(ex));
   if (!started.ok()) {
