@@ -8,7 +8,7 @@
 
 #include "xpuperf/cli/views.h"
 
-#if XPUPERF_HAVE_EXPORTER
+#if XPUPERF_WITH_EXPORTER
 #include "xpuperf/builtin_backends.h"
 #include "xpuperf/exporter/exporter.h"
 #include "xpuperf/exporter/metrics_server.h"
@@ -17,7 +17,7 @@
 
 namespace xpuperf::cli {
 
-#if XPUPERF_HAVE_EXPORTER
+#if XPUPERF_WITH_EXPORTER
 namespace {
 
 std::atomic<bool> g_reload{false};
