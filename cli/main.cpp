@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
       "  xpuperf top                          live view; q quits\n"
       "  xpuperf bench run --suite quick      measure peak FP, GEMM, STREAM and caches\n"
       "  xpuperf bench list                   the benchmarks and suites\n"
+      "  xpuperf record -- python train.py    energy, power, memory over a job's life\n"
       "Exit codes: 0 ok, 1 failure, 2 usage error.");
 
   CommandActions actions;
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
   AddCompareCommand(app, actions);
   AddRooflineCommands(app, actions);
   AddAnalyzeCommand(app, actions);
+  AddRecordCommand(app, actions);
 
   // CLI11 reports a mistyped command as "A subcommand is required"; name it instead.
   const std::string first = argc > 1 ? argv[1] : "";
