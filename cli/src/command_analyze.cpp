@@ -9,8 +9,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 
+#include "command_analyze_telemetry.h"
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/trace/reader.h"
 
@@ -119,15 +121,31 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
         << options.critical_path_range << "' in the trace\n";
     return kExitUsage;
   }
+  std::optional<nlohmann::json> telemetry;
+  if (!options.merged_trace.empty() && options.telemetry.empty()) {
+    err << "xpuperf analyze: --merged-trace needs --telemetry DIR\n";
+    return kExitUsage;
+  }
+  if (!options.telemetry.empty()) {
+    TelemetryOverlayOptions overlay{
+        options.telemetry, std::filesystem::is_directory(options.path, ec) ? "" : options.path,
+        options.merged_trace, options.telemetry_offset_s};
+    auto overlaid = AnalyzeTelemetry(run, overlay);
+    if (!overlaid.ok()) return Fail(err, overlaid.error());
+    telemetry = std::move(overlaid).value();
+  }
   if (!options.html.empty()) {
     Status written = WriteAtomically(options.html, RenderAnalyzeHtml(run, report));
     if (!written.ok()) return Fail(err, written.error());
   }
   if (options.json) {
     std::set<std::string> wanted(options.analyses.begin(), options.analyses.end());
-    out << trace::ToJson(report, wanted).dump(2) << "\n";
+    nlohmann::json doc = trace::ToJson(report, wanted);
+    if (telemetry) doc["telemetry"] = *telemetry;
+    out << doc.dump(2) << "\n";
   } else {
     out << RenderAnalyzeText(report, options.analyses, options.top);
+    if (telemetry) out << RenderTelemetryText(*telemetry);
     if (!options.html.empty()) out << "\nHTML report: " << options.html << "\n";
   }
   return kExitOk;

@@ -71,7 +71,8 @@ int RunRecord(const RecordCommandOptions& options, std::ostream& out, std::ostre
   record::RecordOptions record;
   record.rate_hz = options.rate_hz;
   record.out_dir = dir;
-  record.root = options.common.root;
+  // The job is a real process even when --root points the backends at a recorded tree.
+  record.root = "/";
   record.command = options.command;
   record.attach_pid = options.pid;
   record.duration_s = options.duration_s;

@@ -117,6 +117,10 @@ std::optional<MemoryGrowth> FitMemoryGrowth(const std::vector<Point>& points,
     }
   }
   if (buckets.size() < 5) return std::nullopt;
+  // A hinge: flat (its mean) before the start, a line after it. Among the starts whose line
+  // qualifies, the one with the least squared error over the whole signal.
+  std::optional<MemoryGrowth> best;
+  double best_cost = 0;
   for (size_t start = 0; start + 5 <= buckets.size(); ++start) {
     if (buckets.back().t_s - buckets[start].t_s < 0.3 * span) break;
     const size_t n = buckets.size() - start;
@@ -141,11 +145,20 @@ std::optional<MemoryGrowth> FitMemoryGrowth(const std::vector<Point>& points,
     const double rising_share = static_cast<double>(rising) / static_cast<double>(n - 1);
     const double growth = slope * (buckets.back().t_s - buckets[start].t_s);
     const double needed = std::max(min_growth_bytes, 0.05 * std::abs(buckets[start].value));
-    if (slope > 0 && r2 >= 0.8 && rising_share >= 0.7 && growth >= needed) {
-      return MemoryGrowth{slope, buckets[start].t_s, growth, r2, rising_share};
+    if (!(slope > 0 && r2 >= 0.8 && rising_share >= 0.7 && growth >= needed)) continue;
+    double prefix_mean = 0;
+    for (size_t i = 0; i < start; ++i) prefix_mean += buckets[i].value;
+    if (start > 0) prefix_mean /= static_cast<double>(start);
+    double cost = svv * (1 - r2);  // the line's residual sum of squares
+    for (size_t i = 0; i < start; ++i) {
+      cost += (buckets[i].value - prefix_mean) * (buckets[i].value - prefix_mean);
+    }
+    if (!best || cost < best_cost) {
+      best = MemoryGrowth{slope, buckets[start].t_s, growth, r2, rising_share};
+      best_cost = cost;
     }
   }
-  return std::nullopt;
+  return best;
 }
 
 std::optional<StepPeriod> FindStepPeriod(const std::vector<Point>& points) {

@@ -1,6 +1,7 @@
 #include "xpuperf/record/recording.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,6 +97,7 @@ class Recording {
  private:
   Status TakeSample();
   nlohmann::json Summary(bool partial) const;
+  double CpuSecondsUsed() const;
 
   Session& session_;
   const RecordOptions& options_;
@@ -106,7 +108,20 @@ class Recording {
   TimelineFiles files_;
   int job_pid_ = 0;
   std::optional<JobExit> exit_;
+  int64_t start_ns_ = 0;
+  double start_cpu_s_ = 0;
 };
+
+double ProcessCpuSeconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+double Recording::CpuSecondsUsed() const { return ProcessCpuSeconds() - start_cpu_s_; }
 
 Status Recording::TakeSample() {
   XPUPERF_ASSIGN_OR_RETURN(Tick tick, sampler_->Sample(table_));
@@ -127,6 +142,8 @@ nlohmann::json Recording::Summary(bool partial) const {
   in.unavailable = sampler_->NeverAvailable();
   in.capacity_bytes = sampler_->device_memory_bytes();
   in.peak_job_processes = sampler_->peak_job_processes();
+  in.recorder_cpu_seconds = CpuSecondsUsed();
+  in.recorder_wall_seconds = static_cast<double>(MonotonicNow() - start_ns_) / 1e9;
   return BuildSummary(in);
 }
 
@@ -135,6 +152,8 @@ Result<RecordOutcome> Recording::Run() {
   g_stop_signal = 0;
   const auto period_ns = static_cast<int64_t>(std::llround(1e9 / options_.rate_hz));
   const int64_t start_ns = MonotonicNow();
+  start_ns_ = start_ns;
+  start_cpu_s_ = ProcessCpuSeconds();
 
   RecordingHeader header;
   header.rate_hz = options_.rate_hz;

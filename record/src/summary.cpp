@@ -196,6 +196,15 @@ json BuildSummary(const SummaryInput& in) {
                         {"advice", f.advice}});
   }
   doc["findings"] = findings;
+  if (in.recorder_cpu_seconds >= 0 && in.recorder_wall_seconds > 0) {
+    doc["recorder"] = {
+        {"cpu_seconds", in.recorder_cpu_seconds},
+        {"wall_seconds", in.recorder_wall_seconds},
+        {"cpu_percent_of_one_core", 100 * in.recorder_cpu_seconds / in.recorder_wall_seconds},
+        {"method",
+         "getrusage(RUSAGE_SELF) user + system time of xpuperf over the "
+         "recording's wall time (the job's time is not included)"}};
+  }
   return doc;
 }
 
@@ -295,6 +304,12 @@ std::string RenderSummaryText(const json& doc) {
       out += fmt::format("  {} on {}: {}\n", u["metric"].get<std::string>(),
                          u["device"].get<std::string>(), u["reason"].get<std::string>());
     }
+  }
+  if (doc.contains("recorder")) {
+    out += fmt::format("\nRecorder overhead: {:.3f} s CPU over {:.2f} s ({:.3f}% of one core)\n",
+                       doc["recorder"]["cpu_seconds"].get<double>(),
+                       doc["recorder"]["wall_seconds"].get<double>(),
+                       doc["recorder"]["cpu_percent_of_one_core"].get<double>());
   }
   if (!doc["findings"].empty()) {
     out += "\nFindings:\n";

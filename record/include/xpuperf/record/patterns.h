@@ -49,7 +49,8 @@ struct MemoryGrowth {
 };
 // A leak-like monotone slope: over the latest stretch covering ≥ 30% of the recording (and ≥ 5
 // buckets of 1/50 of it), a least-squares line with R² ≥ 0.8, ≥ 70% of steps rising and net growth
-// ≥ max(min_growth_bytes, 5% of the starting value). The earliest such start is reported.
+// ≥ max(min_growth_bytes, 5% of the starting value). Of the starts that qualify, the one where a
+// flat-then-line fit of the whole signal has the least squared error is reported.
 std::optional<MemoryGrowth> FitMemoryGrowth(const std::vector<Point>& points,
                                             double min_growth_bytes);
 

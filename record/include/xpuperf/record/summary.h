@@ -34,6 +34,10 @@ struct SummaryInput {
   std::vector<Unavailable> unavailable;
   std::map<std::string, uint64_t> capacity_bytes;  // device -> memory capacity
   int64_t peak_job_processes = 0;
+  // The recorder's own cost: CPU time (user + system, all its threads, not the job's) over the
+  // wall time it recorded; negative when not measured.
+  double recorder_cpu_seconds = -1;
+  double recorder_wall_seconds = -1;
 };
 
 nlohmann::json BuildSummary(const SummaryInput& input);
