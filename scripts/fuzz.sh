@@ -12,7 +12,7 @@ fi
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DXPUPERF_FUZZ=ON -DXPUPERF_SANITIZE=address,undefined -DXPUPERF_BUILD_TESTS=OFF \
   -DXPUPERF_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build build-fuzz --target parsers_fuzzer trace_reader_fuzzer
+cmake --build build-fuzz --target parsers_fuzzer trace_reader_fuzzer record_timeline_fuzzer
 # Seeds: each recorded procfs/sysfs text, prefixed with the byte that selects its parser.
 corpus=build-fuzz/corpus
 mkdir -p "$corpus"
@@ -39,4 +39,14 @@ if [ "$targets" != parsers ]; then
   cp fuzz/corpus/trace/* "$trace_corpus/"
   ./build-fuzz/fuzz/trace_reader_fuzzer -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 \
     "$trace_corpus"
+fi
+# The recording reader (analyze --telemetry): with the trace targets, for at most 20 s so CI's
+# fuzz time stays bounded.
+if [ "$targets" != parsers ]; then
+  record_corpus=build-fuzz/corpus-record
+  mkdir -p "$record_corpus"
+  cp fuzz/corpus/record/* "$record_corpus/"
+  record_seconds=$(( seconds < 20 ? seconds : 20 ))
+  ./build-fuzz/fuzz/record_timeline_fuzzer -max_total_time="$record_seconds" -max_len=8192 \
+    -rss_limit_mb=2048 "$record_corpus"
 fi

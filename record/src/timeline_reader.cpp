@@ -94,6 +94,15 @@ Result<TimelineData> ParseTimelineJsonl(std::string_view text) {
       if (!GetInt(j, "wall_ns", tick.wall_ns) || !GetInt(j, "mono_ns", tick.mono_ns)) {
         return LineError(line_number, "a tick needs integer wall_ns and mono_ns");
       }
+      // Bounded and in order, as the recorder writes them (differences then cannot overflow).
+      constexpr int64_t kMaxNs = int64_t{1} << 62;
+      if (tick.wall_ns < 0 || tick.wall_ns >= kMaxNs || tick.mono_ns < 0 || tick.mono_ns >= kMaxNs) {
+        return LineError(line_number, "tick times out of range");
+      }
+      // The wall clock may step (NTP); the monotonic clock may not.
+      if (!data.ticks.empty() && tick.mono_ns < data.ticks.back().mono_ns) {
+        return LineError(line_number, "ticks out of time order");
+      }
       auto values = j.find("values");
       if (values == j.end() || !values->is_array()) {
         return LineError(line_number, "a tick needs a values array");
@@ -140,8 +149,14 @@ std::vector<EnergyTrack> EnergyTracks(const TimelineData& data) {
   std::map<uint32_t, EnergyTrack> counters, powers;
   std::map<uint32_t, double> last_value, last_power;
   std::map<uint32_t, int64_t> last_ns;
-  for (const Tick& tick : data.ticks) {
-    for (const TickValue& v : tick.values) {
+  // One time base: the first tick's wall clock plus monotonic time since it, so a wall-clock step
+  // during the recording neither reorders samples nor stretches an interval.
+  const int64_t wall0 = data.ticks.empty() ? 0 : data.ticks.front().wall_ns;
+  const int64_t mono0 = data.ticks.empty() ? 0 : data.ticks.front().mono_ns;
+  for (const Tick& raw : data.ticks) {
+    Tick tick{wall0 + (raw.mono_ns - mono0), raw.mono_ns, {}};
+    const std::vector<TickValue>& values = raw.values;
+    for (const TickValue& v : values) {
       const Series& s = data.table[v.series];
       if (s.metric == metrics::kEnergy) {
         EnergyTrack& t = counters[v.series];
