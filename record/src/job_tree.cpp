@@ -1,6 +1,7 @@
 #include "xpuperf/record/job_tree.h"
 
 #include <dirent.h>
+#include <time.h>
 
 #include <algorithm>
 #include <charconv>
@@ -66,7 +67,56 @@ JobTree::JobTree(std::string root, int root_pid, uint64_t page_size_bytes)
   members_.push_back(root_pid);
 }
 
+double ThreadCpuSeconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+bool JobTree::RescanFromChildrenFiles() {
+  std::set<int> tree;
+  std::vector<int> pending = {root_pid_};
+  std::string text;
+  while (!pending.empty()) {
+    const int pid = pending.back();
+    pending.pop_back();
+    if (!tree.insert(pid).second) continue;
+    const std::string task_dir = proc_ + "/" + std::to_string(pid) + "/task";
+    DIR* dir = ::opendir(task_dir.c_str());
+    if (dir == nullptr) continue;  // exited
+    bool any = false;
+    while (dirent* entry = ::readdir(dir)) {
+      if (entry->d_name[0] == '.') continue;
+      if (!ReadSmallFile(task_dir + "/" + entry->d_name + "/children", text)) {
+        if (!any && pid == root_pid_) {
+          ::closedir(dir);
+          return false;  // no CONFIG_PROC_CHILDREN
+        }
+        continue;
+      }
+      any = true;
+      std::string_view rest = text;
+      for (std::string_view field = NextField(rest); !field.empty(); field = NextField(rest)) {
+        if (std::optional<uint64_t> child = ParseNumber(field); child && *child <= INT32_MAX) {
+          pending.push_back(static_cast<int>(*child));
+        }
+      }
+    }
+    ::closedir(dir);
+  }
+  members_.assign(1, root_pid_);
+  for (int pid : tree) {
+    if (pid != root_pid_) members_.push_back(pid);
+  }
+  return true;
+}
+
 void JobTree::Rescan() {
+  const double started = ThreadCpuSeconds();
+  if (RescanFromChildrenFiles()) {
+    last_rescan_cpu_s_ = ThreadCpuSeconds() - started;
+    return;
+  }
   std::map<int, std::vector<int>> children;
   if (DIR* dir = ::opendir(proc_.c_str())) {
     std::string text;
@@ -93,6 +143,7 @@ void JobTree::Rescan() {
   for (int pid : tree) {
     if (pid != root_pid_) members_.push_back(pid);
   }
+  last_rescan_cpu_s_ = ThreadCpuSeconds() - started;
 }
 
 JobTreeSnapshot JobTree::Read(bool rescan) {

@@ -28,8 +28,8 @@ const std::vector<MetricSchedule>& RecordSchedule() {
       {std::string(m::kDutyCycle), 0.01,
        "CPU: /proc/stat ticks (USER_HZ = 100, so 10 ms resolution); NVML utilization.gpu: share "
        "of the driver's sample period (1/6 s to 1 s) a kernel ran"},
-      {std::string(m::kMemoryUsed), 0,
-       "/proc/meminfo: current at each read; NVML memory info: current at each read"},
+      {std::string(m::kMemoryUsed), 0.01,
+       "/proc/meminfo and NVML memory info: current at each read (read at most every 10 ms)"},
       {std::string(m::kClockEventActive), 0, "NVML clock-event reasons: current at each read"},
       {std::string(m::kTemperature), 0.1,
        "hwmon: the driver's update_interval (often 1 s or more); NVML: about 1 s; sampled at "
@@ -52,7 +52,8 @@ Sampler::Sampler(Session& session, SamplerOptions options, const Clock& clock)
 void Sampler::AttachJob(int pid) {
   options_.job_pid = pid;
   job_.emplace(options_.root, pid, options_.page_size_bytes);
-  last_rescan_ns_ = INT64_MIN;
+  next_rescan_ns_ = INT64_MIN;
+  last_job_read_ns_ = INT64_MIN;
 }
 
 Result<Tick> Sampler::Sample(SeriesTable& table) {
@@ -72,12 +73,18 @@ Result<Tick> Sampler::Sample(SeriesTable& table) {
     due.push_back(schedule[i].metric);
   }
 
-  if (job_) {
-    const bool rescan = last_rescan_ns_ == INT64_MIN ||
-                        tick.mono_ns - last_rescan_ns_ >=
-                            static_cast<int64_t>(options_.tree_rescan_period_s * kNsPerSecond);
-    if (rescan) last_rescan_ns_ = tick.mono_ns;
+  const double job_period_s = std::max(0.0, options_.job_memory_period_s - tick_s / 2);
+  if (job_ &&
+      (last_job_read_ns_ == INT64_MIN ||
+       tick.mono_ns - last_job_read_ns_ >= static_cast<int64_t>(job_period_s * kNsPerSecond))) {
+    last_job_read_ns_ = tick.mono_ns;
+    const bool rescan = next_rescan_ns_ == INT64_MIN || tick.mono_ns >= next_rescan_ns_;
     JobTreeSnapshot snapshot = job_->Read(rescan);
+    if (rescan) {
+      const double wait_s =
+          std::max(options_.tree_rescan_period_s, 1000 * job_->last_rescan_cpu_s());
+      next_rescan_ns_ = tick.mono_ns + static_cast<int64_t>(wait_s * kNsPerSecond);
+    }
     job_pids_ = snapshot.pids;
     job_alive_ = snapshot.root_alive;
     if (!snapshot.pids.empty()) {

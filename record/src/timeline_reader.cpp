@@ -96,7 +96,8 @@ Result<TimelineData> ParseTimelineJsonl(std::string_view text) {
       }
       // Bounded and in order, as the recorder writes them (differences then cannot overflow).
       constexpr int64_t kMaxNs = int64_t{1} << 62;
-      if (tick.wall_ns < 0 || tick.wall_ns >= kMaxNs || tick.mono_ns < 0 || tick.mono_ns >= kMaxNs) {
+      if (tick.wall_ns < 0 || tick.wall_ns >= kMaxNs || tick.mono_ns < 0 ||
+          tick.mono_ns >= kMaxNs) {
         return LineError(line_number, "tick times out of range");
       }
       // The wall clock may step (NTP); the monotonic clock may not.

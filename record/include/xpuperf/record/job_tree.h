@@ -22,17 +22,23 @@ class JobTree {
  public:
   JobTree(std::string root, int root_pid, uint64_t page_size_bytes);
 
-  // Rescans the process list (parent links from /proc/PID/stat) when `rescan` is true, then sums
-  // the RSS of the known members; members that exited drop out.
+  // Rescans the process list when `rescan` is true (the members' /proc/PID/task/TID/children
+  // where the kernel has them, else the parent links of every /proc/PID/stat), then sums the RSS
+  // of the known members; members that exited drop out.
   JobTreeSnapshot Read(bool rescan);
+  // CPU time (s) the last rescan took: a full /proc scan costs milliseconds on a busy host, so
+  // callers space rescans by it.
+  double last_rescan_cpu_s() const { return last_rescan_cpu_s_; }
 
  private:
   void Rescan();
+  bool RescanFromChildrenFiles();
 
   std::string proc_;
   int root_pid_;
   uint64_t page_size_bytes_;
   std::vector<int> members_;
+  double last_rescan_cpu_s_ = 0;
 };
 
 // The parent pid (field 4) of a /proc/PID/stat line; comm may hold spaces and parentheses.

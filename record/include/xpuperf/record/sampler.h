@@ -31,7 +31,10 @@ struct SamplerOptions {
   std::string root = "/";  // system root for procfs (recorded trees in tests)
   int job_pid = 0;         // root of the job's process tree; 0 = none (system-wide)
   uint64_t page_size_bytes = 4096;
-  double tree_rescan_period_s = 0.2;  // how often new children are looked for
+  // New children are looked for this often, and never more often than 1000 × the CPU time the
+  // last rescan took (a full /proc scan on a busy host), so rescans stay under 0.1% of a core.
+  double tree_rescan_period_s = 0.5;
+  double job_memory_period_s = 0.01;  // the tree's RSS is summed at most this often
 };
 
 // Why a metric gave no value on a device: the last reason seen, and whether it ever had a value.
@@ -69,7 +72,8 @@ class Sampler {
   const Clock& clock_;
   std::optional<JobTree> job_;
   std::vector<int64_t> last_taken_ns_;  // per RecordSchedule() entry; INT64_MIN = never
-  int64_t last_rescan_ns_ = INT64_MIN;
+  int64_t next_rescan_ns_ = INT64_MIN;
+  int64_t last_job_read_ns_ = INT64_MIN;
   std::vector<int> job_pids_;
   bool job_alive_ = true;
   int64_t peak_job_processes_ = 0;
