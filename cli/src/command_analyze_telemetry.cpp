@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "xpuperf/core/output_file.h"
 #include "xpuperf/record/timeline_files.h"
 #include "xpuperf/record/timeline_reader.h"
 #include "xpuperf/trace/analyses.h"
@@ -131,7 +132,7 @@ Status WriteMergedTrace(const TelemetryOverlayOptions& options, const record::Ti
                          {"args", std::move(args)}});
     }
   }
-  return record::WriteFileAtomically(options.merged_trace, doc.dump() + "\n");
+  return WriteOutputFile(options.merged_trace, doc.dump() + "\n");
 }
 
 }  // namespace

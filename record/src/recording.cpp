@@ -11,6 +11,7 @@
 #include <cmath>
 #include <ostream>
 
+#include "xpuperf/core/output_file.h"
 #include "xpuperf/record/accumulator.h"
 #include "xpuperf/record/html_report.h"
 #include "xpuperf/record/job_process.h"
@@ -238,8 +239,8 @@ Result<RecordOutcome> Recording::Run() {
   outcome.exit = exit_;
   XPUPERF_RETURN_IF_ERROR(files_.WriteSummary(outcome.summary));
   if (options_.html) {
-    XPUPERF_RETURN_IF_ERROR(WriteFileAtomically(options_.out_dir + "/" + std::string(kReportHtml),
-                                                RenderRecordHtml(table_, stats_, outcome.summary)));
+    XPUPERF_RETURN_IF_ERROR(WriteOutputFile(options_.out_dir + "/" + std::string(kReportHtml),
+                                            RenderRecordHtml(table_, stats_, outcome.summary)));
   }
   return outcome;
 }

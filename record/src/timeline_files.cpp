@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "xpuperf/core/json.h"
+#include "xpuperf/core/output_file.h"
 #include "xpuperf/core/version.h"
 
 namespace xpuperf::record {
@@ -234,23 +235,7 @@ Status TimelineFiles::Flush() {
 }
 
 Status TimelineFiles::WriteSummary(const nlohmann::json& summary) {
-  return WriteFileAtomically(dir_ + "/" + std::string(kSummaryJson), summary.dump(2) + "\n");
-}
-
-Status WriteFileAtomically(const std::string& path, std::string_view text) {
-  const std::string temporary = path + ".tmp";
-  XPUPERF_ASSIGN_OR_RETURN(int fd, Create(temporary));
-  Status written = WriteAll(fd, text, path);
-  ::close(fd);
-  if (!written.ok()) {
-    std::remove(temporary.c_str());
-    return written;
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    return MakeError(ErrorCode::kIo, "cannot replace " + path + ": " + std::strerror(errno));
-  }
-  return Status::Ok();
+  return WriteOutputFile(dir_ + "/" + std::string(kSummaryJson), summary.dump(2) + "\n");
 }
 
 }  // namespace xpuperf::record

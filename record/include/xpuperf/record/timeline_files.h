@@ -42,7 +42,8 @@ class TimelineFiles {
   void Append(const Tick& tick, const SeriesTable& table);
   size_t buffered_bytes() const { return csv_.size() + jsonl_.size() + trace_.size(); }
   Status Flush();
-  // Writes summary.json through a temporary file and rename, so a reader never sees half of it.
+  // Writes summary.json under the core output policy (a temporary file renamed into place), so a
+  // reader never sees half of it.
   Status WriteSummary(const nlohmann::json& summary);
 
   const std::string& dir() const { return dir_; }
@@ -61,8 +62,5 @@ class TimelineFiles {
   size_t announced_ = 0;              // series already described in timeline.jsonl
   std::vector<std::string> devices_;  // Chrome-trace pid = index + 1
 };
-
-// Writes `text` to `path` through `path.tmp` and rename.
-Status WriteFileAtomically(const std::string& path, std::string_view text);
 
 }  // namespace xpuperf::record
