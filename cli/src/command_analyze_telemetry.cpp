@@ -187,6 +187,16 @@ Result<json> AnalyzeTelemetry(const trace::TraceRun& run, const TelemetryOverlay
   }
   out["energy_tracks"] = tracks;
   out["telemetry_resolution_seconds"] = energy.resolution_s();
+  // The merged trace needs no energy source: the counter tracks are whatever was recorded.
+  out["merged_trace"] = nullptr;
+  if (!options.merged_trace.empty()) {
+    if (options.trace_path.empty()) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "--merged-trace needs a single trace file, not a directory of ranks");
+    }
+    XPUPERF_RETURN_IF_ERROR(WriteMergedTrace(options, data, zero_wall_ns));
+    out["merged_trace"] = options.merged_trace;
+  }
   if (energy.empty()) {
     out["unavailable"] =
         "the recording has no energy counter or power samples (see its "
@@ -283,15 +293,6 @@ Result<json> AnalyzeTelemetry(const trace::TraceRun& run, const TelemetryOverlay
                                              : "the trace records no GEMM shapes (profile with "
                                                "record_shapes=True)"}};
   }
-  out["merged_trace"] = nullptr;
-  if (!options.merged_trace.empty()) {
-    if (options.trace_path.empty()) {
-      return MakeError(ErrorCode::kInvalidArgument,
-                       "--merged-trace needs a single trace file, not a directory of ranks");
-    }
-    XPUPERF_RETURN_IF_ERROR(WriteMergedTrace(options, data, zero_wall_ns));
-    out["merged_trace"] = options.merged_trace;
-  }
   return out;
 }
 
@@ -308,7 +309,13 @@ std::string RenderTelemetryText(const json& t) {
     out +=
         "  note: the timeline ended inside a line (recorder killed); read up to its last flush\n";
   }
-  if (t.contains("unavailable")) return out + "  " + t["unavailable"].get<std::string>() + "\n";
+  if (t.contains("unavailable")) {
+    out += "  " + t["unavailable"].get<std::string>() + "\n";
+    if (!t["merged_trace"].is_null()) {
+      out += "  merged trace: " + t["merged_trace"].get<std::string>() + "\n";
+    }
+    return out;
+  }
   out += fmt::format(
       "  telemetry resolution: {:.3g} s (steps shorter than that are apportioned "
       "from the interval's average power)\n",

@@ -36,8 +36,9 @@ int RunRecord(const RecordCommandOptions& options, std::ostream& out, std::ostre
   if (!(options.rate_hz >= kMinRateHz && options.rate_hz <= kMaxRateHz)) {
     return Usage(err, "--rate must be between 0.1 and 10000 Hz");
   }
-  if (options.duration_s < 0 || options.duration_s != options.duration_s) {
-    return Usage(err, "--duration must be a non-negative number of seconds");
+  constexpr double kMaxDurationS = 366.0 * 24 * 3600;
+  if (!(options.duration_s >= 0 && options.duration_s <= kMaxDurationS)) {
+    return Usage(err, "--duration must be between 0 and 31622400 seconds (a year)");
   }
   if (!options.command.empty() && options.pid > 0) {
     return Usage(err, "give either a command (after --) or --pid, not both");

@@ -80,7 +80,7 @@ TEST_F(RecordTest, FakeNvmlEnergyCounterGivesExactJoulesAndThePowerCap) {
   ASSERT_GE(readings, 5);
   const json* gpu = Find(summary["energy"], "nvidia0", "domain", "gpu");
   ASSERT_NE(gpu, nullptr) << summary.dump();
-  EXPECT_NEAR((*gpu)["joules"].get<double>(), (readings - 1) * 0.25, 1e-9);
+  EXPECT_NEAR((*gpu)["joules"].get<double>(), (readings - 1) * 0.25, 1e-6);  // µJ
   const json* cap = Find(summary["clock_events"], "nvidia0", "reason", "sw_power_cap");
   ASSERT_NE(cap, nullptr);
   EXPECT_NEAR((*cap)["share"].get<double>(), 1.0, 0.05);
@@ -114,7 +114,7 @@ TEST_F(RecordTest, SigtermReachesTheJob) {
   const fs::path ready = dir_ / "ready";
   Background b = Start({"record", "--backend", "cpu", "--rate", "20", "--out",
                         (dir_ / "out").string(), "--", "sh", "-c",
-                        "trap 'echo term > " + marker.string() + "; exit 7' TERM; touch " +
+                        "trap 'echo term > " + marker.string() + "; exit 7' TERM; echo ok > " +
                             ready.string() + "; while :; do sleep 0.05; done"});
   ASSERT_TRUE(WaitForFile(ready, 20));
   ::kill(b.pid, SIGTERM);

@@ -111,6 +111,7 @@ class Recording {
   std::optional<JobExit> exit_;
   int64_t start_ns_ = 0;
   double start_cpu_s_ = 0;
+  int64_t polls_ = 0;
 };
 
 double ProcessCpuSeconds() {
@@ -125,6 +126,7 @@ double ProcessCpuSeconds() {
 double Recording::CpuSecondsUsed() const { return ProcessCpuSeconds() - start_cpu_s_; }
 
 Status Recording::TakeSample() {
+  ++polls_;
   XPUPERF_ASSIGN_OR_RETURN(Tick tick, sampler_->Sample(table_));
   // A tick where no source was due (1 kHz, nothing faster than 10 ms here) holds nothing to keep.
   if (tick.values.empty()) return Status::Ok();
@@ -145,6 +147,7 @@ nlohmann::json Recording::Summary(bool partial) const {
   in.unavailable = sampler_->NeverAvailable();
   in.capacity_bytes = sampler_->device_memory_bytes();
   in.peak_job_processes = sampler_->peak_job_processes();
+  in.polls = polls_;
   in.recorder_cpu_seconds = CpuSecondsUsed();
   in.recorder_wall_seconds = static_cast<double>(MonotonicNow() - start_ns_) / 1e9;
   return BuildSummary(in);

@@ -306,10 +306,13 @@ std::string RenderSummaryText(const json& doc) {
     }
   }
   if (doc.contains("recorder")) {
-    out += fmt::format("\nRecorder overhead: {:.3f} s CPU over {:.2f} s ({:.3f}% of one core)\n",
-                       doc["recorder"]["cpu_seconds"].get<double>(),
-                       doc["recorder"]["wall_seconds"].get<double>(),
-                       doc["recorder"]["cpu_percent_of_one_core"].get<double>());
+    out += fmt::format(
+        "\nRecorder overhead: {:.3f} s CPU over {:.2f} s ({:.3f}% of one core); {} polls, "
+        "{:.0f} Hz achieved\n",
+        doc["recorder"]["cpu_seconds"].get<double>(), doc["recorder"]["wall_seconds"].get<double>(),
+        doc["recorder"]["cpu_percent_of_one_core"].get<double>(),
+        doc["recorder"]["polls"].get<int64_t>(),
+        doc["recorder"]["achieved_poll_rate_hz"].get<double>());
   }
   if (!doc["findings"].empty()) {
     out += "\nFindings:\n";

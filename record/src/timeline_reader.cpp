@@ -1,6 +1,7 @@
 #include "xpuperf/record/timeline_reader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -117,7 +118,9 @@ Result<TimelineData> ParseTimelineJsonl(std::string_view text) {
         if (series >= data.table.size()) {
           return LineError(line_number, "value for unknown series " + std::to_string(series));
         }
-        tick.values.push_back({static_cast<uint32_t>(series), pair[1].get<double>()});
+        const double value = pair[1].get<double>();
+        if (!std::isfinite(value)) return LineError(line_number, "a value is not finite");
+        tick.values.push_back({static_cast<uint32_t>(series), value});
       }
       data.ticks.push_back(std::move(tick));
     } else {

@@ -18,7 +18,7 @@ for rate in "${rates[@]}"; do
   for ((i = 0; i < repeat; i++)); do
     "$xpuperf" record --backend cpu --rate "$rate" --no-html --json --out "$work/r$rate-$i" \
       -- sleep "$seconds" >"$work/s.json" 2>/dev/null
-    shares+=("$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["recorder"]; print(f"{r["cpu_percent_of_one_core"]:.4f}")' "$work/s.json")")
+    shares+=("$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["recorder"]; print("%.4f" % r["cpu_percent_of_one_core"])' "$work/s.json")")
   done
   sorted=$(printf '%s\n' "${shares[@]}" | sort -g | tr '\n' ' ')
   median=$(printf '%s\n' "${shares[@]}" | sort -g | sed -n "$(( (repeat + 1) / 2 ))p")

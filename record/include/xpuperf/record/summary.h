@@ -36,6 +36,7 @@ struct SummaryInput {
   int64_t peak_job_processes = 0;
   // The recorder's own cost: CPU time (user + system, all its threads, not the job's) over the
   // wall time it recorded; negative when not measured.
+  int64_t polls = 0;  // sampling wake-ups (a tick where no source was due writes nothing)
   double recorder_cpu_seconds = -1;
   double recorder_wall_seconds = -1;
 };
