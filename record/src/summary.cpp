@@ -198,6 +198,8 @@ json BuildSummary(const SummaryInput& in) {
   doc["findings"] = findings;
   if (in.recorder_cpu_seconds >= 0 && in.recorder_wall_seconds > 0) {
     doc["recorder"] = {
+        {"polls", in.polls},
+        {"achieved_poll_rate_hz", static_cast<double>(in.polls) / in.recorder_wall_seconds},
         {"cpu_seconds", in.recorder_cpu_seconds},
         {"wall_seconds", in.recorder_wall_seconds},
         {"cpu_percent_of_one_core", 100 * in.recorder_cpu_seconds / in.recorder_wall_seconds},
