@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers with libFuzzer (clang + ASan + UBSan), seeded with the recorded trees' files.
-# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|gpu|exporter|all]   (default 60 seconds per target, all)
+# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|gpu|exporter|record|all]   (default 60 seconds per target, all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -17,8 +17,9 @@ case "$targets" in
   trace) fuzz_targets="trace_reader_fuzzer" ;;
   gpu) fuzz_targets="gpu_parsers_fuzzer" ;;
   exporter) fuzz_targets="exporter_input_fuzzer" ;;
-  all) fuzz_targets="parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer exporter_input_fuzzer" ;;
-  *) echo "fuzz.sh: unknown target set '$targets' (parsers, trace, gpu, exporter, all)" >&2; exit 2 ;;
+  record) fuzz_targets="record_timeline_fuzzer" ;;
+  all) fuzz_targets="parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer exporter_input_fuzzer record_timeline_fuzzer" ;;
+  *) echo "fuzz.sh: unknown target set '$targets' (parsers, trace, gpu, exporter, record, all)" >&2; exit 2 ;;
 esac
 cmake --build build-fuzz --target $fuzz_targets
 # Seeds: each recorded procfs/sysfs text, prefixed with the byte that selects its parser.
@@ -70,4 +71,13 @@ if [ "$targets" = exporter ] || [ "$targets" = all ]; then
   mkdir -p "$exporter_corpus"
   cp fuzz/corpus/exporter/* "$exporter_corpus/"
   ./build-fuzz/fuzz/exporter_input_fuzzer -max_total_time="$seconds" -max_len=8192 "$exporter_corpus"
+fi
+# The recording reader (analyze --telemetry), seeded from fuzz/corpus/record.
+if [ "$targets" = record ] || [ "$targets" = all ]; then
+  record_corpus=build-fuzz/corpus-record
+  mkdir -p "$record_corpus"
+  cp fuzz/corpus/record/* "$record_corpus/"
+  record_seconds=$(( seconds < 20 ? seconds : 20 ))
+  ./build-fuzz/fuzz/record_timeline_fuzzer -max_total_time="$record_seconds" -max_len=8192 \
+    -rss_limit_mb=2048 "$record_corpus"
 fi

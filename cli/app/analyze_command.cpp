@@ -31,6 +31,13 @@ void AddAnalyzeCommand(CLI::App& app, CommandActions& actions) {
                       "Walk the critical path over the last host range (annotation or op) whose "
                       "name contains this text; default: the last ProfilerStep#N, else from the "
                       "first GPU launch to the end");
+  command->add_option("--telemetry", options->telemetry,
+                      "Lay a recording (`xpuperf record --out DIR`) over the trace: energy per "
+                      "step and op class");
+  command->add_option("--merged-trace", options->merged_trace,
+                      "With --telemetry: write the trace with the counter tracks added here");
+  command->add_option("--telemetry-offset", options->telemetry_offset_s,
+                      "With --telemetry: seconds added to the trace's wall clock");
   actions.push_back({command, [options] { return RunAnalyze(*options, std::cout, std::cerr); }});
 }
 

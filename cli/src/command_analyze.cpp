@@ -9,8 +9,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 
+#include "command_analyze_telemetry.h"
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/trace/hta_convention.h"
 #include "xpuperf/trace/reader.h"
@@ -126,6 +128,19 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
         << options.critical_path_range << "' in the trace\n";
     return kExitUsage;
   }
+  std::optional<nlohmann::json> telemetry;
+  if (!options.merged_trace.empty() && options.telemetry.empty()) {
+    err << "xpuperf analyze: --merged-trace needs --telemetry DIR\n";
+    return kExitUsage;
+  }
+  if (!options.telemetry.empty()) {
+    TelemetryOverlayOptions overlay{
+        options.telemetry, std::filesystem::is_directory(options.path, ec) ? "" : options.path,
+        options.merged_trace, options.telemetry_offset_s};
+    auto overlaid = AnalyzeTelemetry(run, overlay);
+    if (!overlaid.ok()) return Fail(err, overlaid.error());
+    telemetry = std::move(overlaid).value();
+  }
   if (!options.html.empty()) {
     Status written = WriteAtomically(options.html, RenderAnalyzeHtml(run, report));
     if (!written.ok()) return Fail(err, written.error());
@@ -134,6 +149,7 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     std::set<std::string> wanted(options.analyses.begin(), options.analyses.end());
     nlohmann::json j = trace::ToJson(report, wanted);
     if (options.convention == "hta") j["convention"] = "hta";
+    if (telemetry) j["telemetry"] = *telemetry;
     out << j.dump(2) << "\n";
   } else {
     if (options.convention == "hta") {
@@ -141,6 +157,7 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
              "reads them; docs/TRACES.md)\n";
     }
     out << RenderAnalyzeText(report, options.analyses, options.top);
+    if (telemetry) out << RenderTelemetryText(*telemetry);
     if (!options.html.empty()) out << "\nHTML report: " << options.html << "\n";
   }
   return kExitOk;

@@ -20,6 +20,9 @@ struct AnalyzeOptions {
   std::string critical_path_range;     // the critical path's window: a host range's name contains
                                        // this (empty: the last ProfilerStep#N, else from the first
                                        // GPU launch to the end)
+  std::string telemetry;               // a `record --out` directory to lay over the trace
+  std::string merged_trace;            // with telemetry: write ops + counter tracks here
+  double telemetry_offset_s = 0;       // with telemetry: added to the trace's wall times
 };
 
 // Terminal summary (what dominates, findings, advice), then the tables. Exit 0, 1 (unreadable or

@@ -294,7 +294,12 @@ FAKE_EXPORT nvml::Return nvmlDeviceGetPowerUsage(nvml::Device device, unsigned i
 FAKE_EXPORT nvml::Return nvmlDeviceGetTotalEnergyConsumption(nvml::Device device,
                                                              unsigned long long* millijoules) {
   CHECK_DEVICE(device);
-  return NumberInto(gpu, "energy_mj", millijoules);
+  auto base = gpu->Number("energy_mj");
+  if (!base) return NumberInto(gpu, "energy_mj", millijoules);
+  // energy_mj_step: the counter advances by that much at every call, so a test knows the exact
+  // energy a sampler saw between its first and last reading.
+  *millijoules = *base + gpu->Number("energy_mj_step").value_or(0) * gpu->energy_calls++;
+  return nvml::kSuccess;
 }
 
 #ifndef FAKE_NVML_OLD_DRIVER

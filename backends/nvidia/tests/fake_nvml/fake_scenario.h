@@ -20,6 +20,7 @@ struct FakeGpu {
   int gpm_samples_taken = 0;
   int xids_delivered = 0;
   bool events_registered = false;
+  unsigned long long energy_calls = 0;  // nvmlDeviceGetTotalEnergyConsumption calls answered
 
   std::optional<std::string> Get(const std::string& key) const;
   std::optional<unsigned long long> Number(const std::string& key) const;  // decimal or 0x hex
