@@ -15,7 +15,7 @@ void RegisterBuiltinBackends(BackendRegistry& registry) {
 #else
   // Listed with the reason, so `devices` says why there are no TPUs.
   registry.Register("tpu", "Google TPU chips (built without gRPC: XPUPERF_WITH_TPU=OFF)",
-                    [](const BackendOptions&) -> Result<std::unique_ptr<Backend>> {
+                    [](const BackendOptions&) -> Result<std::unique_ptr<Backend> > {
                       return MakeError(ErrorCode::kUnsupported,
                                        "unsupported: built without the TPU backend (gRPC)");
                     });

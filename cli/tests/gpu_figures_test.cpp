@@ -4,8 +4,8 @@
 // and neither counts the CPU record. Expected values are the fixture's, computed by hand.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "../src/command_bench_check.h"
