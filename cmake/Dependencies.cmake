@@ -8,6 +8,7 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
+find_package(ZLIB REQUIRED)  # core: bounded inflation of .gz inputs
 
 option(XPUPERF_WITH_TPU "The TPU backend (gRPC client of the libtpu runtime metric service)" ON)
 option(XPUPERF_WITH_BENCHMARKS
