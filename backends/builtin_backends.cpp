@@ -1,6 +1,8 @@
 #include "xpuperf/builtin_backends.h"
 
+#include "xpuperf/amd/amd_backend.h"
 #include "xpuperf/cpu/cpu_backend.h"
+#include "xpuperf/intel/intel_backend.h"
 #include "xpuperf/nvidia/nvidia_backend.h"
 #if XPUPERF_WITH_TPU
 #include "xpuperf/tpu/tpu_backend.h"
@@ -21,6 +23,8 @@ void RegisterBuiltinBackends(BackendRegistry& registry) {
                     });
 #endif
   nvidia::RegisterNvidiaBackend(registry);
+  amd::RegisterAmdBackend(registry);
+  intel::RegisterIntelBackend(registry);
 }
 
 const BackendRegistry& BuiltinBackendRegistry() {

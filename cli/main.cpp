@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
       "  xpuperf top                          live view; q quits\n"
       "  xpuperf bench run --suite quick      measure peak FP, GEMM, STREAM and caches\n"
       "  xpuperf bench list                   the benchmarks and suites\n"
+      "  xpuperf serve                        Prometheus exporter on 127.0.0.1:10877\n"
       "Exit codes: 0 ok, 1 failure, 2 usage error.");
 
   CommandActions actions;
@@ -53,6 +54,12 @@ int main(int argc, char** argv) {
 #else
   AddUnavailableCommand(app, actions, "analyze", "Analyse a profiler trace",
                         "built without trace analysis (XPUPERF_WITH_TRACES=OFF)");
+#endif
+#if XPUPERF_WITH_EXPORTER
+  AddServeCommand(app, actions);
+#else
+  AddUnavailableCommand(app, actions, "serve", "Prometheus exporter",
+                        "built without the exporter (XPUPERF_WITH_EXPORTER=OFF)");
 #endif
 
   // CLI11 reports a mistyped command as "A subcommand is required"; name it instead.
