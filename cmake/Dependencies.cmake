@@ -14,8 +14,7 @@ option(XPUPERF_WITH_TPU "The TPU backend (gRPC client of the libtpu runtime metr
 option(XPUPERF_WITH_BENCHMARKS
        "Benchmarks, bench check, compare, roofline and diagnose (OpenBLAS, OpenMP, yaml-cpp)" ON)
 option(XPUPERF_WITH_MPI "bench network and the collectives benchmark over MPI" ON)
-option(XPUPERF_WITH_TRACES "Trace reading and analysis: analyze, roofline --trace (simdjson, zlib)"
-       ON)
+option(XPUPERF_WITH_TRACES "Trace reading and analysis: analyze, roofline --trace (simdjson)" ON)
 option(XPUPERF_WITH_TUI "The curses view of top (top --plain works without it)" ON)
 option(XPUPERF_WITH_EXPORTER
        "serve: the Prometheus exporter (cpp-httplib, OpenSSL, libdeflate, libxcrypt, yaml-cpp, gRPC)"
@@ -37,10 +36,9 @@ if(XPUPERF_WITH_TPU)
   endif()
 endif()
 if(XPUPERF_WITH_TRACES)
-  find_package(simdjson CONFIG)  # libsimdjson-dev: simdjson::simdjson
-  find_package(ZLIB)  # .json.gz traces
-  if(NOT simdjson_FOUND OR NOT ZLIB_FOUND)
-    xpuperf_feature_off(XPUPERF_WITH_TRACES "simdjson or zlib not found")
+  find_package(simdjson CONFIG)  # libsimdjson-dev: simdjson::simdjson (zlib is core's)
+  if(NOT simdjson_FOUND)
+    xpuperf_feature_off(XPUPERF_WITH_TRACES "simdjson not found")
   endif()
 endif()
 if(XPUPERF_WITH_BENCHMARKS AND NOT XPUPERF_WITH_TRACES)
