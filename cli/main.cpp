@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
       "  xpuperf top                          live view; q quits\n"
       "  xpuperf bench run --suite quick      measure peak FP, GEMM, STREAM and caches\n"
       "  xpuperf bench list                   the benchmarks and suites\n"
+      "  xpuperf serve                        Prometheus exporter on 127.0.0.1:10877\n"
+      "  xpuperf record -- python train.py    energy, power, memory over a job's life\n"
       "Exit codes: 0 ok, 1 failure, 2 usage error.");
 
   CommandActions actions;
@@ -60,6 +62,13 @@ int main(int argc, char** argv) {
   AddUnavailableCommand(app, actions, "analyze", "Analyse a profiler trace",
                         "built without trace analysis (XPUPERF_WITH_TRACES=OFF)");
 #endif
+#if XPUPERF_WITH_EXPORTER
+  AddServeCommand(app, actions);
+#else
+  AddUnavailableCommand(app, actions, "serve", "Prometheus exporter",
+                        "built without the exporter (XPUPERF_WITH_EXPORTER=OFF)");
+#endif
+  AddRecordCommand(app, actions);
 
   // CLI11 reports a mistyped command as "A subcommand is required"; name it instead.
   const std::string first = argc > 1 ? argv[1] : "";

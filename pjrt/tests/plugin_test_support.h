@@ -11,8 +11,9 @@ inline std::string CpuPluginPath() {
   return path;
 }
 
-#define XPUPERF_REQUIRE_CPU_PLUGIN(path)                                                      \
-  const std::string path = CpuPluginPath();                                                   \
-  if (path.empty())                                                                           \
-  GTEST_SKIP() << "XLA's CPU PJRT plugin is not installed (the pjrt_plugin_environment test " \
-                  "makes it with scripts/python-env.sh pjrt)"
+#define XPUPERF_REQUIRE_CPU_PLUGIN(path)                                                    \
+  const std::string path = CpuPluginPath();                                                 \
+  if (path.empty())                                                                         \
+  GTEST_SKIP() << "XLA's CPU PJRT plugin is not available to this build (the "              \
+                  "pjrt_plugin_environment test makes it with scripts/python-env.sh pjrt; " \
+                  "sanitizer and minimal builds leave it out)"

@@ -24,7 +24,10 @@ class PjrtBenchmarks : public ::testing::Test {
  protected:
   void SetUp() override {
     plugin_ = CpuPluginPath();
-    if (plugin_.empty()) GTEST_SKIP() << "XLA's CPU PJRT plugin is not installed";
+    if (plugin_.empty()) {
+      GTEST_SKIP() << "XLA's CPU PJRT plugin is not available to this build (made by the "
+                      "pjrt_plugin_environment test; sanitizer builds leave it out)";
+    }
     pjrt_bench::AddPjrtBenchmarks(registry_);
     context_.sampling = {0, 3, 0.001};
   }
