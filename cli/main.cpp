@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   AddCompareCommand(app, actions);
   AddRooflineCommands(app, actions);
   AddAnalyzeCommand(app, actions);
+  AddAlertCommand(app, actions);
 
   // CLI11 reports a mistyped command as "A subcommand is required"; name it instead.
   const std::string first = argc > 1 ? argv[1] : "";

@@ -134,7 +134,7 @@ Result<PromtoolTestReport> RunPromtoolTestFile(const std::string& path,
     std::vector<RuleFile> files;
     std::vector<std::string> rule_paths;
     for (const YAML::Node& pattern : root["rule_files"]) {
-      const std::string full = (dir / pattern.Scalar()).string();
+      const std::string full = std::filesystem::absolute(dir / pattern.Scalar()).lexically_normal().string();
       glob_t matches{};
       if (glob(full.c_str(), 0, nullptr, &matches) != 0) {
         globfree(&matches);

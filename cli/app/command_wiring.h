@@ -33,5 +33,6 @@ void AddBenchNetworkCommand(CLI::App& bench, CommandActions& actions);
 void AddCompareCommand(CLI::App& app, CommandActions& actions);
 void AddRooflineCommands(CLI::App& app, CommandActions& actions);  // roofline and diagnose
 void AddAnalyzeCommand(CLI::App& app, CommandActions& actions);
+void AddAlertCommand(CLI::App& app, CommandActions& actions);  // alert check/test/list
 
 }  // namespace xpuperf::cli
