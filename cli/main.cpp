@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
       "  xpuperf top                          live view; q quits\n"
       "  xpuperf bench run --suite quick      measure peak FP, GEMM, STREAM and caches\n"
       "  xpuperf bench list                   the benchmarks and suites\n"
+      "  xpuperf serve                        Prometheus exporter on 127.0.0.1:10877\n"
       "Exit codes: 0 ok, 1 failure, 2 usage error.");
 
   CommandActions actions;
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   AddRooflineCommands(app, actions);
   AddAnalyzeCommand(app, actions);
   AddAlertCommand(app, actions);
+  AddServeCommand(app, actions);
 
   // CLI11 reports a mistyped command as "A subcommand is required"; name it instead.
   const std::string first = argc > 1 ? argv[1] : "";

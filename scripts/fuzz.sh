@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers with libFuzzer (clang + ASan + UBSan), seeded with the recorded trees' files.
-# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|all]   (default 60 seconds per target, all)
+# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|exporter|all]   (default 60 seconds per target, all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -12,7 +12,11 @@ fi
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DXPUPERF_FUZZ=ON -DXPUPERF_SANITIZE=address,undefined -DXPUPERF_BUILD_TESTS=OFF \
   -DXPUPERF_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build build-fuzz --target parsers_fuzzer trace_reader_fuzzer
+fuzz_targets="parsers_fuzzer trace_reader_fuzzer"
+if [ "$targets" = all ] || [ "$targets" = exporter ]; then
+  fuzz_targets="$fuzz_targets exporter_input_fuzzer"
+fi
+cmake --build build-fuzz --target $fuzz_targets
 # Seeds: each recorded procfs/sysfs text, prefixed with the byte that selects its parser.
 corpus=build-fuzz/corpus
 mkdir -p "$corpus"
@@ -28,15 +32,22 @@ for t in "$trees"/*/; do
   for f in "$t"/proc/[0-9]*/status; do seed 5 "$f"; done
   for f in "$t"/proc/[0-9]*/statm; do seed 6 "$f"; done
 done
-if [ "$targets" != trace ]; then
+if [ "$targets" = parsers ] || [ "$targets" = all ]; then
   ./build-fuzz/fuzz/parsers_fuzzer -max_total_time="$seconds" -max_len=65536 "$corpus"
 fi
 # The trace reader: seeded with the synthetic snippets of fuzz/corpus/trace (a working copy, so
 # what libFuzzer adds stays out of the repository).
-if [ "$targets" != parsers ]; then
+if [ "$targets" = trace ] || [ "$targets" = all ]; then
   trace_corpus=build-fuzz/corpus-trace
   mkdir -p "$trace_corpus"
   cp fuzz/corpus/trace/* "$trace_corpus/"
   ./build-fuzz/fuzz/trace_reader_fuzzer -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 \
     "$trace_corpus"
+fi
+# The exporter's inputs (web config, Accept, Authorization, --listen), seeded from fuzz/corpus/exporter.
+if [ "$targets" = exporter ] || [ "$targets" = all ]; then
+  exporter_corpus=build-fuzz/corpus-exporter
+  mkdir -p "$exporter_corpus"
+  cp fuzz/corpus/exporter/* "$exporter_corpus/"
+  ./build-fuzz/fuzz/exporter_input_fuzzer -max_total_time="$seconds" -max_len=8192 "$exporter_corpus"
 fi

@@ -34,5 +34,6 @@ void AddCompareCommand(CLI::App& app, CommandActions& actions);
 void AddRooflineCommands(CLI::App& app, CommandActions& actions);  // roofline and diagnose
 void AddAnalyzeCommand(CLI::App& app, CommandActions& actions);
 void AddAlertCommand(CLI::App& app, CommandActions& actions);  // alert check/test/list
+void AddServeCommand(CLI::App& app, CommandActions& actions);  // serve_command.cpp
 
 }  // namespace xpuperf::cli
