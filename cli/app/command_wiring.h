@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "xpuperf/cli/commands.h"
@@ -35,5 +36,8 @@ void AddRooflineCommands(CLI::App& app, CommandActions& actions);  // roofline a
 void AddAnalyzeCommand(CLI::App& app, CommandActions& actions);
 void AddAlertCommand(CLI::App& app, CommandActions& actions);  // alert check/test/list
 void AddServeCommand(CLI::App& app, CommandActions& actions);  // serve_command.cpp
+// A command of a part this build leaves out: any arguments, exit 1 with "unsupported: <reason>".
+void AddUnavailableCommand(CLI::App& app, CommandActions& actions, const std::string& name,
+                           const std::string& description, const std::string& reason);
 
 }  // namespace xpuperf::cli
