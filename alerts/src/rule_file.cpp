@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
+
+#include "xpuperf/core/input_file.h"
 
 namespace xpuperf::alerts {
 namespace {
@@ -208,16 +208,8 @@ Result<RuleFile> ParseRuleFile(std::string_view yaml_text, std::string_view path
 }
 
 Result<RuleFile> LoadRuleFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(ErrorCode::kNotFound, fmt::format("{}: cannot open rule file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  constexpr size_t kMaxRuleFileBytes = 16 << 20;
-  if (text.str().size() > kMaxRuleFileBytes) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     fmt::format("{}: rule file larger than 16 MiB", path));
-  }
-  return ParseRuleFile(text.str(), path);
+  XPUPERF_ASSIGN_OR_RETURN(std::string text, ReadInputFile(path));
+  return ParseRuleFile(text, path);
 }
 
 }  // namespace xpuperf::alerts

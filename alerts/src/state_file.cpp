@@ -1,15 +1,11 @@
 #include "xpuperf/alerts/state_file.h"
 
-#include <fcntl.h>
-#include <fmt/format.h>
-#include <unistd.h>
+#include "xpuperf/core/input_file.h"
+#include "xpuperf/core/output_file.h"
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 namespace xpuperf::alerts {
 namespace {
@@ -134,42 +130,13 @@ Result<AlertStateSnapshot> ParseAlertState(std::string_view text) {
 }
 
 Status WriteAlertStateFile(const std::string& path, const AlertStateSnapshot& snapshot) {
-  const std::string text = SerializeAlertState(snapshot);
-  const std::string temporary = path + ".tmp";
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    return MakeError(ErrorCode::kIo, fmt::format("{}: {}", temporary, std::strerror(errno)));
-  }
-  size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int e = errno;
-      ::close(fd);
-      ::unlink(temporary.c_str());
-      return MakeError(ErrorCode::kIo, fmt::format("{}: {}", temporary, std::strerror(e)));
-    }
-    written += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(temporary.c_str());
-    return MakeError(ErrorCode::kIo, fmt::format("{}: {}", temporary, std::strerror(errno)));
-  }
-  if (::rename(temporary.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    ::unlink(temporary.c_str());
-    return MakeError(ErrorCode::kIo, fmt::format("{}: {}", path, std::strerror(e)));
-  }
-  return Status::Ok();
+  // The project's output policy: a temporary file in the same directory, renamed into place.
+  return WriteOutputFile(path, SerializeAlertState(snapshot));
 }
 
 Result<AlertStateSnapshot> ReadAlertStateFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(ErrorCode::kNotFound, fmt::format("{}: no alert state file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto snapshot = ParseAlertState(text.str());
+  XPUPERF_ASSIGN_OR_RETURN(std::string text, ReadInputFile(path, 256 << 20));
+  auto snapshot = ParseAlertState(text);
   if (!snapshot.ok()) {
     return MakeError(ErrorCode::kParse, fmt::format("{}: {}", path, snapshot.error().message));
   }

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -10,6 +9,7 @@
 #include "xpuperf/alerts/rule_file.h"
 #include "xpuperf/alerts/state_file.h"
 #include "xpuperf/cli/commands.h"
+#include "xpuperf/core/output_file.h"
 
 namespace xpuperf::cli {
 
@@ -48,10 +48,9 @@ int RunAlertTest(const AlertTestOptions& options, std::ostream& out, std::ostrea
                        report->failures.empty() ? "SUCCESS" : "FAILED");
     if (!report->failures.empty()) status = kExitFailure;
     if (!options.timeline_out.empty()) {
-      std::ofstream timeline(options.timeline_out, std::ios::trunc);
-      timeline << report->timeline_yaml;
-      if (!timeline) {
-        err << "xpuperf: error: cannot write " << options.timeline_out << "\n";
+      if (Status written = WriteOutputFile(options.timeline_out, report->timeline_yaml);
+          !written.ok()) {
+        err << "xpuperf: error: " << written.error().message << "\n";
         return kExitFailure;
       }
     }
