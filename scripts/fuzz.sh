@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers with libFuzzer (clang + ASan + UBSan), seeded with the recorded trees' files.
-# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|exporter|all]   (default 60 seconds per target, all)
+# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|exporter|alerts|all]   (default 60 seconds per target, all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -15,6 +15,9 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWit
 fuzz_targets="parsers_fuzzer trace_reader_fuzzer"
 if [ "$targets" = all ] || [ "$targets" = exporter ]; then
   fuzz_targets="$fuzz_targets exporter_input_fuzzer"
+fi
+if [ "$targets" = all ] || [ "$targets" = alerts ]; then
+  fuzz_targets="$fuzz_targets alerts_rules_fuzzer"
 fi
 cmake --build build-fuzz --target $fuzz_targets
 # Seeds: each recorded procfs/sysfs text, prefixed with the byte that selects its parser.
@@ -50,4 +53,13 @@ if [ "$targets" = exporter ] || [ "$targets" = all ]; then
   mkdir -p "$exporter_corpus"
   cp fuzz/corpus/exporter/* "$exporter_corpus/"
   ./build-fuzz/fuzz/exporter_input_fuzzer -max_total_time="$seconds" -max_len=8192 "$exporter_corpus"
+fi
+# The built-in rule engine's inputs (PromQL, rule files, series notation, state files), seeded
+# from fuzz/corpus/alerts.
+if [ "$targets" = alerts ] || [ "$targets" = all ]; then
+  alerts_corpus=build-fuzz/corpus-alerts
+  mkdir -p "$alerts_corpus"
+  cp fuzz/corpus/alerts/* "$alerts_corpus/"
+  ./build-fuzz/fuzz/alerts_rules_fuzzer -max_total_time="$seconds" -max_len=8192 -rss_limit_mb=2048 \
+    "$alerts_corpus"
 fi
