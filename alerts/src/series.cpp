@@ -106,6 +106,7 @@ Result<LabelMatcher> LabelMatcher::Make(std::string name, Op op, std::string val
       }
       matcher.regex = std::make_shared<const std::regex>("^(?:" + matcher.value + ")$",
                                                          std::regex::ECMAScript);
+      matcher.memo = std::make_shared<std::unordered_map<std::string, bool>>();
     } catch (const std::regex_error& e) {
       return MakeError(ErrorCode::kParse, "invalid regular expression \"" + matcher.value +
                                               "\": " + e.what());
@@ -121,9 +122,20 @@ bool LabelMatcher::Matches(std::string_view label_value) const {
     case Op::kNotEqual:
       return label_value != value;
     case Op::kRegexMatch:
-      return std::regex_match(label_value.begin(), label_value.end(), *regex);
-    case Op::kRegexNoMatch:
-      return !std::regex_match(label_value.begin(), label_value.end(), *regex);
+    case Op::kRegexNoMatch: {
+      constexpr size_t kMemoEntries = 4096;
+      std::string key(label_value);
+      auto it = memo->find(key);
+      bool matched;
+      if (it != memo->end()) {
+        matched = it->second;
+      } else {
+        matched = std::regex_match(label_value.begin(), label_value.end(), *regex);
+        if (memo->size() >= kMemoEntries) memo->clear();
+        memo->emplace(std::move(key), matched);
+      }
+      return op == Op::kRegexMatch ? matched : !matched;
+    }
   }
   return false;
 }

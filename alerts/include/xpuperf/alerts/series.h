@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -61,6 +62,9 @@ struct LabelMatcher {
   Op op = Op::kEqual;
   std::string value;
   std::shared_ptr<const std::regex> regex;  // fully anchored, for the two regex ops
+  // Regex results by label value (label values repeat across evaluations and std::regex is slow);
+  // bounded. Makes Matches unsafe to call from two threads at once on copies of one matcher.
+  std::shared_ptr<std::unordered_map<std::string, bool>> memo;
 
   static Result<LabelMatcher> Make(std::string name, Op op, std::string value);
   bool Matches(std::string_view label_value) const;
