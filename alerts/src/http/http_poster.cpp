@@ -1,5 +1,7 @@
 // The HTTP client of the notifier: cpp-httplib, with TLS through OpenSSL.
+#ifndef CPPHTTPLIB_OPENSSL_SUPPORT  // Debian's cpp-httplib.pc defines it already
 #define CPPHTTPLIB_OPENSSL_SUPPORT
+#endif
 #include <fmt/format.h>
 #include <httplib.h>
 
