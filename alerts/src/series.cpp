@@ -59,10 +59,12 @@ Labels Labels::Drop(std::span<const std::string> names, bool drop_metric_name) c
 std::string Labels::Key() const {
   std::string key;
   for (const auto& [name, value] : items_) {
+    // NUL and SOH separate names and values: no label name has them and label values in
+    // practice never do; the key stays valid UTF-8 for the state file's JSON.
     key += name;
-    key += '\xfe';
+    key += '\x00';
     key += value;
-    key += '\xff';
+    key += '\x01';
   }
   return key;
 }
