@@ -21,8 +21,10 @@ const MemorySeriesSource& History() {
         s.Append(Labels({{"__name__", "h_bucket"}, {"le", le}, {"device", "0"}}),
                  {i * 15000, static_cast<double>(i * (le[0] == '0' ? 1 : 3))});
       }
-      s.Append(Labels({{"__name__", "a"}, {"device", "0"}}), {i * 15000, static_cast<double>(i % 7)});
-      s.Append(Labels({{"__name__", "a"}, {"device", "1"}}), {i * 15000, i == 10 ? StaleNaN() : 1.0});
+      s.Append(Labels({{"__name__", "a"}, {"device", "0"}}),
+               {i * 15000, static_cast<double>(i % 7)});
+      s.Append(Labels({{"__name__", "a"}, {"device", "1"}}),
+               {i * 15000, i == 10 ? StaleNaN() : 1.0});
     }
     return s;
   }();

@@ -61,9 +61,12 @@ struct Fleet {
   Fleet() {
     auto device = [](int d) {
       return std::vector<std::pair<std::string, std::string>>{
-          {"backend", "nvidia"}, {"device", "nvidia" + std::to_string(d)},
-          {"hostname", "node1"}, {"model", "NVIDIA H100 80GB HBM3"},
-          {"uuid", "GPU-" + std::to_string(1000 + d)}, {"pod", "train-" + std::to_string(d)},
+          {"backend", "nvidia"},
+          {"device", "nvidia" + std::to_string(d)},
+          {"hostname", "node1"},
+          {"model", "NVIDIA H100 80GB HBM3"},
+          {"uuid", "GPU-" + std::to_string(1000 + d)},
+          {"pod", "train-" + std::to_string(d)},
           {"namespace", "ml"}};
     };
     auto add = [&](int d, const std::string& name,
@@ -80,10 +83,10 @@ struct Fleet {
       add(d, "xpuperf_temperature_celsius", {{"sensor", "gpu"}}, 70, 0);
       add(d, "xpuperf_temperature_celsius", {{"sensor", "memory"}}, 75, 0);
       add(d, "xpuperf_power_watts", {{"domain", "gpu"}}, 500, 0);
-      for (const char* reason : {"gpu_idle", "applications_clocks_setting", "sw_power_cap",
-                                 "hw_slowdown", "sync_boost", "sw_thermal_slowdown",
-                                 "hw_thermal_slowdown", "hw_power_brake_slowdown",
-                                 "display_clock_setting"}) {
+      for (const char* reason :
+           {"gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown", "sync_boost",
+            "sw_thermal_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown",
+            "display_clock_setting"}) {
         add(d, "xpuperf_clock_event_active", {{"reason", reason}}, 0, 0);
       }
       for (const char* type : {"ecc_uncorrected_volatile", "ecc_corrected_volatile",

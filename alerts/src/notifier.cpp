@@ -73,8 +73,8 @@ std::string Notifier::AlertmanagerBody(const std::vector<const Alert*>& alerts,
     item["labels"] = LabelsJson(a->labels);
     item["annotations"] = PairsJson(a->annotations);
     item["startsAt"] = Rfc3339(a->fired_at_ms != 0 ? a->fired_at_ms : a->active_at_ms);
-    item["endsAt"] = Rfc3339(a->state == AlertState::kInactive ? a->resolved_at_ms
-                                                               : now_ms + valid_ms);
+    item["endsAt"] =
+        Rfc3339(a->state == AlertState::kInactive ? a->resolved_at_ms : now_ms + valid_ms);
     if (!options.external_url.empty()) item["generatorURL"] = options.external_url;
     body.push_back(std::move(item));
   }

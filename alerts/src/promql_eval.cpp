@@ -18,8 +18,8 @@ namespace {
 Labels DropName(const Labels& labels) { return labels.Drop({}, /*drop_metric_name=*/true); }
 
 bool IsComparison(BinaryOp op) {
-  return op == BinaryOp::kEq || op == BinaryOp::kNe || op == BinaryOp::kGt ||
-         op == BinaryOp::kLt || op == BinaryOp::kGe || op == BinaryOp::kLe;
+  return op == BinaryOp::kEq || op == BinaryOp::kNe || op == BinaryOp::kGt || op == BinaryOp::kLt ||
+         op == BinaryOp::kGe || op == BinaryOp::kLe;
 }
 
 // Arithmetic result, or for comparisons whether the comparison holds (value = lhs).
@@ -238,8 +238,8 @@ class Evaluator {
     std::unordered_map<std::string, Group> groups;
     std::vector<std::string> order;
     for (const VectorSample& s : in.vector) {
-      Labels key_labels = node.without ? s.labels.Drop(node.grouping, true)
-                                       : s.labels.Keep(node.grouping);
+      Labels key_labels =
+          node.without ? s.labels.Drop(node.grouping, true) : s.labels.Keep(node.grouping);
       std::string key = key_labels.Key();
       auto [it, inserted] = groups.try_emplace(key);
       Group& g = it->second;

@@ -98,7 +98,8 @@ double BucketQuantile(double q, std::vector<Bucket> buckets) {
   if (q > 1) return std::numeric_limits<double>::infinity();
   std::sort(buckets.begin(), buckets.end(),
             [](const Bucket& a, const Bucket& b) { return a.upper_bound < b.upper_bound; });
-  if (buckets.empty() || !std::isinf(buckets.back().upper_bound) || buckets.back().upper_bound < 0) {
+  if (buckets.empty() || !std::isinf(buckets.back().upper_bound) ||
+      buckets.back().upper_bound < 0) {
     return nan;
   }
   // Buckets with the same bound (from series that differ only in the `le` spelling) add up.

@@ -158,8 +158,8 @@ class Parser {
     while (true) {
       SkipSpace();
       if (pos_ < text_.size() && (text_[pos_] == '%' || text_[pos_] == '^')) {
-        return Fail(pos_, fmt::format("operator '{}' is outside the supported PromQL subset",
-                                      text_[pos_]));
+        return Fail(
+            pos_, fmt::format("operator '{}' is outside the supported PromQL subset", text_[pos_]));
       }
       if (PeekWord() == "atan2") return Fail(pos_, "operator atan2 is outside the subset");
       std::optional<OperatorToken> token = PeekOperator();
@@ -203,8 +203,9 @@ class Parser {
 
   Status CheckBinary(ExprNode& node, const ExprNode& lhs, const ExprNode& rhs) {
     if (lhs.type == ValueType::kRangeVector || rhs.type == ValueType::kRangeVector) {
-      return Fail(node.position, "binary expression must contain only scalar and instant "
-                                 "vector types");
+      return Fail(node.position,
+                  "binary expression must contain only scalar and instant "
+                  "vector types");
     }
     const bool vectors =
         lhs.type == ValueType::kInstantVector && rhs.type == ValueType::kInstantVector;
@@ -253,7 +254,8 @@ class Parser {
     }
     if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') return ParseNumber();
     if (c == '{') return ParseSelector(at, "");
-    if (c == '"' || c == '\'' || c == '`') return Fail(at, "string literals are outside the subset");
+    if (c == '"' || c == '\'' || c == '`')
+      return Fail(at, "string literals are outside the subset");
     if (IsNameStart(c) || c == ':') {
       std::string word{PeekWord()};
       if (word == "Inf" || word == "inf" || word == "NaN" || word == "nan") return ParseNumber();
@@ -290,10 +292,10 @@ class Parser {
   Result<Expr> ParseNumber() {
     const size_t at = pos_;
     size_t end = pos_;
-    while (end < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[end])) ||
-                                  text_[end] == '.' ||
-                                  ((text_[end] == '+' || text_[end] == '-') && end > pos_ &&
-                                   (text_[end - 1] == 'e' || text_[end - 1] == 'E')))) {
+    while (end < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '.' ||
+            ((text_[end] == '+' || text_[end] == '-') && end > pos_ &&
+             (text_[end - 1] == 'e' || text_[end - 1] == 'E')))) {
       ++end;
     }
     std::string token{text_.substr(pos_, end - pos_)};
@@ -387,9 +389,8 @@ class Parser {
     node->position = at;
     node->metric_name = name;
     if (!name.empty()) {
-      XPUPERF_ASSIGN_OR_RETURN(
-          LabelMatcher m,
-          LabelMatcher::Make(std::string(kMetricNameLabel), LabelMatcher::Op::kEqual, name));
+      XPUPERF_ASSIGN_OR_RETURN(LabelMatcher m, LabelMatcher::Make(std::string(kMetricNameLabel),
+                                                                  LabelMatcher::Op::kEqual, name));
       node->matchers.push_back(std::move(m));
     }
     if (Consume("{")) {
@@ -474,15 +475,14 @@ class Parser {
       }
     }
     if (node->args.size() != signature->args.size()) {
-      return Fail(at, fmt::format("{}() takes {} argument(s), got {}", name,
-                                  signature->args.size(), node->args.size()));
+      return Fail(at, fmt::format("{}() takes {} argument(s), got {}", name, signature->args.size(),
+                                  node->args.size()));
     }
     for (size_t i = 0; i < node->args.size(); ++i) {
       if (node->args[i]->type != signature->args[i]) {
         return Fail(node->args[i]->position,
                     fmt::format("expected type {} in call to function \"{}\", got {}",
-                                TypeName(signature->args[i]), name,
-                                TypeName(node->args[i]->type)));
+                                TypeName(signature->args[i]), name, TypeName(node->args[i]->type)));
       }
     }
     return CheckSuffix(std::move(node));
@@ -539,7 +539,7 @@ std::vector<std::string> SelectedMetricNames(const ExprNode& expr) {
 
 Result<int64_t> ParseDuration(std::string_view text) {
   static constexpr std::pair<std::string_view, int64_t> kUnits[] = {
-      {"ms", 1},        {"s", 1000},          {"m", 60000},           {"h", 3600000},
+      {"ms", 1},       {"s", 1000},           {"m", 60000},           {"h", 3600000},
       {"d", 86400000}, {"w", 7 * 86400000LL}, {"y", 365 * 86400000LL}};
   if (text.empty()) return MakeError(ErrorCode::kParse, "empty duration");
   int64_t total = 0;
@@ -564,12 +564,12 @@ Result<int64_t> ParseDuration(std::string_view text) {
       }
     }
     if (unit < 0) {
-      return MakeError(ErrorCode::kParse, fmt::format("bad duration \"{}\" (units: ms s m h d w y)",
-                                                      text));
+      return MakeError(ErrorCode::kParse,
+                       fmt::format("bad duration \"{}\" (units: ms s m h d w y)", text));
     }
     if (last_unit >= 0 && kUnits[unit].second >= kUnits[last_unit].second) {
-      return MakeError(ErrorCode::kParse, fmt::format("bad duration \"{}\" (units out of order)",
-                                                      text));
+      return MakeError(ErrorCode::kParse,
+                       fmt::format("bad duration \"{}\" (units out of order)", text));
     }
     last_unit = unit;
     total += amount * kUnits[unit].second;

@@ -1,12 +1,12 @@
 #include "xpuperf/alerts/promtool_test.h"
 
 #include <fmt/format.h>
+#include <glob.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <glob.h>
 #include <map>
 #include <set>
 
@@ -60,8 +60,10 @@ Result<Labels> ParseSeriesLabels(const std::string& text) {
 std::string QuoteYaml(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
-    if (c == '\'') out += "''";
-    else out += c;
+    if (c == '\'')
+      out += "''";
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -93,7 +95,8 @@ Result<std::vector<std::optional<double>>> ParseSeriesValues(std::string_view no
     if (head == "_" || head == "stale") {
       const std::optional<double> v =
           head == "_" ? std::nullopt : std::optional<double>(StaleNaN());
-      for (int64_t i = 0; i <= (x == std::string_view::npos ? 0 : times - 1); ++i) values.push_back(v);
+      for (int64_t i = 0; i <= (x == std::string_view::npos ? 0 : times - 1); ++i)
+        values.push_back(v);
       // `_x3` adds three blanks, `_` one (as promtool's lexer does).
       continue;
     }
@@ -134,12 +137,13 @@ Result<PromtoolTestReport> RunPromtoolTestFile(const std::string& path,
     std::vector<RuleFile> files;
     std::vector<std::string> rule_paths;
     for (const YAML::Node& pattern : root["rule_files"]) {
-      const std::string full = std::filesystem::absolute(dir / pattern.Scalar()).lexically_normal().string();
+      const std::string full =
+          std::filesystem::absolute(dir / pattern.Scalar()).lexically_normal().string();
       glob_t matches{};
       if (glob(full.c_str(), 0, nullptr, &matches) != 0) {
         globfree(&matches);
-        return MakeError(ErrorCode::kNotFound, fmt::format("{}: no rule file matches {}", path,
-                                                           pattern.Scalar()));
+        return MakeError(ErrorCode::kNotFound,
+                         fmt::format("{}: no rule file matches {}", path, pattern.Scalar()));
       }
       for (size_t i = 0; i < matches.gl_pathc; ++i) rule_paths.emplace_back(matches.gl_pathv[i]);
       globfree(&matches);
@@ -152,15 +156,18 @@ Result<PromtoolTestReport> RunPromtoolTestFile(const std::string& path,
     if (root["evaluation_interval"]) {
       XPUPERF_ASSIGN_OR_RETURN(eval_interval, ParseDuration(root["evaluation_interval"].Scalar()));
     }
-    std::string timeline = "# The alert timeline of xpuperf's rule engine at every evaluation step.\n";
+    std::string timeline =
+        "# The alert timeline of xpuperf's rule engine at every evaluation step.\n";
     timeline += "rule_files:\n";
-    const auto& named = options.timeline_rule_files.empty() ? rule_paths : options.timeline_rule_files;
+    const auto& named =
+        options.timeline_rule_files.empty() ? rule_paths : options.timeline_rule_files;
     for (const std::string& p : named) timeline += "  - " + QuoteYaml(p) + "\n";
     timeline += fmt::format("evaluation_interval: {}\ntests:\n", DurationString(eval_interval));
 
     for (const YAML::Node& test : root["tests"]) {
       ++report.tests;
-      const std::string test_name = test["name"] ? test["name"].Scalar() : fmt::format("#{}", report.tests);
+      const std::string test_name =
+          test["name"] ? test["name"].Scalar() : fmt::format("#{}", report.tests);
       int64_t interval = eval_interval;
       if (test["interval"]) {
         XPUPERF_ASSIGN_OR_RETURN(interval, ParseDuration(test["interval"].Scalar()));
@@ -174,9 +181,9 @@ Result<PromtoolTestReport> RunPromtoolTestFile(const std::string& path,
         for (size_t i = 0; i < values.size(); ++i) {
           if (values[i]) source.Append(labels, {static_cast<int64_t>(i) * interval, *values[i]});
         }
-        timeline += fmt::format("      - series: {}\n        values: {}\n",
-                                QuoteYaml(series["series"].Scalar()),
-                                QuoteYaml(series["values"].Scalar()));
+        timeline +=
+            fmt::format("      - series: {}\n        values: {}\n",
+                        QuoteYaml(series["series"].Scalar()), QuoteYaml(series["values"].Scalar()));
       }
       // Expected alerts by eval time and name.
       struct Check {
@@ -193,10 +200,12 @@ Result<PromtoolTestReport> RunPromtoolTestFile(const std::string& path,
         for (const YAML::Node& exp : art["exp_alerts"]) {
           AlertSnapshot snap;
           std::vector<std::pair<std::string, std::string>> items;
-          for (const auto& kv : exp["exp_labels"]) items.emplace_back(kv.first.Scalar(), kv.second.Scalar());
+          for (const auto& kv : exp["exp_labels"])
+            items.emplace_back(kv.first.Scalar(), kv.second.Scalar());
           snap.labels = Labels(items);
           snap.labels_text = snap.labels.ToString();
-          for (const auto& kv : exp["exp_annotations"]) snap.annotations.emplace_back(kv.first.Scalar(), kv.second.Scalar());
+          for (const auto& kv : exp["exp_annotations"])
+            snap.annotations.emplace_back(kv.first.Scalar(), kv.second.Scalar());
           std::sort(snap.annotations.begin(), snap.annotations.end());
           check.expected.push_back(std::move(snap));
         }
@@ -214,7 +223,8 @@ Result<PromtoolTestReport> RunPromtoolTestFile(const std::string& path,
       }
       int64_t timeline_end = max_t;
       if (test["xpuperf_timeline_end"]) {
-        XPUPERF_ASSIGN_OR_RETURN(timeline_end, ParseDuration(test["xpuperf_timeline_end"].Scalar()));
+        XPUPERF_ASSIGN_OR_RETURN(timeline_end,
+                                 ParseDuration(test["xpuperf_timeline_end"].Scalar()));
       }
       RuleEngine engine(files);
       std::string alert_tests, expr_tests;
@@ -251,9 +261,9 @@ Result<PromtoolTestReport> RunPromtoolTestFile(const std::string& path,
             std::string got_text, exp_text;
             for (const auto& s : got) got_text += s.labels_text + " ";
             for (const auto& s : check.expected) exp_text += s.labels_text + " ";
-            report.failures.push_back(fmt::format(
-                "{}: {}: alertname {} at {}: expected [{}] got [{}]", path, test_name,
-                check.alertname, DurationString(check.t_ms), exp_text, got_text));
+            report.failures.push_back(
+                fmt::format("{}: {}: alertname {} at {}: expected [{}] got [{}]", path, test_name,
+                            check.alertname, DurationString(check.t_ms), exp_text, got_text));
           }
         }
         if (!options.emit_timeline) continue;
@@ -278,9 +288,10 @@ Result<PromtoolTestReport> RunPromtoolTestFile(const std::string& path,
           }
         }
         // Pending alerts are visible to promtool only through the ALERTS series.
-        expr_tests += fmt::format("      - expr: 'ALERTS{{alertstate=\"pending\"}}'\n"
-                                  "        eval_time: {}\n",
-                                  DurationString(ts));
+        expr_tests += fmt::format(
+            "      - expr: 'ALERTS{{alertstate=\"pending\"}}'\n"
+            "        eval_time: {}\n",
+            DurationString(ts));
         if (pending.empty()) {
           expr_tests += "        exp_samples: []\n";
         } else {

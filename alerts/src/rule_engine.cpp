@@ -119,8 +119,9 @@ std::vector<RuleEvalError> RuleEngine::EvalRule(const Rule& rule, const RuleGrou
     }
     const std::string key = labels.Key();
     if (seen.contains(key)) {
-      errors.push_back({rule.name, "vector contains metrics with the same labelset after "
-                                   "applying alert labels"});
+      errors.push_back({rule.name,
+                        "vector contains metrics with the same labelset after "
+                        "applying alert labels"});
       return errors;
     }
     seen[key] = true;
@@ -175,8 +176,8 @@ std::vector<RuleEvalError> RuleEngine::EvalRule(const Rule& rule, const RuleGrou
     for (const auto& [key, a] : active) count += a.state != AlertState::kInactive;
     if (count > group.limit) {
       active.clear();  // as Prometheus: over the limit, the rule's alerts are dropped
-      errors.push_back({rule.name, fmt::format("exceeded limit of {} with {} alerts", group.limit,
-                                               count)});
+      errors.push_back(
+          {rule.name, fmt::format("exceeded limit of {} with {} alerts", group.limit, count)});
     }
   }
   return errors;

@@ -57,8 +57,8 @@ Result<std::vector<TemplatedPair>> TemplatedMap(const Located& loc, const YAML::
     }
     XPUPERF_ASSIGN_OR_RETURN(std::string value, ScalarString(loc, item.second, name));
     auto tmpl = AlertTemplate::Parse(value);
-    if (!tmpl.ok()) return loc.At(item.second, fmt::format("{} {}: {}", key, name,
-                                                           tmpl.error().message));
+    if (!tmpl.ok())
+      return loc.At(item.second, fmt::format("{} {}: {}", key, name, tmpl.error().message));
     pairs.push_back({name, value, std::move(*tmpl)});
   }
   return pairs;
@@ -66,7 +66,7 @@ Result<std::vector<TemplatedPair>> TemplatedMap(const Located& loc, const YAML::
 
 Result<Rule> ParseRule(const Located& loc, const YAML::Node& node) {
   if (!node.IsMap()) return loc.At(node, "a rule must be a map");
-  static const std::set<std::string> kKeys = {"alert",  "record",      "expr", "for",
+  static const std::set<std::string> kKeys = {"alert",  "record",      "expr",           "for",
                                               "labels", "annotations", "keep_firing_for"};
   for (const auto& item : node) {
     const std::string key = item.first.Scalar();
@@ -82,9 +82,8 @@ Result<Rule> ParseRule(const Located& loc, const YAML::Node& node) {
     return loc.At(node, "a rule needs exactly one of 'alert' and 'record'");
   }
   rule.is_alert = has_alert;
-  XPUPERF_ASSIGN_OR_RETURN(rule.name,
-                           ScalarString(loc, node[has_alert ? "alert" : "record"],
-                                        has_alert ? "alert" : "record"));
+  XPUPERF_ASSIGN_OR_RETURN(rule.name, ScalarString(loc, node[has_alert ? "alert" : "record"],
+                                                   has_alert ? "alert" : "record"));
   if (rule.name.empty()) return loc.At(node, "the rule's name is empty");
   if (!has_alert && !IsValidMetricName(rule.name)) {
     return loc.At(node["record"], fmt::format("invalid recording rule name: {}", rule.name));
@@ -170,15 +169,16 @@ Result<RuleFile> ParseRuleFile(std::string_view yaml_text, std::string_view path
   try {
     root = YAML::Load(std::string(yaml_text));
   } catch (const YAML::Exception& e) {
-    return MakeError(ErrorCode::kParse, fmt::format("{}:{}:{}: {}", path, e.mark.line + 1,
-                                                    e.mark.column + 1, e.msg));
+    return MakeError(ErrorCode::kParse,
+                     fmt::format("{}:{}:{}: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg));
   }
   try {
     if (root.IsNull()) return RuleFile{std::string(path), {}};
     if (!root.IsMap()) return loc.At(root, "a rule file must be a map with 'groups'");
     YAML::Node groups = root["groups"];
     // A prometheus-operator PrometheusRule carries the same groups under spec.
-    if (!groups.IsDefined() && root["kind"].IsDefined() && root["kind"].Scalar() == "PrometheusRule") {
+    if (!groups.IsDefined() && root["kind"].IsDefined() &&
+        root["kind"].Scalar() == "PrometheusRule") {
       groups = root["spec"]["groups"];
     } else {
       for (const auto& item : root) {
@@ -195,15 +195,15 @@ Result<RuleFile> ParseRuleFile(std::string_view yaml_text, std::string_view path
     for (const YAML::Node& group_node : groups) {
       XPUPERF_ASSIGN_OR_RETURN(RuleGroup group, ParseGroup(loc, group_node));
       if (!names.insert(group.name).second) {
-        return loc.At(group_node, fmt::format("groupname: \"{}\" is repeated in the same file",
-                                              group.name));
+        return loc.At(group_node,
+                      fmt::format("groupname: \"{}\" is repeated in the same file", group.name));
       }
       file.groups.push_back(std::move(group));
     }
     return file;
   } catch (const YAML::Exception& e) {
-    return MakeError(ErrorCode::kParse, fmt::format("{}:{}:{}: {}", path, e.mark.line + 1,
-                                                    e.mark.column + 1, e.msg));
+    return MakeError(ErrorCode::kParse,
+                     fmt::format("{}:{}:{}: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg));
   }
 }
 

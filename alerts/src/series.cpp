@@ -106,12 +106,12 @@ Result<LabelMatcher> LabelMatcher::Make(std::string name, Op op, std::string val
       if (matcher.value.find("\\1") != std::string::npos) {
         return MakeError(ErrorCode::kParse, "backreferences are not RE2 syntax");
       }
-      matcher.regex = std::make_shared<const std::regex>("^(?:" + matcher.value + ")$",
-                                                         std::regex::ECMAScript);
+      matcher.regex =
+          std::make_shared<const std::regex>("^(?:" + matcher.value + ")$", std::regex::ECMAScript);
       matcher.memo = std::make_shared<std::unordered_map<std::string, bool>>();
     } catch (const std::regex_error& e) {
-      return MakeError(ErrorCode::kParse, "invalid regular expression \"" + matcher.value +
-                                              "\": " + e.what());
+      return MakeError(ErrorCode::kParse,
+                       "invalid regular expression \"" + matcher.value + "\": " + e.what());
     }
   }
   return matcher;

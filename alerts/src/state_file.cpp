@@ -1,11 +1,11 @@
 #include "xpuperf/alerts/state_file.h"
 
-#include "xpuperf/core/input_file.h"
-#include "xpuperf/core/output_file.h"
-
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+
+#include "xpuperf/core/input_file.h"
+#include "xpuperf/core/output_file.h"
 
 namespace xpuperf::alerts {
 namespace {

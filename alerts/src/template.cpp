@@ -54,11 +54,12 @@ Result<AlertTemplate> AlertTemplate::Parse(std::string_view text) {
       result.pieces_.push_back({Piece::Kind::kText, std::string(text.substr(pos)), 0});
       break;
     }
-    if (open > pos) result.pieces_.push_back({Piece::Kind::kText, std::string(text.substr(pos, open - pos)), 0});
+    if (open > pos)
+      result.pieces_.push_back({Piece::Kind::kText, std::string(text.substr(pos, open - pos)), 0});
     const size_t close = text.find("}}", open);
     if (close == std::string_view::npos) {
-      return MakeError(ErrorCode::kParse, fmt::format("template: unclosed action at offset {}",
-                                                      open + 1));
+      return MakeError(ErrorCode::kParse,
+                       fmt::format("template: unclosed action at offset {}", open + 1));
     }
     const std::string action{text.substr(open + 2, close - open - 2)};
     std::smatch m;

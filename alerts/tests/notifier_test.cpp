@@ -1,11 +1,12 @@
 // Deliveries: what is sent when, retries with backoff on 5xx and network errors, none on 4xx, the
 // bounded queue, and a restart through the state file that neither loses nor repeats anything.
+#include "xpuperf/alerts/notifier.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "xpuperf/alerts/notifier.h"
 #include "xpuperf/alerts/state_file.h"
 
 namespace xpuperf::alerts {
@@ -105,8 +106,8 @@ TEST(Notifier, RetriesServerErrorsWithBackoffButNotClientErrors) {
   Notifier notifier({Receivers()[0]}, options, fake.Poster());
   Alert firing = MakeAlert(AlertState::kFiring, 0);
   notifier.Update({&firing}, 0);
-  EXPECT_EQ(notifier.DeliverDue(0), 0);     // 503
-  EXPECT_EQ(notifier.DeliverDue(999), 0);   // backing off: not tried
+  EXPECT_EQ(notifier.DeliverDue(0), 0);    // 503
+  EXPECT_EQ(notifier.DeliverDue(999), 0);  // backing off: not tried
   EXPECT_EQ(fake.posts.size(), 1u);
   EXPECT_EQ(notifier.DeliverDue(1000), 0);  // network error, next in 2 s
   EXPECT_EQ(notifier.DeliverDue(2999), 0);
@@ -137,7 +138,8 @@ TEST(Notifier, QueueIsBounded) {
 
 TEST(Notifier, RestartThroughTheStateFileNeitherLosesNorRepeats) {
   const std::string path =
-      (std::filesystem::temp_directory_path() / ("alerts-state-" + std::to_string(getpid()))).string();
+      (std::filesystem::temp_directory_path() / ("alerts-state-" + std::to_string(getpid())))
+          .string();
   FakeReceiver fake;
   fake.answers = {Result<int>(MakeError(ErrorCode::kUnavailable, "down"))};
   Alert firing = MakeAlert(AlertState::kFiring, 0);

@@ -1,10 +1,10 @@
 // The PromQL subset: what is refused (with the position), and evaluation results worked out by
 // hand from Prometheus 2.42's definitions.
+#include "xpuperf/alerts/promql.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
-
-#include "xpuperf/alerts/promql.h"
 
 namespace xpuperf::alerts {
 namespace {
@@ -36,7 +36,8 @@ TEST(PromqlParse, AcceptsTheSubset) {
 }
 
 TEST(PromqlParse, RefusesWhatIsOutsideWithPositionAndReason) {
-  EXPECT_EQ(ParseError("rate(a[5m] offset 1m)"), "position 12: offset modifier is outside the subset");
+  EXPECT_EQ(ParseError("rate(a[5m] offset 1m)"),
+            "position 12: offset modifier is outside the subset");
   EXPECT_EQ(ParseError("a @ 100"), "position 3: @ modifier is outside the subset");
   EXPECT_EQ(ParseError("max_over_time(rate(a[1m])[5m:1m])"),
             "position 27: subqueries are outside the subset (ranges apply to selectors only)");
@@ -52,11 +53,13 @@ TEST(PromqlParse, RefusesWhatIsOutsideWithPositionAndReason) {
   EXPECT_EQ(ParseError("rate(a)"),
             "position 6: expected type range vector in call to function \"rate\", got instant "
             "vector");
-  EXPECT_EQ(ParseError("a[5m]"), "position 1: a range vector cannot be the result of a rule "
-                                 "expression");
+  EXPECT_EQ(ParseError("a[5m]"),
+            "position 1: a range vector cannot be the result of a rule "
+            "expression");
   EXPECT_EQ(ParseError("{job=~\".*\"}"),
             "position 1: vector selector must contain at least one non-empty matcher");
-  EXPECT_EQ(ParseError("a and 1"), "position 3: set operator not allowed in binary scalar expression");
+  EXPECT_EQ(ParseError("a and 1"),
+            "position 3: set operator not allowed in binary scalar expression");
   EXPECT_EQ(ParseError("a{b=\"c\""), "position 7: expected ',' or '}' in the label matchers");
   EXPECT_EQ(ParseError("rate(a[5x])"), "position 8: bad duration \"5x\" (units: ms s m h d w y)");
   EXPECT_EQ(ParseError("a{b=~\"(\"}"), ParseError("a{b=~\"(\"}"));  // a regex error, reported

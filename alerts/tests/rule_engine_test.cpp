@@ -1,8 +1,9 @@
 // Rule files and the alert state machine: pending, firing, keep_firing_for, resolution retention,
 // templates; and Go's float formatting for {{ $value }}.
+#include "xpuperf/alerts/rule_engine.h"
+
 #include <gtest/gtest.h>
 
-#include "xpuperf/alerts/rule_engine.h"
 #include "xpuperf/alerts/rule_file.h"
 #include "xpuperf/alerts/template.h"
 
@@ -22,21 +23,24 @@ TEST(RuleFile, ErrorsNameFileLineAndColumn) {
   ASSERT_FALSE(file.ok());
   EXPECT_EQ(file.error().message,
             "r.yml:5:15: alert A: expr: position 12: offset modifier is outside the subset");
-  file = ParseRuleFile("groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: x\n"
-                       "        forr: 5m\n",
-                       "r.yml");
+  file = ParseRuleFile(
+      "groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: x\n"
+      "        forr: 5m\n",
+      "r.yml");
   ASSERT_FALSE(file.ok());
   EXPECT_EQ(file.error().message, "r.yml:6:9: field forr not found in type rulefmt.Rule");
   file = ParseRuleFile("groups:\n  - name: g\n  - name: g\n", "r.yml");
   ASSERT_FALSE(file.ok());
   EXPECT_EQ(file.error().message, "r.yml:3:5: groupname: \"g\" is repeated in the same file");
-  file = ParseRuleFile("groups:\n  - name: g\n    rules:\n      - record: r\n        expr: x\n"
-                       "        for: 1m\n",
-                       "r.yml");
+  file = ParseRuleFile(
+      "groups:\n  - name: g\n    rules:\n      - record: r\n        expr: x\n"
+      "        for: 1m\n",
+      "r.yml");
   EXPECT_FALSE(file.ok());
-  file = ParseRuleFile("groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: x\n"
-                       "        annotations:\n          s: '{{ $value | humanize }}'\n",
-                       "r.yml");
+  file = ParseRuleFile(
+      "groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: x\n"
+      "        annotations:\n          s: '{{ $value | humanize }}'\n",
+      "r.yml");
   ASSERT_FALSE(file.ok());
   EXPECT_NE(file.error().message.find("outside the supported subset"), std::string::npos);
   file = ParseRuleFile("groups: [", "r.yml");
@@ -46,7 +50,8 @@ TEST(RuleFile, ErrorsNameFileLineAndColumn) {
 TEST(RuleFile, ReadsPrometheusOperatorRules) {
   RuleFile file = MustParse(
       "apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nmetadata: {name: x}\n"
-      "spec:\n  groups:\n    - name: g\n      rules:\n        - alert: A\n          expr: up == 0\n");
+      "spec:\n  groups:\n    - name: g\n      rules:\n        - alert: A\n          expr: up == "
+      "0\n");
   ASSERT_EQ(file.groups.size(), 1u);
   EXPECT_EQ(file.groups[0].rules[0].name, "A");
 }
@@ -116,9 +121,9 @@ TEST_F(Engine, PendingThenFiringThenKeptFiringThenResolved) {
 
 TEST_F(Engine, PendingAlertThatStopsHoldingIsForgotten) {
   std::vector<RuleFile> files;
-  files.push_back(MustParse(
-      "groups:\n  - name: g\n    rules:\n      - alert: Hot\n        expr: temp > 85\n"
-      "        for: 5m\n"));
+  files.push_back(
+      MustParse("groups:\n  - name: g\n    rules:\n      - alert: Hot\n        expr: temp > 85\n"
+                "        for: 5m\n"));
   RuleEngine engine(std::move(files));
   Step(engine, 0, 90);
   Step(engine, 1, 50);
@@ -129,9 +134,9 @@ TEST_F(Engine, PendingAlertThatStopsHoldingIsForgotten) {
 
 TEST_F(Engine, RestoredAlertsKeepTheirTimers) {
   std::vector<RuleFile> files;
-  files.push_back(MustParse(
-      "groups:\n  - name: g\n    rules:\n      - alert: Hot\n        expr: temp > 85\n"
-      "        for: 5m\n"));
+  files.push_back(
+      MustParse("groups:\n  - name: g\n    rules:\n      - alert: Hot\n        expr: temp > 85\n"
+                "        for: 5m\n"));
   RuleEngine first(files);
   Step(first, 0, 90);
   std::vector<Alert> saved;

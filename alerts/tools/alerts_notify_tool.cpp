@@ -35,16 +35,26 @@ int main(int argc, char** argv) {
   int64_t interval_ms = 200, resend_ms = 1000;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], arg = argv[i + 1];
-    if (flag == "--rules") rules = arg;
-    else if (flag == "--series") series = arg;
-    else if (flag == "--value") value = std::stod(arg);
-    else if (flag == "--steps") steps = std::stoi(arg);
-    else if (flag == "--interval-ms") interval_ms = std::stoll(arg);
-    else if (flag == "--resend-ms") resend_ms = std::stoll(arg);
-    else if (flag == "--state") state = arg;
-    else if (flag == "--alertmanager") alertmanager = arg;
-    else if (flag == "--webhook") webhook = arg;
-    else return Fail("unknown flag " + flag);
+    if (flag == "--rules")
+      rules = arg;
+    else if (flag == "--series")
+      series = arg;
+    else if (flag == "--value")
+      value = std::stod(arg);
+    else if (flag == "--steps")
+      steps = std::stoi(arg);
+    else if (flag == "--interval-ms")
+      interval_ms = std::stoll(arg);
+    else if (flag == "--resend-ms")
+      resend_ms = std::stoll(arg);
+    else if (flag == "--state")
+      state = arg;
+    else if (flag == "--alertmanager")
+      alertmanager = arg;
+    else if (flag == "--webhook")
+      webhook = arg;
+    else
+      return Fail("unknown flag " + flag);
   }
   auto file = LoadRuleFile(rules);
   if (!file.ok()) return Fail(file.error().message);
@@ -60,8 +70,11 @@ int main(int argc, char** argv) {
   files.push_back(std::move(*file));
   RuleEngine engine(std::move(files));
   std::vector<ReceiverConfig> receivers;
-  if (!alertmanager.empty()) receivers.push_back({"alertmanager", ReceiverKind::kAlertmanager, alertmanager, "", "", "", ""});
-  if (!webhook.empty()) receivers.push_back({"webhook", ReceiverKind::kWebhook, webhook, "", "", "", ""});
+  if (!alertmanager.empty())
+    receivers.push_back(
+        {"alertmanager", ReceiverKind::kAlertmanager, alertmanager, "", "", "", ""});
+  if (!webhook.empty())
+    receivers.push_back({"webhook", ReceiverKind::kWebhook, webhook, "", "", "", ""});
   NotifierOptions options;
   options.resend_interval_ms = resend_ms;
   options.evaluation_interval_ms = interval_ms;

@@ -47,8 +47,9 @@ void AddServeCommand(CLI::App& app, CommandActions& actions) {
                       "a restart; read by `xpuperf alert list --state`)");
   command->add_option("--external-url", serve.external_url,
                       "URL sent as the alerts' generatorURL / externalURL");
-  command->add_option("--alert-resend", serve.alert_resend_seconds,
-                      "Re-send firing alerts to Alertmanager this often, s")
+  command
+      ->add_option("--alert-resend", serve.alert_resend_seconds,
+                   "Re-send firing alerts to Alertmanager this often, s")
       ->capture_default_str();
   AddCommonOptions(command, serve.common);
   actions.push_back({command, [options] { return RunServe(*options, std::cout, std::cerr); }});

@@ -9,11 +9,11 @@
 #include "xpuperf/cli/views.h"
 
 #if XPUPERF_HAVE_EXPORTER
+#include "serve_alerts.h"
 #include "xpuperf/builtin_backends.h"
 #include "xpuperf/exporter/exporter.h"
 #include "xpuperf/exporter/metrics_server.h"
 #include "xpuperf/exporter/pod_attribution.h"
-#include "serve_alerts.h"
 #endif
 
 namespace xpuperf::cli {

@@ -159,8 +159,9 @@ class ServeAlerts::Impl {
   void Export() {
     exporter::MetricFamily family;
     family.name = "xpuperf_alerts";
-    family.help = "Active alerts of the built-in rule engine (1 per pending or firing alert), as "
-                  "Prometheus' ALERTS";
+    family.help =
+        "Active alerts of the built-in rule engine (1 per pending or firing alert), as "
+        "Prometheus' ALERTS";
     family.type = exporter::FamilyType::kGauge;
     for (const alerts::Alert* a : engine_.Alerts()) {
       if (a->state == alerts::AlertState::kInactive) continue;

@@ -26,7 +26,8 @@ HttpPoster DefaultHttpPoster(double timeout_seconds) {
     client.set_write_timeout(timeout);
     if (post.receiver != nullptr) {
       const ReceiverConfig& r = *post.receiver;
-      if (!r.basic_auth_user.empty()) client.set_basic_auth(r.basic_auth_user, r.basic_auth_password);
+      if (!r.basic_auth_user.empty())
+        client.set_basic_auth(r.basic_auth_user, r.basic_auth_password);
       if (!r.bearer_token.empty()) client.set_bearer_token_auth(r.bearer_token);
       if (!r.ca_file.empty()) client.set_ca_cert_path(r.ca_file);
     }

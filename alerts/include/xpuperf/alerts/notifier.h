@@ -27,22 +27,22 @@ enum class ReceiverKind { kAlertmanager, kWebhook };
 struct ReceiverConfig {
   std::string name;  // for logs, the state file and the webhook payload's `receiver`
   ReceiverKind kind = ReceiverKind::kAlertmanager;
-  std::string url;   // Alertmanager base URL (http://127.0.0.1:9093) or the webhook's full URL
+  std::string url;  // Alertmanager base URL (http://127.0.0.1:9093) or the webhook's full URL
   std::string basic_auth_user, basic_auth_password;  // optional
-  std::string bearer_token;                           // optional
-  std::string ca_file;                                // https: CA bundle; empty = system
+  std::string bearer_token;                          // optional
+  std::string ca_file;                               // https: CA bundle; empty = system
 };
 
 struct NotifierOptions {
-  int64_t resend_interval_ms = 60'000;        // Alertmanager: Prometheus' --rules.alert.resend-delay
-  int64_t evaluation_interval_ms = 60'000;    // for endsAt
+  int64_t resend_interval_ms = 60'000;      // Alertmanager: Prometheus' --rules.alert.resend-delay
+  int64_t evaluation_interval_ms = 60'000;  // for endsAt
   int64_t repeat_interval_ms = 4 * 3'600'000;  // webhook: Alertmanager's default repeat_interval
   size_t queue_capacity = 1000;                // deliveries waiting per receiver
   int64_t initial_backoff_ms = 1'000;
   int64_t max_backoff_ms = 60'000;
-  int max_attempts = 10;                       // then the delivery is dropped (and counted)
+  int max_attempts = 10;  // then the delivery is dropped (and counted)
   double timeout_seconds = 10;
-  std::string external_url;                    // generatorURL / externalURL
+  std::string external_url;  // generatorURL / externalURL
 };
 
 // One HTTP POST; returns the status code, or an error for a network failure.

@@ -31,18 +31,18 @@ struct ExprNode {
   ValueType type = ValueType::kScalar;
   size_t position = 0;  // byte offset in the expression, for messages
 
-  double number = 0;                    // kNumber
-  std::string metric_name;              // selectors ("" when only matchers name the series)
-  std::vector<LabelMatcher> matchers;   // selectors, the name matcher included
-  int64_t range_ms = 0;                 // kMatrixSelector
-  std::string function;                 // kCall
+  double number = 0;                            // kNumber
+  std::string metric_name;                      // selectors ("" when only matchers name the series)
+  std::vector<LabelMatcher> matchers;           // selectors, the name matcher included
+  int64_t range_ms = 0;                         // kMatrixSelector
+  std::string function;                         // kCall
   std::vector<std::unique_ptr<ExprNode>> args;  // kCall args; kAggregate/kBinary operands
   AggregateOp aggregate = AggregateOp::kSum;
-  bool without = false;                 // kAggregate: without(...) instead of by(...)
-  std::vector<std::string> grouping;    // kAggregate labels; kBinary on/ignoring labels
+  bool without = false;               // kAggregate: without(...) instead of by(...)
+  std::vector<std::string> grouping;  // kAggregate labels; kBinary on/ignoring labels
   BinaryOp binary = BinaryOp::kAdd;
-  bool return_bool = false;             // comparison with the bool modifier
-  bool matching_on = false;             // kBinary: on(...) rather than ignoring(...)
+  bool return_bool = false;  // comparison with the bool modifier
+  bool matching_on = false;  // kBinary: on(...) rather than ignoring(...)
 };
 
 using Expr = std::unique_ptr<ExprNode>;

@@ -19,14 +19,14 @@ enum class AlertState { kInactive, kPending, kFiring };
 std::string_view AlertStateName(AlertState state);
 
 struct Alert {
-  std::string rule;      // alert name
-  Labels labels;         // sample labels (no __name__) + rule labels + alertname
+  std::string rule;  // alert name
+  Labels labels;     // sample labels (no __name__) + rule labels + alertname
   std::vector<std::pair<std::string, std::string>> annotations;
   double value = 0;
   AlertState state = AlertState::kPending;
   int64_t active_at_ms = 0;
   int64_t fired_at_ms = 0;
-  int64_t resolved_at_ms = 0;      // 0 while active
+  int64_t resolved_at_ms = 0;        // 0 while active
   int64_t keep_firing_since_ms = 0;  // 0 unless the expression stopped holding while firing
   int64_t last_sent_ms = 0;          // by the notifier
   int64_t valid_until_ms = 0;        // endsAt announced to receivers while firing

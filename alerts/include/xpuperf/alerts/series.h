@@ -99,7 +99,7 @@ class MemorySeriesSource : public SeriesSource {
     Labels labels;
     std::vector<Point> points;
   };
-  std::map<std::string, Series> series_;                    // by Labels::Key()
+  std::map<std::string, Series> series_;                              // by Labels::Key()
   std::map<std::string, std::vector<Series*>, std::less<>> by_name_;  // by __name__
 };
 

@@ -22,7 +22,7 @@ class AlertTemplate {
  private:
   struct Piece {
     enum class Kind { kText, kLabel, kExternalLabel, kValue, kValueFixed } kind = Kind::kText;
-    std::string text;  // literal text or the label name
+    std::string text;   // literal text or the label name
     int precision = 0;  // kValueFixed: digits after the point
   };
   std::vector<Piece> pieces_;
