@@ -40,7 +40,7 @@ TEST(PromqlParse, RefusesWhatIsOutsideWithPositionAndReason) {
             "position 12: offset modifier is outside the subset");
   EXPECT_EQ(ParseError("a @ 100"), "position 3: @ modifier is outside the subset");
   EXPECT_EQ(ParseError("max_over_time(rate(a[1m])[5m:1m])"),
-            "position 27: subqueries are outside the subset (ranges apply to selectors only)");
+            "position 26: subqueries are outside the subset (ranges apply to selectors only)");
   EXPECT_EQ(ParseError("irate(a[5m])"),
             "position 1: function irate() is outside the supported PromQL subset");
   EXPECT_EQ(ParseError("topk(3, a)"),
@@ -60,7 +60,7 @@ TEST(PromqlParse, RefusesWhatIsOutsideWithPositionAndReason) {
             "position 1: vector selector must contain at least one non-empty matcher");
   EXPECT_EQ(ParseError("a and 1"),
             "position 3: set operator not allowed in binary scalar expression");
-  EXPECT_EQ(ParseError("a{b=\"c\""), "position 7: expected ',' or '}' in the label matchers");
+  EXPECT_EQ(ParseError("a{b=\"c\""), "position 8: expected ',' or '}' in the label matchers");
   EXPECT_EQ(ParseError("rate(a[5x])"), "position 8: bad duration \"5x\" (units: ms s m h d w y)");
   EXPECT_EQ(ParseError("a{b=~\"(\"}"), ParseError("a{b=~\"(\"}"));  // a regex error, reported
   EXPECT_NE(ParseError("a{b=~\"(\"}"), "");
