@@ -98,7 +98,7 @@ bool IsStaleNaN(double value) {
 }
 
 Result<LabelMatcher> LabelMatcher::Make(std::string name, Op op, std::string value) {
-  LabelMatcher matcher{std::move(name), op, std::move(value), nullptr};
+  LabelMatcher matcher{std::move(name), op, std::move(value), nullptr, nullptr};
   if (op == Op::kRegexMatch || op == Op::kRegexNoMatch) {
     try {
       // Prometheus anchors label regexes at both ends; ECMAScript is close to RE2 for the

@@ -103,10 +103,13 @@ def main():
         check(firing[0]["version"] == "4" and
               firing[0]["alerts"][0]["labels"]["device"] == "nvidia0",
               "the webhook got the version-4 payload")
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
-            metrics = r.read().decode()
-        check(re.search(r'xpuperf_alerts\{[^}]*alertname="GpuHot"[^}]*alertstate="firing"', metrics)
-              is not None, "/metrics exports xpuperf_alerts{alertname, alertstate}")
+        def exported():
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+                metrics = r.read().decode()
+            return re.search(r'xpuperf_alerts\{[^}]*alertname="GpuHot"[^}]*alertstate="firing"',
+                             metrics)
+        wait_until(exported, 10, "xpuperf_alerts on /metrics")
+        check(True, "/metrics exports xpuperf_alerts{alertname, alertstate}")
         listed = subprocess.run([args.xpuperf, "alert", "list", "--state", state],
                                 capture_output=True, text=True)
         check(listed.returncode == 0 and re.search(r"GpuHot\s+firing", listed.stdout) is not None,
