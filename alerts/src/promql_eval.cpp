@@ -3,6 +3,7 @@
 // functions and arithmetic, one-to-one vector matching and its errors.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -111,6 +112,12 @@ class Evaluator {
     std::vector<Point> kept;
     source_.Select(node.matchers, t_ms_ - node.range_ms, t_ms_,
                    [&](const Labels& labels, std::span<const Point> points) {
+                     // Copy only when staleness markers must be left out (rare).
+                     if (std::none_of(points.begin(), points.end(),
+                                      [](const Point& p) { return IsStaleNaN(p.value); })) {
+                       visit(labels, points);
+                       return;
+                     }
                      kept.clear();
                      for (const Point& p : points) {
                        if (!IsStaleNaN(p.value)) kept.push_back(p);

@@ -156,7 +156,10 @@ void MemorySeriesSource::Trim(int64_t min_t_ms) {
     auto& points = series.points;
     auto first_kept = std::lower_bound(points.begin(), points.end(), min_t_ms,
                                        [](const Point& p, int64_t t) { return p.t_ms < t; });
-    points.erase(points.begin(), first_kept);
+    // Erasing from the front moves the whole history: do it once 64 points have expired, not
+    // every second (Select skips older points anyway).
+    constexpr ptrdiff_t kEraseBatch = 64;
+    if (first_kept - points.begin() >= kEraseBatch) points.erase(points.begin(), first_kept);
   }
 }
 
