@@ -24,10 +24,10 @@ std::set<std::string> ExportedSeries() {
     }
   }
   // The exporter's own series (exporter/src/snapshot_builder.cpp, docs/EXPORTER.md).
-  for (const char* name : {"xpuperf_device_up", "xpuperf_device_info", "xpuperf_collector_up",
-                           "xpuperf_collector_duration_seconds",
-                           "xpuperf_collector_last_success_timestamp_seconds",
-                           "xpuperf_build_info", "xpuperf_exporter_dropped_families_total"}) {
+  for (const char* name :
+       {"xpuperf_device_up", "xpuperf_device_info", "xpuperf_collector_up",
+        "xpuperf_collector_duration_seconds", "xpuperf_collector_last_success_timestamp_seconds",
+        "xpuperf_build_info", "xpuperf_exporter_dropped_families_total"}) {
     names.insert(name);
   }
   return names;
