@@ -56,7 +56,12 @@ int main(int argc, char** argv) {
                         "built without trace analysis (XPUPERF_WITH_TRACES=OFF)");
 #endif
   AddAlertCommand(app, actions);
+#if XPUPERF_WITH_EXPORTER
   AddServeCommand(app, actions);
+#else
+  AddUnavailableCommand(app, actions, "serve", "Prometheus exporter",
+                        "built without the exporter (XPUPERF_WITH_EXPORTER=OFF)");
+#endif
 
   // CLI11 reports a mistyped command as "A subcommand is required"; name it instead.
   const std::string first = argc > 1 ? argv[1] : "";

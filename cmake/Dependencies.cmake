@@ -17,6 +17,9 @@ option(XPUPERF_WITH_MPI "bench network and the collectives benchmark over MPI" O
 option(XPUPERF_WITH_TRACES "Trace reading and analysis: analyze, roofline --trace (simdjson, zlib)"
        ON)
 option(XPUPERF_WITH_TUI "The curses view of top (top --plain works without it)" ON)
+option(XPUPERF_WITH_EXPORTER
+       "serve: the Prometheus exporter (cpp-httplib, OpenSSL, libdeflate, libxcrypt, yaml-cpp, gRPC)"
+       ON)
 
 # xpuperf_feature_off(OPTION REASON): turns an optional part off for this configuration.
 macro(xpuperf_feature_off option reason)
@@ -73,6 +76,22 @@ if(XPUPERF_WITH_TUI)
     xpuperf_feature_off(XPUPERF_WITH_TUI "ncursesw not found: top prints plain tables")
   endif()
 endif()
+if(XPUPERF_WITH_EXPORTER)
+  # cpp-httplib (libcpp-httplib-dev, built with OpenSSL), OpenSSL, libdeflate (gzip), libxcrypt
+  # (bcrypt), yaml-cpp (web config) and gRPC (the kubelet's pod-resources API).
+  pkg_check_modules(CPPHTTPLIB IMPORTED_TARGET cpp-httplib)
+  pkg_check_modules(LIBDEFLATE IMPORTED_TARGET libdeflate)
+  pkg_check_modules(LIBXCRYPT IMPORTED_TARGET libxcrypt)
+  find_package(OpenSSL COMPONENTS SSL Crypto)
+  find_package(yaml-cpp)
+  find_package(Protobuf)
+  find_package(gRPC CONFIG)
+  if(NOT CPPHTTPLIB_FOUND OR NOT LIBDEFLATE_FOUND OR NOT LIBXCRYPT_FOUND OR NOT OpenSSL_FOUND
+     OR NOT yaml-cpp_FOUND OR NOT Protobuf_FOUND OR NOT gRPC_FOUND)
+    xpuperf_feature_off(XPUPERF_WITH_EXPORTER
+                        "cpp-httplib, OpenSSL, libdeflate, libxcrypt, yaml-cpp or gRPC not found")
+  endif()
+endif()
 if(XPUPERF_BUILD_TESTS)
   find_package(GTest REQUIRED)
   include(GoogleTest)
@@ -80,17 +99,6 @@ endif()
 if(XPUPERF_BUILD_BENCHMARKS)
   find_package(benchmark REQUIRED)
 endif()
-# `xpuperf serve` (exporter/): cpp-httplib (libcpp-httplib-dev, built with OpenSSL), OpenSSL,
-# libdeflate (gzip) and libxcrypt (bcrypt). Optional: without any of them `serve` says unsupported.
-pkg_check_modules(CPPHTTPLIB IMPORTED_TARGET cpp-httplib)
-pkg_check_modules(LIBDEFLATE IMPORTED_TARGET libdeflate)
-pkg_check_modules(LIBXCRYPT IMPORTED_TARGET libxcrypt)
-find_package(OpenSSL COMPONENTS SSL Crypto)
-if(CPPHTTPLIB_FOUND AND LIBDEFLATE_FOUND AND LIBXCRYPT_FOUND AND OpenSSL_FOUND)
-  set(XPUPERF_HAVE_EXPORTER ON)
-else()
-  set(XPUPERF_HAVE_EXPORTER OFF)
-  message(STATUS "xpuperf serve: unsupported (needs cpp-httplib, OpenSSL, libdeflate, libxcrypt)")
-endif()
 message(STATUS "xpuperf parts: TPU=${XPUPERF_WITH_TPU} benchmarks=${XPUPERF_WITH_BENCHMARKS} "
-               "MPI=${XPUPERF_WITH_MPI} traces=${XPUPERF_WITH_TRACES} TUI=${XPUPERF_WITH_TUI}")
+               "MPI=${XPUPERF_WITH_MPI} traces=${XPUPERF_WITH_TRACES} TUI=${XPUPERF_WITH_TUI} "
+               "exporter=${XPUPERF_WITH_EXPORTER}")

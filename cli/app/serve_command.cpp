@@ -24,6 +24,10 @@ void AddServeCommand(CLI::App& app, CommandActions& actions) {
   command->add_option("--web-config", serve.web_config,
                       "exporter-toolkit web config: TLS and basic auth (SIGHUP re-reads it)");
   command->add_option("--metric,-m", serve.metrics, "Export only this catalog metric (repeatable)");
+  command
+      ->add_option("--history", serve.history_seconds,
+                   "Seconds of snapshots kept in memory for rules (one per interval)")
+      ->capture_default_str();
   command->add_option("--max-connections", serve.max_connections, "Connections served at once")
       ->capture_default_str();
   command

@@ -8,7 +8,7 @@
 
 #include "xpuperf/cli/views.h"
 
-#if XPUPERF_HAVE_EXPORTER
+#if XPUPERF_WITH_EXPORTER
 #include "serve_alerts.h"
 #include "xpuperf/builtin_backends.h"
 #include "xpuperf/exporter/exporter.h"
@@ -18,7 +18,7 @@
 
 namespace xpuperf::cli {
 
-#if XPUPERF_HAVE_EXPORTER
+#if XPUPERF_WITH_EXPORTER
 namespace {
 
 std::atomic<bool> g_reload{false};
@@ -37,6 +37,10 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
   auto listen = exporter::ParseListenAddress(options.listen);
   if (!listen.ok()) {
     err << "xpuperf: error: " << listen.error().message << "\n";
+    return kExitUsage;
+  }
+  if (!(options.history_seconds >= 0 && options.history_seconds <= 86400)) {
+    err << "xpuperf: error: --history must be between 0 and 86400 seconds\n";
     return kExitUsage;
   }
   if (!(options.pod_refresh_seconds >= 0.05 && options.pod_refresh_seconds <= 3600)) {
@@ -61,6 +65,7 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
   ex.interval_seconds = options.interval_seconds;
   ex.deadline_seconds = options.deadline_seconds;
   ex.hostname = NodeName();
+  ex.history_seconds = options.history_seconds;
   if (attribution) ex.attribution = attribution->AsAttribution();
   auto started = exporter::Exporter::Start(std::move(ex));
   if (!started.ok()) {

@@ -17,6 +17,7 @@ struct ServeOptions {
   std::string web_config;       // exporter-toolkit web config (TLS, basic auth)
   std::vector<std::string> metrics;
   int max_connections = 64;
+  double history_seconds = 300;  // in-memory history for rules (serve --rules)
   // Kubernetes: the kubelet's pod-resources socket (used when it exists) and extra resource names
   // whose device ids are GPU or TPU ids.
   std::string pod_resources_socket = "/var/lib/kubelet/pod-resources/kubelet.sock";

@@ -1,4 +1,4 @@
-#if XPUPERF_HAVE_EXPORTER
+#if XPUPERF_WITH_EXPORTER
 #include "serve_alerts.h"
 
 #include <condition_variable>
@@ -235,4 +235,4 @@ ServeAlerts::~ServeAlerts() { impl_->Stop(); }
 size_t ServeAlerts::rule_count() const { return impl_->rule_count(); }
 
 }  // namespace xpuperf::cli
-#endif  // XPUPERF_HAVE_EXPORTER
+#endif  // XPUPERF_WITH_EXPORTER

@@ -37,7 +37,8 @@ class Exporter::Impl {
   std::vector<DeviceState> devices_;
   std::atomic<uint64_t> generation_{0};
   std::atomic<uint64_t> dropped_families_{0};
-  std::mutex refresh_mutex_;  // one assembly at a time keeps snapshots in time order
+  std::mutex refresh_mutex_;     // one assembly at a time keeps snapshots in time order
+  int64_t last_history_ns_ = 0;  // guarded by refresh_mutex_
 
   void Refresh() {
     std::lock_guard<std::mutex> refresh(refresh_mutex_);
@@ -71,7 +72,12 @@ class Exporter::Impl {
       devices_ = std::move(built.devices);
     }
     ++generation_;
-    history_.Append(snapshot);
+    // Every backend's collection assembles a snapshot; the history keeps one per interval.
+    const auto interval_ns = static_cast<int64_t>(options_.interval_seconds * 1e9);
+    if (snapshot->timestamp_ns - last_history_ns_ >= interval_ns * 9 / 10) {
+      last_history_ns_ = snapshot->timestamp_ns;
+      history_.Append(snapshot);
+    }
     for (const SnapshotListener& listener : listeners) listener(snapshot);
   }
 };

@@ -56,7 +56,7 @@ TEST(WebConfigTest, MissingFile) {
 }
 
 TEST(BasicAuthTest, ChecksBcryptAndCachesSuccess) {
-  BasicAuth auth({{"u", kHash}});
+  BasicAuth auth(std::map<std::string, std::string>{{"u", kHash}});
   EXPECT_TRUE(auth.enabled());
   EXPECT_TRUE(auth.Check("Basic dTpzZWNyZXQ="));   // u:secret
   EXPECT_TRUE(auth.Check("Basic dTpzZWNyZXQ="));   // cached
@@ -65,7 +65,7 @@ TEST(BasicAuthTest, ChecksBcryptAndCachesSuccess) {
   EXPECT_FALSE(auth.Check("Bearer dTpzZWNyZXQ="));
   EXPECT_FALSE(auth.Check("Basic !!!"));
   EXPECT_FALSE(auth.Check(""));
-  EXPECT_FALSE(BasicAuth({}).enabled());
+  EXPECT_FALSE(BasicAuth(std::map<std::string, std::string>{}).enabled());
 }
 
 TEST(BasicAuthTest, Base64) {
