@@ -2,6 +2,7 @@
 // nvml_abi.h, serving the GPUs of a scenario file. Built twice: a current driver, and (with
 // FAKE_NVML_OLD_DRIVER) an older one without GPM, the 12.2+ clock-event names and
 // nvmlDeviceGetTemperatureV.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -126,6 +127,9 @@ FAKE_EXPORT nvml::Return nvmlInit_v2() {
   return nvml::kSuccess;
 }
 
+// What NVIDIA's own Python bindings (nvidia-ml-py) call for nvmlInit(); flags are not scripted.
+FAKE_EXPORT nvml::Return nvmlInitWithFlags(unsigned int /*flags*/) { return nvmlInit_v2(); }
+
 FAKE_EXPORT nvml::Return nvmlShutdown() {
   std::lock_guard<std::mutex> lock(TheState().mutex);
   State& state = TheState();
@@ -177,6 +181,22 @@ FAKE_EXPORT nvml::Return nvmlSystemGetCudaDriverVersion_v2(int* version) {
   auto it = global.find("cuda_driver_version");
   if (it == global.end()) return nvml::kErrorNotSupported;
   *version = std::stoi(it->second);
+  return nvml::kSuccess;
+}
+
+// Global key `process.<pid>.name`; NVML_ERROR_NOT_FOUND for a pid the scenario does not name.
+FAKE_EXPORT nvml::Return nvmlSystemGetProcessName(unsigned int pid, char* out, unsigned int length) {
+  std::lock_guard<std::mutex> lock(TheState().mutex);
+  State& state = TheState();
+  if (state.init_count == 0) return nvml::kErrorUninitialized;
+  auto& global = state.scenario.global;
+  auto it = global.find("process." + std::to_string(pid) + ".name");
+  if (it == global.end()) return nvml::kErrorNotFound;
+  if (out == nullptr || length == 0) return nvml::kErrorInvalidArgument;
+  // NVML truncates the name to the buffer rather than failing.
+  const size_t n = std::min<size_t>(it->second.size(), length - 1);
+  std::memcpy(out, it->second.data(), n);
+  out[n] = '\0';
   return nvml::kSuccess;
 }
 
