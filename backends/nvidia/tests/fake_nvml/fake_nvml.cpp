@@ -4,6 +4,7 @@
 // nvmlDeviceGetTemperatureV.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -242,6 +243,17 @@ FAKE_EXPORT nvml::Return nvmlDeviceGetPciInfo_v3(nvml::Device device, nvml::PciI
   *pci = nvml::PciInfo{};
   CopyString(*bus_id, pci->busId, sizeof(pci->busId));
   pci->pciDeviceId = static_cast<unsigned>(gpu->Number("pci_device_id").value_or(0));
+  pci->pciSubSystemId = static_cast<unsigned>(gpu->Number("pci_subsystem_id").value_or(0));
+  // As the driver fills them: the numbers of "DDDDDDDD:BB:DD.F" and the legacy 16-byte form
+  // with a 4-digit domain ("0000:19:00.0").
+  unsigned domain = 0, bus = 0, slot = 0, function = 0;
+  if (std::sscanf(bus_id->c_str(), "%x:%x:%x.%x", &domain, &bus, &slot, &function) == 4) {
+    pci->domain = domain;
+    pci->bus = bus;
+    pci->device = slot;
+    std::snprintf(pci->busIdLegacy, sizeof(pci->busIdLegacy), "%04X:%02X:%02X.%X", domain & 0xffff,
+                  bus, slot, function);
+  }
   return nvml::kSuccess;
 }
 
