@@ -49,9 +49,9 @@ class TpuBackend final : public Backend {
     // One listing per port per Collect: a runtime that (re)started since the last call is found,
     // and renamed metrics are never requested blindly.
     RuntimeFetch fetch(clients_);
-    const bool any_status = std::any_of(fetch.RuntimeStatuses().begin(),
-                                        fetch.RuntimeStatuses().end(),
-                                        [](const auto& status) { return status.has_value(); });
+    const bool any_status =
+        std::any_of(fetch.RuntimeStatuses().begin(), fetch.RuntimeStatuses().end(),
+                    [](const auto& status) { return status.has_value(); });
     const CoreMap cores = MapRuntimes(fetch, devices_, cores_per_chip_, RuntimePids());
     ReadingContext context{fetch, devices_, cores, clock_.WallNs()};
 

@@ -328,10 +328,10 @@ std::vector<Reading> TransferLatencyReadings(ReadingContext& context) {
     const RuntimeChips* owner = context.cores.RuntimeOf(i);
     size_t where = 0;
     if (owner != nullptr && !owner->devices.empty()) where = owner->devices.front();
-    out.push_back(Reading::NoData(
-        m::kTransferLatency, context.devices[i].id,
-        fmt::format("transfer latencies are measured per runtime process; see {}",
-                    context.devices[where].id)));
+    out.push_back(
+        Reading::NoData(m::kTransferLatency, context.devices[i].id,
+                        fmt::format("transfer latencies are measured per runtime process; see {}",
+                                    context.devices[where].id)));
   }
   return out;
 }

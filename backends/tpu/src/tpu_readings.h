@@ -2,8 +2,8 @@
 #pragma once
 
 #include <map>
-#include <string>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
