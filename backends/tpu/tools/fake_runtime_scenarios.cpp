@@ -31,8 +31,9 @@ FakeRuntimeScript Busy() {
                                   {GaugeForOrdinal(0, 75.5), GaugeForOrdinal(1, 12.25)}));
   s.metrics.push_back(NamedMetric("tpu.runtime.hbm.utilization.percent",
                                   {GaugeForOrdinal(0, 40), GaugeForOrdinal(1, 5)}));
+  // Seconds as a double gauge: tpu-info reads gauge.as_double (an int gauge shows as 0.00s).
   s.metrics.push_back(NamedMetric("tpu.runtime.tensorcore.idle_duration.seconds",
-                                  {IntGaugeForOrdinal(0, 0), IntGaugeForOrdinal(1, 42)}));
+                                  {GaugeForOrdinal(0, 0), GaugeForOrdinal(1, 42)}));
   // Queue size keyed the new way (string ordinal) on chip 0 and the old way (int) on chip 1.
   s.metrics.push_back(
       NamedMetric("hlo.queue.size.gauge", {WithKvOrdinal(IntGaugeForOrdinal(-1, 3), 0, true),

@@ -44,14 +44,14 @@ def enter_namespace():
     skip("tpu-info reads the fixed /sys/bus/pci/devices and localhost:8431; faking them needs "
          "root for a private mount and network namespace (run as root, as CI does)")
   try:
-    probe = subprocess.run(["unshare", "--net", "--mount", "true"], capture_output=True,
+    probe = subprocess.run(["unshare", "--net", "--mount", "--pid", "--fork", "--mount-proc", "true"], capture_output=True,
                            text=True, check=False)
   except FileNotFoundError:
     skip("unshare (util-linux) is not installed")
   if probe.returncode != 0:
     skip(f"cannot make a private mount and network namespace: {probe.stderr.strip()}")
   env = dict(os.environ, XPUPERF_TPU_INFO_NAMESPACE="1")
-  result = subprocess.run(["unshare", "--net", "--mount", "--fork", sys.executable] + sys.argv,
+  result = subprocess.run(["unshare", "--net", "--mount", "--pid", "--fork", "--mount-proc", sys.executable] + sys.argv,
                           env=env, check=False)
   sys.exit(result.returncode)
 
@@ -91,14 +91,17 @@ def start_fake(server):
 
 
 def tables(text):
-  """Markdown tables that rich prints: {title: [row dicts]}, title = the line above the header."""
+  """Markdown tables that rich prints: {title: [row dicts]}, title = the last line above."""
   out = {}
   lines = text.splitlines()
   i = 0
   while i < len(lines):
     line = lines[i].strip()
     if line.startswith("|") and i + 1 < len(lines) and set(lines[i + 1].strip()) <= set("|-: "):
-      title = lines[i - 1].strip() if i > 0 else ""
+      above = i - 1
+      while above >= 0 and not lines[above].strip():
+        above -= 1
+      title = lines[above].strip() if above >= 0 else ""
       header = [c.strip() for c in line.strip("|").split("|")]
       rows = []
       i += 2
