@@ -14,6 +14,7 @@ Usage: nvml_py_vs_fake.py FAKE_NVML_DIR SCENARIO XPUPERF
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -147,8 +148,8 @@ def check_pynvml(check, pynvml, scenario):
     check.equal(f"{g} power mW", r["power_mw"], number(gpu["power_mw"]))
     refused = number(gpu.get("error.nvmlDeviceGetTotalEnergyConsumption", "0"))
     if refused:
-      check.equal(f"{g} energy refused", nvml_error(pynvml, pynvml.nvmlDeviceGetTotalEnergyConsumption, h),
-                  refused)
+      check.equal(f"{g} energy refused",
+                  nvml_error(pynvml, pynvml.nvmlDeviceGetTotalEnergyConsumption, h), refused)
     else:
       r["energy_mj"] = pynvml.nvmlDeviceGetTotalEnergyConsumption(h)
       check.equal(f"{g} energy mJ", r["energy_mj"], number(gpu["energy_mj"]))
@@ -176,7 +177,8 @@ def check_pynvml(check, pynvml, scenario):
                   (number(gpu["pcie_tx_kbps"]), number(gpu["pcie_rx_kbps"])))
     # Field values (c_nvmlFieldValue_t): scripted ids succeed, an unscripted one says so.
     scripted = sorted(int(k.split(".")[1]) for k in gpu if k.startswith("field."))
-    values = pynvml.nvmlDeviceGetFieldValues(h, scripted + [pynvml.NVML_FI_DEV_NVLINK_BANDWIDTH_C0_TOTAL])
+    unscripted = pynvml.NVML_FI_DEV_NVLINK_BANDWIDTH_C0_TOTAL
+    values = pynvml.nvmlDeviceGetFieldValues(h, scripted + [unscripted])
     r["fields"] = {}
     for field in values[:len(scripted)]:
       member = "uiVal" if field.valueType == pynvml.NVML_VALUE_TYPE_UNSIGNED_INT else "ullVal"
@@ -314,7 +316,6 @@ def main():
   for name in dir(pynvml):
     prefix = "nvmlClocksEventReason"
     if name.startswith(prefix) and name[len(prefix):] not in ("None", "All", "UserDefinedClocks"):
-      import re  # pylint: disable=import-outside-toplevel
       reasons[getattr(pynvml, name)] = re.sub(r"(?<!^)(?=[A-Z])", "_", name[len(prefix):]).lower()
   if not check.failures:
     check_xpuperf(check, xpuperf_json(xpuperf, fake_dir, scenario_path), read, reasons)

@@ -3,9 +3,10 @@
 Usage: tpu_info_vs_fake.py FAKE_RUNTIME_SERVER XPUPERF
 
 tpu-info reads chips from /sys/bus/pci/devices and metrics from localhost:8431, both fixed. So the
-check runs in a private network and mount namespace (root, `unshare`): loopback of its own, the
-fake server on 8431 there, and two fake v5e chips bind-mounted over /sys/bus/pci/devices. Nothing
-outside the namespace sees either. Without root or unshare it is skipped (exit 77) and says why.
+check runs in private network, mount and pid namespaces (root, `unshare`): loopback of its own,
+the fake server on 8431 there, two fake v5e chips bind-mounted over /sys/bus/pci/devices, and a
+/proc with only its own processes. Nothing outside the namespaces sees any of it. Without root or
+unshare it is skipped (exit 77) and says why.
 
 1. The tables tpu-info prints must show what the fake's "busy" scenario serves (the fake is right
    as Google's client decodes it).
@@ -30,6 +31,9 @@ import tempfile
 
 SKIP = 77
 GIB = 1 << 30
+# Network (own loopback), mount (own /sys/bus/pci/devices) and pid namespace with its own /proc:
+# tpu-info reads every /proc/*/fd link and stops at the first it may not read.
+UNSHARE = ["unshare", "--net", "--mount", "--pid", "--fork", "--mount-proc"]
 
 
 def skip(reason):
@@ -44,15 +48,13 @@ def enter_namespace():
     skip("tpu-info reads the fixed /sys/bus/pci/devices and localhost:8431; faking them needs "
          "root for a private mount and network namespace (run as root, as CI does)")
   try:
-    probe = subprocess.run(["unshare", "--net", "--mount", "--pid", "--fork", "--mount-proc", "true"], capture_output=True,
-                           text=True, check=False)
+    probe = subprocess.run(UNSHARE + ["true"], capture_output=True, text=True, check=False)
   except FileNotFoundError:
     skip("unshare (util-linux) is not installed")
   if probe.returncode != 0:
-    skip(f"cannot make a private mount and network namespace: {probe.stderr.strip()}")
+    skip(f"cannot make private mount, network and pid namespaces: {probe.stderr.strip()}")
   env = dict(os.environ, XPUPERF_TPU_INFO_NAMESPACE="1")
-  result = subprocess.run(["unshare", "--net", "--mount", "--pid", "--fork", "--mount-proc", sys.executable] + sys.argv,
-                          env=env, check=False)
+  result = subprocess.run(UNSHARE + [sys.executable] + sys.argv, env=env, check=False)
   sys.exit(result.returncode)
 
 
@@ -168,9 +170,10 @@ def check_tpu_info_tables(check, out):
   check.equal("tpu-info HLO device 1 (explicit buckets, unread by tpu-info)",
               [hlo.get("1", {}).get(k) for k in ("P50", "P90")], ["0.00", "0.00"])
   dcn = rows_by(t.get("TPU Buffer Transfer Latency", []), "Buffer Size")
-  check.equal("tpu-info DCN 1MB+", [dcn.get("1MB+", {}).get(k) for k in ("P50", "P90", "P95", "P999")],
+  columns = ("P50", "P90", "P95", "P999")
+  check.equal("tpu-info DCN 1MB+", [dcn.get("1MB+", {}).get(k) for k in columns],
               ["850.00 us", "7750.00 us", "8875.00 us", "9775.00 us"])
-  check.equal("tpu-info DCN 8MB+", [dcn.get("8MB+", {}).get(k) for k in ("P50", "P90", "P95", "P999")],
+  check.equal("tpu-info DCN 8MB+", [dcn.get("8MB+", {}).get(k) for k in columns],
               ["40000.00 us", "88000.00 us", "94000.00 us", "94000.00 us"])
   return t
 
