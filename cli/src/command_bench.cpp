@@ -11,6 +11,7 @@
 #include "xpuperf/bench/results.h"
 #include "xpuperf/bench/runner.h"
 #include "xpuperf/bench/suite.h"
+#include "xpuperf/builtin_benchmarks.h"
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/core/clock.h"
 #include "xpuperf/cpu/cpu_backend.h"
@@ -125,7 +126,7 @@ Status RunAndWrite(const BenchOptions& options, const bench::BenchmarkRegistry& 
 }  // namespace
 
 int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) {
-  const bench::BenchmarkRegistry registry = bench::MakeBuiltinRegistry();
+  const bench::BenchmarkRegistry registry = MakeBuiltinBenchmarkRegistry();
   if (options.action == "list") return PrintList(registry, out);
   if (Status status = RunAndWrite(options, registry, out, err); !status.ok()) {
     err << "xpuperf bench: " << status.error().message << "\n";
