@@ -141,9 +141,8 @@ Status TopModel::Refresh() {
         d.processes.push_back(DeviceProcess{pid, Comm(root_, pid), kNoValue});
       }
     }
-    for (DeviceProcess& p : d.processes) {
-      if (p.command.empty()) p.command = Comm(root_, p.pid);
-    }
+    // GPU processes keep the driver's name only: their pids are the host's, and /proc inside a
+    // container may show another process under the same number.
     std::sort(d.processes.begin(), d.processes.end(),
               [](const DeviceProcess& a, const DeviceProcess& b) { return a.pid < b.pid; });
     Push(d.duty_history, d.duty_percent);

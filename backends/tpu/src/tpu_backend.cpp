@@ -96,17 +96,25 @@ class TpuBackend final : public Backend {
   }
 
   // The process serving each port, for matching runtimes to chips and labelling their
-  // distributions (loopback targets only: /proc cannot see another host's processes).
-  std::vector<std::optional<int>> RuntimePids() const {
-    std::vector<std::optional<int>> pids;
+  // distributions (loopback targets only: /proc cannot see another host's processes). Scanning
+  // /proc/*/fd costs milliseconds on a busy host, so the answer is kept for kPidCacheNs; a runtime
+  // restarted in between is labelled with its old pid for at most that long.
+  const std::vector<std::optional<int>>& RuntimePids() {
+    const int64_t now = clock_.MonotonicNs();
+    if (pids_checked_ns_ >= 0 && now - pids_checked_ns_ < kPidCacheNs) return pids_;
+    pids_.clear();
     for (size_t i = 0; i < ports_.size(); ++i) {
       const std::string& target = clients_[i].target();
       const bool local = target.starts_with("localhost:") || target.starts_with("127.0.0.1:");
-      pids.push_back(local ? ListeningPid(root_, ports_[i]) : std::nullopt);
+      pids_.push_back(local ? ListeningPid(root_, ports_[i]) : std::nullopt);
     }
-    return pids;
+    pids_checked_ns_ = now;
+    return pids_;
   }
 
+  static constexpr int64_t kPidCacheNs = 10'000'000'000;  // 10 s
+  std::vector<std::optional<int>> pids_;
+  int64_t pids_checked_ns_ = -1;
   std::vector<Device> devices_;
   std::vector<RuntimeClient> clients_;
   std::vector<int> ports_;

@@ -300,6 +300,11 @@ def main():
     print("usage: nvml_py_vs_fake.py FAKE_NVML_DIR SCENARIO XPUPERF", file=sys.stderr)
     return 2
   fake_dir, scenario_path, xpuperf = sys.argv[1:]
+  if os.environ.get("XPUPERF_SANITIZED"):
+    print(f"skipped: the fake libnvidia-ml.so.1 of this build is instrumented "
+          f"({os.environ['XPUPERF_SANITIZED']}) and an uninstrumented Python cannot load it; "
+          "the normal build runs this check")
+    return 77
   reexec_with_fake(fake_dir)
   os.environ["XPUPERF_FAKE_NVML_SCENARIO"] = scenario_path
   import pynvml  # pylint: disable=import-outside-toplevel

@@ -19,7 +19,7 @@ inline constexpr double kNoValue = std::nan("");
 // A process using an accelerator, as nvtop, nvitop and tpu-info list them.
 struct DeviceProcess {
   int pid = 0;
-  std::string command;             // as the driver names it, else /proc/PID/comm; may be empty
+  std::string command;             // GPU: as the driver names it; TPU: /proc/PID/comm; may be empty
   double memory_bytes = kNoValue;  // device memory it holds; NaN where the source has none (TPU)
 };
 
