@@ -138,6 +138,27 @@ TEST(TpuCliTest, MetricsTableShowsTpuInfoLikeTables) {
   }
 }
 
+TEST(TpuCliTest, TopShowsEachChipAndTheProcessesHoldingIt) {
+  FakeServerProcess server("busy");
+  ASSERT_GT(server.port(), 0);
+  const std::string tree = std::string(XPUPERF_TEST_DATA_DIR) + "/trees/v4-4chip";
+  CommandRun r = RunXpuperf(std::to_string(server.port()),
+                            "top --plain --count 1 --rate 0.1 --backend tpu --root " + tree);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("0 cores"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(1 TensorCore, 32.00 GiB HBM, /dev/accel0"), std::string::npos) << r.out;
+  // pid 1234 (python3) holds accel0 and accel1, as tpu-info's chip table shows.
+  int rows = 0;
+  std::stringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    if ((line.starts_with("tpu0") || line.starts_with("tpu1")) &&
+        line.find(" 1234 ") != std::string::npos && line.find("python3") != std::string::npos) {
+      ++rows;
+    }
+  }
+  EXPECT_EQ(rows, 2) << r.out;
+}
+
 TEST(TpuCliTest, DevicesListsTheRuntimeChips) {
   FakeServerProcess server("dual-core");
   ASSERT_GT(server.port(), 0);
