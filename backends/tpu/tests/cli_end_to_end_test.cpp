@@ -128,11 +128,11 @@ TEST(TpuCliTest, MetricsTableShowsTpuInfoLikeTables) {
            "tpu0    tpu      TPU        1        1  16.00 GiB",
            "tpu0         75.5%               n/a     4.00 GiB     16.00 GiB     25.0%      3",
            "tpu1         12.2%               n/a     8.00 GiB     16.00 GiB     50.0%      1",
-           "tpu0    1MB+ (dcn)              100   2ms  850us  7.75ms  8.88ms  9.98ms",
-           "tpu0    8MB+ (dcn)               20  40ms   40ms    88ms    94ms  99.9ms",
-           "tpu0    4MB (host_to_device)     10  80us   75us   125us   137us   150us",
-           "tpu0    hlo    100  400us  384us  512us  768us  1.02ms",
-           "tpu1    hlo     10  290us  200us  600us  700us   798us",
+           "tpu0    1MB+ (dcn)              100   2ms  850us  7.75ms  8.88ms  9.78ms",
+           "tpu0    8MB+ (dcn)               20  40ms   40ms    88ms    94ms    94ms",
+           "tpu0    4MB (host_to_device)     10  80us   75us   125us   125us   125us",
+           "tpu0    hlo    100  400us  384us  512us  768us  973us",
+           "tpu1    hlo     10  290us  200us  590us  590us  590us",
        }) {
     EXPECT_NE(r.out.find(row), std::string::npos) << "missing row: " << row << "\n" << r.out;
   }
