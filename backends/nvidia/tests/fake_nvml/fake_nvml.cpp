@@ -186,7 +186,8 @@ FAKE_EXPORT nvml::Return nvmlSystemGetCudaDriverVersion_v2(int* version) {
 }
 
 // Global key `process.<pid>.name`; NVML_ERROR_NOT_FOUND for a pid the scenario does not name.
-FAKE_EXPORT nvml::Return nvmlSystemGetProcessName(unsigned int pid, char* out, unsigned int length) {
+FAKE_EXPORT nvml::Return nvmlSystemGetProcessName(unsigned int pid, char* out,
+                                                  unsigned int length) {
   std::lock_guard<std::mutex> lock(TheState().mutex);
   State& state = TheState();
   if (state.init_count == 0) return nvml::kErrorUninitialized;

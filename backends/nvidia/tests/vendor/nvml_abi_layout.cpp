@@ -16,7 +16,7 @@ namespace {
 namespace nvml = xpuperf::nvml;
 
 #define STRUCT(T) std::printf("struct %s %zu\n", #T, sizeof(nvml::T))
-#define FIELD(T, m)                                                                \
+#define FIELD(T, m)                                                  \
   std::printf("field %s.%s %zu %zu\n", #T, #m, offsetof(nvml::T, m), \
               sizeof(static_cast<nvml::T*>(nullptr)->m))
 #define CONSTANT(c) std::printf("const %s %llu\n", #c, static_cast<unsigned long long>(nvml::c))
