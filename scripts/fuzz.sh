@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers with libFuzzer (clang + ASan + UBSan), seeded with the recorded trees' files.
-# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|all]   (default 60 seconds per target, all)
+# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|gpu|all]   (default 60 seconds per target, all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -12,7 +12,7 @@ fi
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DXPUPERF_FUZZ=ON -DXPUPERF_SANITIZE=address,undefined -DXPUPERF_BUILD_TESTS=OFF \
   -DXPUPERF_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build build-fuzz --target parsers_fuzzer trace_reader_fuzzer
+cmake --build build-fuzz --target parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer
 # Seeds: each recorded procfs/sysfs text, prefixed with the byte that selects its parser.
 corpus=build-fuzz/corpus
 mkdir -p "$corpus"
@@ -28,15 +28,31 @@ for t in "$trees"/*/; do
   for f in "$t"/proc/[0-9]*/status; do seed 5 "$f"; done
   for f in "$t"/proc/[0-9]*/statm; do seed 6 "$f"; done
 done
-if [ "$targets" != trace ]; then
+if [ "$targets" != trace ] && [ "$targets" != gpu ]; then
   ./build-fuzz/fuzz/parsers_fuzzer -max_total_time="$seconds" -max_len=65536 "$corpus"
 fi
 # The trace reader: seeded with the synthetic snippets of fuzz/corpus/trace (a working copy, so
 # what libFuzzer adds stays out of the repository).
-if [ "$targets" != parsers ]; then
+if [ "$targets" != parsers ] && [ "$targets" != gpu ]; then
   trace_corpus=build-fuzz/corpus-trace
   mkdir -p "$trace_corpus"
   cp fuzz/corpus/trace/* "$trace_corpus/"
   ./build-fuzz/fuzz/trace_reader_fuzzer -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 \
     "$trace_corpus"
+fi
+# The GPU backends' kernel-file parsers: seeded with the gpu_metrics blobs (selector 0), the
+# recorded fdinfo texts (1), RAS counts (2) and DPM levels (3) of the AMD and Intel trees.
+if [ "$targets" = gpu ] || [ "$targets" = all ]; then
+  gpu_corpus=build-fuzz/corpus-gpu
+  mkdir -p "$gpu_corpus"
+  gpu_seed() {
+    { printf "\\x$(printf %02x "$1")"; cat "$2"; } > "$gpu_corpus/seed-$1-$(echo "$2" | md5sum | cut -c1-8)"
+  }
+  for f in backends/amd/tests/data/gpu_metrics/*.bin; do gpu_seed 0 "$f"; done
+  for f in backends/amd/tests/data/trees/*/proc/*/fdinfo/* backends/intel/tests/data/trees/*/proc/*/fdinfo/*; do
+    gpu_seed 1 "$f"
+  done
+  for f in backends/amd/tests/data/trees/*/sys/class/drm/card*/device/ras/*_err_count; do gpu_seed 2 "$f"; done
+  for f in backends/amd/tests/data/trees/*/sys/class/drm/card*/device/pp_dpm_*; do gpu_seed 3 "$f"; done
+  ./build-fuzz/fuzz/gpu_parsers_fuzzer -max_total_time="$seconds" -max_len=4096 "$gpu_corpus"
 fi

@@ -15,10 +15,15 @@ void AddAnalyzeCommand(CLI::App& app, CommandActions& actions) {
       ->add_option("trace", options->path,
                    "Trace file, directory of per-rank traces, or memory timeline")
       ->required();
+  std::string names;
+  for (const auto& name : trace::AnalysisNames()) names += (names.empty() ? "" : ", ") + name;
   command->add_option("--analysis,-a", options->analyses,
-                      "Only these analyses (repeatable): temporal, idle, kernels, overlap, launch, "
-                      "queue, memcpy, operators, iterations, memory, stragglers, gemm, findings, "
-                      "critical_path, annotations");
+                      "Only these analyses (repeatable): " + names);
+  command
+      ->add_option("--convention", options->convention,
+                   "xpuperf (default) or hta: read the trace and define the analyses as Holistic "
+                   "Trace Analysis does (its numbers; docs/TRACES.md)")
+      ->capture_default_str();
   command->add_flag("--json", options->json, "Everything as one JSON document");
   command->add_option("--html", options->html, "Also write a single-file HTML report here");
   command->add_option("--top", options->top, "Rows of the top-k tables")->capture_default_str();

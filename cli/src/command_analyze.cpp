@@ -12,6 +12,7 @@
 #include <set>
 
 #include "xpuperf/cli/commands.h"
+#include "xpuperf/trace/hta_convention.h"
 #include "xpuperf/trace/reader.h"
 
 namespace xpuperf::cli {
@@ -53,6 +54,11 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
   }
   if (options.top <= 0) {
     err << "xpuperf analyze: --top must be positive\n";
+    return kExitUsage;
+  }
+  if (options.convention != "xpuperf" && options.convention != "hta") {
+    err << "xpuperf analyze: unknown convention '" << options.convention
+        << "' (known: xpuperf, hta)\n";
     return kExitUsage;
   }
   const auto& known = trace::AnalysisNames();
@@ -109,6 +115,7 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     }
     run.ranks.push_back(std::move(one));
   }
+  if (options.convention == "hta") trace::ApplyHtaConvention(run);
   trace::RunReport report =
       trace::AnalyzeRun(run, static_cast<size_t>(options.top), options.critical_path_range);
   if (!options.critical_path_range.empty() &&
@@ -125,8 +132,14 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
   }
   if (options.json) {
     std::set<std::string> wanted(options.analyses.begin(), options.analyses.end());
-    out << trace::ToJson(report, wanted).dump(2) << "\n";
+    nlohmann::json j = trace::ToJson(report, wanted);
+    if (options.convention == "hta") j["convention"] = "hta";
+    out << j.dump(2) << "\n";
   } else {
+    if (options.convention == "hta") {
+      out << "Convention: hta (timestamps, filtering and definitions as Holistic Trace Analysis "
+             "reads them; docs/TRACES.md)\n";
+    }
     out << RenderAnalyzeText(report, options.analyses, options.top);
     if (!options.html.empty()) out << "\nHTML report: " << options.html << "\n";
   }
