@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   AddUnavailableCommand(app, actions, "analyze", "Analyse a profiler trace",
                         "built without trace analysis (XPUPERF_WITH_TRACES=OFF)");
 #endif
+  AddAlertCommand(app, actions);
 #if XPUPERF_WITH_EXPORTER
   AddServeCommand(app, actions);
 #else

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers with libFuzzer (clang + ASan + UBSan), seeded with the recorded trees' files.
-# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|gpu|exporter|record|all]   (default 60 seconds per target, all)
+# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|gpu|exporter|record|alerts|all]   (default 60 seconds per target, all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -18,8 +18,9 @@ case "$targets" in
   gpu) fuzz_targets="gpu_parsers_fuzzer" ;;
   exporter) fuzz_targets="exporter_input_fuzzer" ;;
   record) fuzz_targets="record_timeline_fuzzer" ;;
-  all) fuzz_targets="parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer exporter_input_fuzzer record_timeline_fuzzer" ;;
-  *) echo "fuzz.sh: unknown target set '$targets' (parsers, trace, gpu, exporter, record, all)" >&2; exit 2 ;;
+  alerts) fuzz_targets="alerts_rules_fuzzer" ;;
+  all) fuzz_targets="parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer exporter_input_fuzzer record_timeline_fuzzer alerts_rules_fuzzer" ;;
+  *) echo "fuzz.sh: unknown target set '$targets' (parsers, trace, gpu, exporter, record, alerts, all)" >&2; exit 2 ;;
 esac
 cmake --build build-fuzz --target $fuzz_targets
 # Seeds: each recorded procfs/sysfs text, prefixed with the byte that selects its parser.
@@ -80,4 +81,13 @@ if [ "$targets" = record ] || [ "$targets" = all ]; then
   record_seconds=$(( seconds < 20 ? seconds : 20 ))
   ./build-fuzz/fuzz/record_timeline_fuzzer -max_total_time="$record_seconds" -max_len=8192 \
     -rss_limit_mb=2048 "$record_corpus"
+fi
+# The built-in rule engine's inputs (PromQL, rule files, series notation, state files), seeded
+# from fuzz/corpus/alerts.
+if [ "$targets" = alerts ] || [ "$targets" = all ]; then
+  alerts_corpus=build-fuzz/corpus-alerts
+  mkdir -p "$alerts_corpus"
+  cp fuzz/corpus/alerts/* "$alerts_corpus/"
+  ./build-fuzz/fuzz/alerts_rules_fuzzer -max_total_time="$seconds" -max_len=8192 -rss_limit_mb=2048 \
+    "$alerts_corpus"
 fi

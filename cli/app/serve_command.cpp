@@ -39,6 +39,22 @@ void AddServeCommand(CLI::App& app, CommandActions& actions) {
                       "nvidia.com/mig-*, google.com/tpu are always)");
   command->add_option("--pod-refresh", serve.pod_refresh_seconds, "Pod mapping refresh period, s")
       ->capture_default_str();
+  command->add_option("--rules", serve.rule_files,
+                      "Evaluate this Prometheus rule file over the exporter's own history "
+                      "(repeatable; `xpuperf alert check` validates it)");
+  command->add_option("--alertmanager", serve.alertmanagers,
+                      "Send alerts to this Alertmanager (base URL, v2 API; repeatable)");
+  command->add_option("--webhook", serve.webhooks,
+                      "Send alerts to this URL in Alertmanager's webhook format (repeatable)");
+  command->add_option("--alert-state", serve.alert_state,
+                      "Alert state file (pending/firing alerts and queued notifications survive "
+                      "a restart; read by `xpuperf alert list --state`)");
+  command->add_option("--external-url", serve.external_url,
+                      "URL sent as the alerts' generatorURL / externalURL");
+  command
+      ->add_option("--alert-resend", serve.alert_resend_seconds,
+                   "Re-send firing alerts to Alertmanager this often, s")
+      ->capture_default_str();
   AddCommonOptions(command, serve.common);
   actions.push_back({command, [options] { return RunServe(*options, std::cout, std::cerr); }});
 }

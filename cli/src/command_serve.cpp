@@ -9,6 +9,7 @@
 #include "xpuperf/cli/views.h"
 
 #if XPUPERF_WITH_EXPORTER
+#include "serve_alerts.h"
 #include "xpuperf/builtin_backends.h"
 #include "xpuperf/exporter/exporter.h"
 #include "xpuperf/exporter/metrics_server.h"
@@ -73,6 +74,27 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
   }
   exporter::Exporter& exp = **started;
 
+  std::unique_ptr<ServeAlerts> alerting;
+  if (!options.rule_files.empty()) {
+    ServeAlertOptions alert_options;
+    alert_options.rule_files = options.rule_files;
+    alert_options.alertmanagers = options.alertmanagers;
+    alert_options.webhooks = options.webhooks;
+    alert_options.state_file = options.alert_state;
+    alert_options.external_url = options.external_url;
+    alert_options.resend_seconds = options.alert_resend_seconds;
+    auto started_alerts = ServeAlerts::Start(exp, alert_options, err);
+    if (!started_alerts.ok()) {
+      err << "xpuperf: error: " << started_alerts.error().message << "\n";
+      return ExitCodeFor(started_alerts.error());
+    }
+    alerting = std::move(*started_alerts);
+    err << "xpuperf serve: evaluating " << alerting->rule_count() << " rules\n";
+  } else if (!options.alertmanagers.empty() || !options.webhooks.empty()) {
+    err << "xpuperf: error: --alertmanager and --webhook need --rules\n";
+    return kExitUsage;
+  }
+
   exporter::ServerOptions server_options;
   server_options.listen = *listen;
   server_options.web_config_path = options.web_config;
@@ -118,6 +140,7 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
     }
   }
   (*server)->Stop();
+  alerting.reset();  // last state file write
   err << "xpuperf serve: stopped\n";
   (void)out;
   return kExitOk;

@@ -23,6 +23,13 @@ struct ServeOptions {
   std::string pod_resources_socket = "/var/lib/kubelet/pod-resources/kubelet.sock";
   std::vector<std::string> resource_names;
   double pod_refresh_seconds = 10;
+  // Built-in alerting (`--rules`): rule files, receivers and the state file.
+  std::vector<std::string> rule_files;
+  std::vector<std::string> alertmanagers;
+  std::vector<std::string> webhooks;
+  std::string alert_state;
+  std::string external_url;
+  double alert_resend_seconds = 60;
 };
 
 // Runs until SIGINT/SIGTERM; SIGHUP re-reads the web config. Progress and errors on err.
