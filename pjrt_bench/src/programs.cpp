@@ -95,20 +95,6 @@ std::string GemmProgram(int64_t m, int64_t n, int64_t k, ElementType in, Element
   return Module("xpuperf_gemm", fmt::format("%a: {}, %b: {}", a, b), c, loop);
 }
 
-std::string_view StreamKernelName(StreamKernel kernel) {
-  switch (kernel) {
-    case StreamKernel::kCopy:
-      return "copy";
-    case StreamKernel::kScale:
-      return "scale";
-    case StreamKernel::kAdd:
-      return "add";
-    case StreamKernel::kTriad:
-      return "triad";
-  }
-  return "?";
-}
-
 int StreamArrays(StreamKernel kernel) {
   return kernel == StreamKernel::kCopy || kernel == StreamKernel::kScale ? 2 : 3;
 }

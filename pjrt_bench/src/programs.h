@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "xpuperf/bench/stream.h"
 #include "xpuperf/pjrt/element_type.h"
 
 namespace xpuperf::pjrt_bench {
@@ -22,8 +23,8 @@ using pjrt::ElementType;
 // accumulation; i32 for i8). Arguments: a, b, n. Result: C.
 std::string GemmProgram(int64_t m, int64_t n, int64_t k, ElementType in, ElementType out);
 
-enum class StreamKernel { kCopy, kScale, kAdd, kTriad };
-std::string_view StreamKernelName(StreamKernel kernel);  // "copy", "scale", "add", "triad"
+// The kernels and their names are STREAM's (xpuperf/bench/stream.h).
+using bench::StreamKernel;
 // Arrays touched per iteration: copy and scale 2 (x read, x written), add and triad 3.
 int StreamArrays(StreamKernel kernel);
 // Per iteration over `elements`: copy x = x + s, scale x = x * s, add x = x + y, triad

@@ -15,14 +15,6 @@ namespace {
 
 using pjrt::ElementType;
 
-Result<StreamKernel> ParseKernel(const std::string& name) {
-  for (StreamKernel k :
-       {StreamKernel::kCopy, StreamKernel::kScale, StreamKernel::kAdd, StreamKernel::kTriad}) {
-    if (name == StreamKernelName(k)) return k;
-  }
-  return MakeError(ErrorCode::kInvalidArgument, "pjrt_stream: unknown kernel " + name);
-}
-
 class PjrtStreamBenchmark final : public PjrtBenchmark {
  public:
   PjrtStreamBenchmark() : PjrtBenchmark(bench::Component::kMemory) {}
@@ -42,7 +34,7 @@ class PjrtStreamBenchmark final : public PjrtBenchmark {
     XPUPERF_RETURN_IF_ERROR(p.CheckKeys());
     XPUPERF_ASSIGN_OR_RETURN(std::string kernel_name,
                              p.String("kernel", "triad", {"copy", "scale", "add", "triad"}));
-    const StreamKernel kernel = *ParseKernel(kernel_name);
+    const StreamKernel kernel = *bench::ParseStreamKernel(kernel_name);
     XPUPERF_ASSIGN_OR_RETURN(std::string precision,
                              p.String("precision", "fp32", {"fp32", "bf16"}));
     const ElementType type = *pjrt::ParsePrecision(precision);
