@@ -74,6 +74,9 @@ TEST(PromqlParse, RefusesNestingDeeperThanTheBoundInsteadOfOverflowingTheStack) 
     text += "1";
     EXPECT_NE(ParseError(text).find("nested deeper than 256 levels"), std::string::npos) << open;
   }
+  const std::string deep_regex = std::string(4000, '(') + "a" + std::string(4000, ')');
+  EXPECT_NE(ParseError("x{a=~\"" + deep_regex + "\"}").find("longer than 1024 characters"),
+            std::string::npos);
   std::string ok = std::string(50, '(') + "up" + std::string(50, ')');
   EXPECT_EQ(ParseError(ok), "");
 }
