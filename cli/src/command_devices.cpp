@@ -19,7 +19,7 @@ int RunDevices(const DevicesOptions& options, std::ostream& out, std::ostream& e
       options.pjrt ? ProbePjrtPlugins(options.pjrt_plugin) : std::vector<pjrt::ProbeResult>{};
   if (options.json) {
     nlohmann::json j = DevicesJson(HostName(), s.devices(), s.backends());
-    if (options.pjrt) j["pjrt_plugins"] = PjrtPluginsJson(plugins);
+    if (!plugins.empty()) j["pjrt_plugins"] = PjrtPluginsJson(plugins);  // only when any is found
     out << j.dump(2) << "\n";
   } else {
     out << RenderDevices(s.devices(), s.backends()) << RenderPjrtPlugins(plugins);
