@@ -36,7 +36,9 @@ def referee_ops(path):
                     if device and line.name == "XLA Ops":
                         name = event.name
                     elif not device and "hlo_op" in stats:
-                        name = stats["hlo_op"]
+                        # xprof gives a ref_value stat as the referenced id; XLA:CPU names the
+                        # event after its op, so the event's name is the op's.
+                        name = event.name
                     else:
                         continue
                     ops[name][0] += 1
