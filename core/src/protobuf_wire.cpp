@@ -3,18 +3,6 @@
 #include <cstring>
 
 namespace xpuperf::wire {
-namespace {
-
-constexpr uint64_t kMaxFieldNumber = (uint64_t{1} << 29) - 1;
-
-uint64_t LoadLittleEndian(const char* bytes, int count) {
-  uint64_t value = 0;
-  for (int i = count - 1; i >= 0; --i) value = (value << 8) | static_cast<unsigned char>(bytes[i]);
-  return value;
-}
-
-}  // namespace
-
 double WireField::AsDouble() const {
   double d = 0;
   static_assert(sizeof(d) == sizeof(value));
@@ -22,7 +10,7 @@ double WireField::AsDouble() const {
   return d;
 }
 
-bool ReadVarint(std::string_view data, size_t* pos, uint64_t* value) {
+bool ReadVarintSlow(std::string_view data, size_t* pos, uint64_t* value) {
   uint64_t result = 0;
   for (int i = 0; i < 10; ++i) {
     if (*pos >= data.size()) return false;
@@ -44,55 +32,32 @@ bool WireReader::Fail(std::string message) {
   return false;
 }
 
-bool WireReader::Next(WireField* field) {
-  if (!status_.ok() || pos_ >= data_.size()) return false;
-  const uint64_t tag_at = base_ + pos_;
-  uint64_t tag = 0;
-  if (!ReadVarint(data_, &pos_, &tag)) {
-    return Fail("malformed or truncated field tag at byte " + std::to_string(tag_at));
-  }
-  const uint64_t number = tag >> 3;
-  if (number == 0 || number > kMaxFieldNumber) {
-    return Fail("invalid field number " + std::to_string(number) + " at byte " +
-                std::to_string(tag_at));
-  }
-  field->number = static_cast<uint32_t>(number);
-  field->offset = base_ + pos_;
-  field->value = 0;
-  field->bytes = {};
+bool WireReader::FailTag(uint64_t tag_at) {
+  return Fail("malformed or truncated field tag at byte " + std::to_string(tag_at));
+}
+
+bool WireReader::FailNumber(uint64_t number, uint64_t tag_at) {
+  return Fail("invalid field number " + std::to_string(number) + " at byte " +
+              std::to_string(tag_at));
+}
+
+bool WireReader::FailValue(const WireField& field, uint64_t tag, uint64_t tag_at) {
   switch (tag & 7) {
     case 0:
-      field->type = WireType::kVarint;
-      if (!ReadVarint(data_, &pos_, &field->value)) {
-        return Fail("malformed or truncated varint at byte " + std::to_string(field->offset));
-      }
-      return true;
+      return Fail("malformed or truncated varint at byte " + std::to_string(field.offset));
     case 1:
-    case 5: {
-      const int width = (tag & 7) == 1 ? 8 : 4;
-      if (data_.size() - pos_ < static_cast<size_t>(width)) {
-        return Fail("truncated fixed-width field at byte " + std::to_string(field->offset));
-      }
-      field->type = width == 8 ? WireType::kFixed64 : WireType::kFixed32;
-      field->value = LoadLittleEndian(data_.data() + pos_, width);
-      pos_ += static_cast<size_t>(width);
-      return true;
-    }
+    case 5:
+      return Fail("truncated fixed-width field at byte " + std::to_string(field.offset));
     case 2: {
+      // Either the length itself is malformed, or it claims more than is left.
+      size_t pos = static_cast<size_t>(field.offset - base_);
       uint64_t length = 0;
-      if (!ReadVarint(data_, &pos_, &length)) {
-        return Fail("malformed or truncated length at byte " + std::to_string(field->offset));
+      if (!ReadVarint(data_, &pos, &length)) {
+        return Fail("malformed or truncated length at byte " + std::to_string(field.offset));
       }
-      if (length > data_.size() - pos_) {
-        return Fail("field " + std::to_string(number) + " at byte " + std::to_string(tag_at) +
-                    " claims " + std::to_string(length) + " bytes but only " +
-                    std::to_string(data_.size() - pos_) + " remain (truncated or corrupt)");
-      }
-      field->type = WireType::kLengthDelimited;
-      field->offset = base_ + pos_;
-      field->bytes = data_.substr(pos_, static_cast<size_t>(length));
-      pos_ += static_cast<size_t>(length);
-      return true;
+      return Fail("field " + std::to_string(tag >> 3) + " at byte " + std::to_string(tag_at) +
+                  " claims " + std::to_string(length) + " bytes but only " +
+                  std::to_string(data_.size() - pos) + " remain (truncated or corrupt)");
     }
     default:
       return Fail("unsupported wire type " + std::to_string(tag & 7) + " at byte " +

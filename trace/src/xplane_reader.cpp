@@ -3,6 +3,7 @@
 // (serializers write lines before the maps, so names are not known on the first sight of an
 // event), once for the events.
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <optional>
@@ -65,6 +66,9 @@ class XSpaceReader {
   XSpaceReader(std::string_view bytes, Trace& trace) : bytes_(bytes), trace_(trace) {}
 
   Status Run() {
+    xla_ops_category_ = trace_.strings.Intern(kXlaOpsCategory);
+    steps_category_ = trace_.strings.Intern(kXlaStepsCategory);
+    host_category_ = trace_.strings.Intern("host");
     WireReader space(bytes_);
     WireField field;
     int ordinal = 0;
@@ -91,25 +95,79 @@ class XSpaceReader {
   Status ReadEvent(std::string_view event, uint64_t offset, int64_t line_ts_ns, TraceEvent base,
                    bool host_plane);
   Status ReadStat(std::string_view stat, uint64_t offset, StatValue* value) const;
-  Status CollectFacts(const std::vector<std::pair<std::string_view, uint64_t>>& stats,
-                      HloFacts* facts) const;
   std::string_view StringOf(const StatValue& v) const {
     if (v.kind == StatValue::Kind::kString) return v.text;
+    if (v.ref >= 0 && static_cast<uint64_t>(v.ref) < dense_stat_names_.size()) {
+      return dense_stat_names_[static_cast<size_t>(v.ref)];
+    }
     if (v.ref >= 0) {
       auto it = stat_names_.find(v.ref);
       if (it != stat_names_.end()) return it->second;
     }
     return {};
   }
+  // Interns a string that is usually the one interned last time (an op's module, event after
+  // event): a compare instead of a hash.
+  struct InternMemo {
+    std::string_view text;
+    uint32_t id = 0;
+  };
+  uint32_t InternRepeated(std::string_view text, InternMemo& memo) {
+    if (memo.id == 0 || memo.text != text) memo = {text, trace_.strings.Intern(text)};
+    return memo.id;
+  }
   void RecordFacts(uint32_t name, const HloFacts& facts);
+
+  // What the reader makes of a stat, by its metadata's name (looked up once per stat id).
+  enum class StatRole : uint8_t {
+    kOther,
+    kHloOp,
+    kHloModule,
+    kHloCategory,
+    kFlops,
+    kModelFlops,
+    kBytesAccessed,
+    kCorrelation,
+    kStepNum
+  };
+  StatRole RoleOf(int64_t stat_id) const {
+    if (stat_id >= 0 && static_cast<uint64_t>(stat_id) < dense_roles_.size()) {
+      return dense_roles_[static_cast<size_t>(stat_id)];
+    }
+    auto it = sparse_roles_.find(stat_id);
+    return it == sparse_roles_.end() ? StatRole::kOther : it->second;
+  }
+  void SetStatName(int64_t stat_id, std::string_view name);
+  // An event metadata's name and facts, decoded on the first event that uses it.
+  struct MetaCache {
+    bool ready = false;
+    uint32_t name = 0;
+    HloFacts facts;
+  };
+  MetaCache& CacheFor(int64_t metadata_id) {
+    // Serializers number metadata densely from 1: a table for those, a map for the rest.
+    if (metadata_id >= 0 && metadata_id < (int64_t{1} << 20)) {
+      const auto slot = static_cast<size_t>(metadata_id);
+      if (slot >= dense_cache_.size()) dense_cache_.resize(slot + 1);
+      return dense_cache_[slot];
+    }
+    return sparse_cache_[metadata_id];
+  }
+  // Folds one XStat into *facts.
+  Status FoldStat(std::string_view stat, uint64_t offset, HloFacts* facts) const;
 
   std::string_view bytes_;
   Trace& trace_;
+  uint32_t xla_ops_category_ = 0, steps_category_ = 0, host_category_ = 0;
   // The plane being read.
   std::unordered_map<int64_t, std::string_view> stat_names_;
+  std::vector<std::string_view> dense_stat_names_;  // ids below 4096
+  std::vector<StatRole> dense_roles_;
+  InternMemo op_memo_, module_memo_;
+  std::unordered_map<int64_t, StatRole> sparse_roles_;
   std::unordered_map<int64_t, EventMeta> event_meta_;
-  std::unordered_map<int64_t, std::optional<HloFacts>> meta_facts_;  // decoded on first use
-  std::unordered_map<int64_t, uint32_t> meta_name_ids_;
+  std::vector<MetaCache> dense_cache_;
+  std::unordered_map<int64_t, MetaCache> sparse_cache_;
 };
 
 // "/device:TPU:3" -> 3; "/device:GPU:0" -> 0; anything else (SparseCore, "#Chip") -> nullopt.
@@ -193,29 +251,60 @@ Status XSpaceReader::ReadStat(std::string_view stat, uint64_t offset, StatValue*
   return reader.status();
 }
 
-Status XSpaceReader::CollectFacts(const std::vector<std::pair<std::string_view, uint64_t>>& stats,
-                                  HloFacts* facts) const {
-  for (const auto& [bytes, offset] : stats) {
-    StatValue v;
-    XPUPERF_RETURN_IF_ERROR(ReadStat(bytes, offset, &v));
-    auto name_it = stat_names_.find(v.metadata_id);
-    if (name_it == stat_names_.end()) continue;
-    std::string_view name = name_it->second;
-    if (name == "hlo_op") {
-      facts->hlo_op = StringOf(v);
-    } else if (name == "hlo_module") {
-      facts->hlo_module = StringOf(v);
-    } else if (name == "hlo_category") {
-      facts->hlo_category = StringOf(v);
-    } else if (name == "flops" || name == "model_flops") {
-      if (facts->flops < 0 || name == "flops") facts->flops = v.AsCount();
-    } else if (name == "bytes_accessed") {
-      facts->bytes_accessed = v.AsCount();
-    } else if (name == "correlation_id") {
-      facts->correlation = v.AsCount();
-    } else if (name == "step_num") {
-      facts->step = true;
+void XSpaceReader::SetStatName(int64_t stat_id, std::string_view name) {
+  stat_names_[stat_id] = name;
+  StatRole role = StatRole::kOther;
+  if (name == "hlo_op") role = StatRole::kHloOp;
+  if (name == "hlo_module") role = StatRole::kHloModule;
+  if (name == "hlo_category") role = StatRole::kHloCategory;
+  if (name == "flops") role = StatRole::kFlops;
+  if (name == "model_flops") role = StatRole::kModelFlops;
+  if (name == "bytes_accessed") role = StatRole::kBytesAccessed;
+  if (name == "correlation_id") role = StatRole::kCorrelation;
+  if (name == "step_num") role = StatRole::kStepNum;
+  if (stat_id >= 0 && stat_id < 4096) {
+    const auto slot = static_cast<size_t>(stat_id);
+    if (slot >= dense_roles_.size()) {
+      dense_roles_.resize(slot + 1, StatRole::kOther);
+      dense_stat_names_.resize(slot + 1);
     }
+    dense_roles_[slot] = role;
+    dense_stat_names_[slot] = name;
+  } else {
+    sparse_roles_[stat_id] = role;
+  }
+}
+
+Status XSpaceReader::FoldStat(std::string_view stat, uint64_t offset, HloFacts* facts) const {
+  StatValue v;
+  XPUPERF_RETURN_IF_ERROR(ReadStat(stat, offset, &v));
+  switch (RoleOf(v.metadata_id)) {
+    case StatRole::kOther:
+      break;
+    case StatRole::kHloOp:
+      facts->hlo_op = StringOf(v);
+      break;
+    case StatRole::kHloModule:
+      facts->hlo_module = StringOf(v);
+      break;
+    case StatRole::kHloCategory:
+      facts->hlo_category = StringOf(v);
+      break;
+    case StatRole::kFlops:
+      facts->flops = v.AsCount();
+      break;
+    case StatRole::kModelFlops:  // XLA's own count wins when both are there
+      if (facts->flops < 0) facts->flops = v.AsCount();
+      break;
+    case StatRole::kBytesAccessed:
+      facts->bytes_accessed = v.AsCount();
+      break;
+    case StatRole::kCorrelation:
+      facts->correlation = v.AsCount();
+      break;
+    case StatRole::kStepNum:
+      facts->step = true;
+      break;
   }
   return Status::Ok();
 }
@@ -236,9 +325,14 @@ void XSpaceReader::RecordFacts(uint32_t name, const HloFacts& facts) {
 
 Status XSpaceReader::ReadPlane(std::string_view plane, uint64_t offset, int ordinal) {
   stat_names_.clear();
+  dense_stat_names_.clear();
+  op_memo_ = {};
+  module_memo_ = {};
+  dense_roles_.clear();
+  sparse_roles_.clear();
   event_meta_.clear();
-  meta_facts_.clear();
-  meta_name_ids_.clear();
+  dense_cache_.clear();
+  sparse_cache_.clear();
   std::string_view name;
   bool has_xla_ops = false;
   WireReader reader(plane, offset);
@@ -266,7 +360,7 @@ Status XSpaceReader::ReadPlane(std::string_view plane, uint64_t offset, int ordi
         while (meta.Next(&mf)) {
           if (mf.number == 2 && IsLength(mf)) stat_name = mf.bytes;
         }
-        stat_names_[key] = stat_name;
+        SetStatName(key, stat_name);
       } else {  // XEventMetadata: name 2, display_name 4, stats 5
         EventMeta& em = event_meta_[key];
         em = EventMeta{};
@@ -321,7 +415,7 @@ Status XSpaceReader::ReadLine(std::string_view line, uint64_t offset, int pid, i
     base.stream = tid;
     if (name == kXlaOpsCategory) {
       base.kind = EventKind::kKernel;
-      base.category = trace_.strings.Intern(kXlaOpsCategory);
+      base.category = xla_ops_category_;
     } else if (name == kXlaModulesCategory || name == kXlaStepsCategory) {
       base.kind = EventKind::kGpuUserAnnotation;
       base.category = trace_.strings.Intern(name);
@@ -332,7 +426,7 @@ Status XSpaceReader::ReadLine(std::string_view line, uint64_t offset, int pid, i
     }
   } else {
     base.kind = EventKind::kCpuOp;
-    base.category = trace_.strings.Intern("host");
+    base.category = host_category_;
   }
   WireReader events(line, offset);
   while (events.Next(&f)) {
@@ -349,15 +443,18 @@ int64_t FloorDiv1000(int64_t a) { return a >= 0 ? a / 1000 : -((-(a + 1)) / 1000
 Status XSpaceReader::ReadEvent(std::string_view event, uint64_t offset, int64_t line_ts_ns,
                                TraceEvent e, bool host_plane) {
   int64_t metadata_id = 0, offset_ps = 0, duration_ps = 0;
-  bool aggregated = false;
-  std::vector<std::pair<std::string_view, uint64_t>> stats;
+  bool aggregated = false, has_own = false;
+  HloFacts own;  // the event's own stats, folded as they come
   WireReader reader(event, offset);
   WireField f;
   while (reader.Next(&f)) {
     if (f.number == 1 && IsVarint(f)) metadata_id = f.AsInt64();
     if (f.number == 2 && IsVarint(f)) offset_ps = f.AsInt64();
     if (f.number == 3 && IsVarint(f)) duration_ps = f.AsInt64();
-    if (f.number == 4 && IsLength(f)) stats.emplace_back(f.bytes, f.offset);
+    if (f.number == 4 && IsLength(f)) {
+      XPUPERF_RETURN_IF_ERROR(FoldStat(f.bytes, f.offset, &own));
+      has_own = true;
+    }
     if (f.number == 5 && IsVarint(f)) aggregated = true;  // num_occurrences: a count, not a span
   }
   if (!reader.status().ok()) return Malformed(reader.status());
@@ -376,50 +473,47 @@ Status XSpaceReader::ReadEvent(std::string_view event, uint64_t offset, int64_t 
   e.ts_ns = start_ns;
   e.dur_ns = end_ns - start_ns;
 
-  // The metadata's facts once per metadata id, the event's own stats each time.
-  auto meta = event_meta_.find(metadata_id);
-  std::optional<HloFacts>& cached = meta_facts_[metadata_id];
-  if (!cached) {
-    cached.emplace();
-    if (meta != event_meta_.end())
-      XPUPERF_RETURN_IF_ERROR(CollectFacts(meta->second.stat_fields, &*cached));
+  // The metadata's name and facts once per metadata id, the event's own stats each time.
+  MetaCache& meta = CacheFor(metadata_id);
+  if (!meta.ready) {
+    meta.ready = true;
+    std::string_view name;
+    auto it = event_meta_.find(metadata_id);
+    if (it != event_meta_.end()) {
+      name = it->second.name.empty() ? it->second.display_name : it->second.name;
+      for (const auto& [bytes, at] : it->second.stat_fields) {
+        XPUPERF_RETURN_IF_ERROR(FoldStat(bytes, at, &meta.facts));
+      }
+    }
+    meta.name = trace_.strings.Intern(name);
   }
-  HloFacts facts = *cached;
-  if (!stats.empty()) {
-    HloFacts own;
-    XPUPERF_RETURN_IF_ERROR(CollectFacts(stats, &own));
+  HloFacts facts = meta.facts;
+  if (has_own) {
     if (!own.hlo_op.empty()) facts.hlo_op = own.hlo_op;
     if (!own.hlo_module.empty()) facts.hlo_module = own.hlo_module;
     if (!own.hlo_category.empty()) facts.hlo_category = own.hlo_category;
     if (own.flops >= 0) facts.flops = own.flops;
     if (own.bytes_accessed >= 0) facts.bytes_accessed = own.bytes_accessed;
     if (own.correlation >= 0) facts.correlation = own.correlation;
-    facts.step = own.step;
+    facts.step = facts.step || own.step;
   }
-  auto name_it = meta_name_ids_.find(metadata_id);
-  if (name_it == meta_name_ids_.end()) {
-    std::string_view name;
-    if (meta != event_meta_.end()) {
-      name = meta->second.name.empty() ? meta->second.display_name : meta->second.name;
-    }
-    name_it = meta_name_ids_.emplace(metadata_id, trace_.strings.Intern(name)).first;
-  }
-  e.name = name_it->second;
+  e.name = meta.name;
   e.correlation = facts.correlation;
-  const bool xla_op = e.kind == EventKind::kKernel && trace_.Category(e) == kXlaOpsCategory;
+  const bool xla_op = e.kind == EventKind::kKernel && e.category == xla_ops_category_;
   if (host_plane && !facts.hlo_op.empty()) {
     // XLA:CPU runs the ops on host threads: the op is what the stat names.
-    e.name = trace_.strings.Intern(facts.hlo_op);
-    e.category = trace_.strings.Intern(kXlaOpsCategory);
+    e.name = facts.hlo_op == trace_.strings.Get(meta.name) ? meta.name
+                                                           : InternRepeated(facts.hlo_op, op_memo_);
+    e.category = xla_ops_category_;
     RecordFacts(e.name, facts);
   } else if (host_plane && facts.step) {
     // jax.profiler.StepTraceAnnotation / TraceMe with step_num: the host's step markers.
     e.kind = EventKind::kUserAnnotation;
-    e.category = trace_.strings.Intern(kXlaStepsCategory);
+    e.category = steps_category_;
   } else if (xla_op) {
     RecordFacts(e.name, facts);
   }
-  if (!facts.hlo_module.empty()) e.module = trace_.strings.Intern(facts.hlo_module);
+  if (!facts.hlo_module.empty()) e.module = InternRepeated(facts.hlo_module, module_memo_);
   trace_.events.push_back(e);
   return Status::Ok();
 }
@@ -436,6 +530,11 @@ Result<Trace> ParseXSpace(std::string_view bytes, std::string source) {
   trace.source = std::move(source);
   trace.format = TraceFormat::kXPlane;
   trace.input_bytes = static_cast<int64_t>(bytes.size());
+  // Room for the events up front (an XEvent is rarely under 24 bytes on the wire), so the vector
+  // is not copied as it grows; pages never written cost nothing. Capped at a quarter of RAM.
+  static const size_t kRam =
+      static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  trace.events.reserve(std::min(bytes.size() / 24, kRam / 4 / sizeof(TraceEvent)));
   XSpaceReader reader(bytes, trace);
   XPUPERF_RETURN_IF_ERROR(reader.Run());
   return trace;

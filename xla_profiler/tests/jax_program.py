@@ -3,6 +3,8 @@
 
   jax_program.py server PORT SECONDS   serves jax.profiler.start_server(PORT) while stepping
   jax_program.py trace DIR STEPS        jax.profiler.trace(DIR) around STEPS steps
+  jax_program.py trace-python DIR STEPS the same with the Python tracer and verbose host tracing
+                                        (many small events: scripts/xplane-perf.sh)
 Prints "ready" (server mode) once the server is up and the function compiled."""
 import sys
 import time
@@ -38,7 +40,12 @@ def main():
             i += 1
             time.sleep(0.002)
     else:
-        with jax.profiler.trace(where):
+        options = None
+        if mode == "trace-python":
+            options = jax.profiler.ProfileOptions()
+            options.python_tracer_level = 1
+            options.host_tracer_level = 3
+        with jax.profiler.trace(where, profiler_options=options):
             for i in range(int(amount)):
                 step(x, w, i)
 

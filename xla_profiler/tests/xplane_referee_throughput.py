@@ -19,30 +19,36 @@ def main():
     ours = subprocess.run([tool, path, str(runs)], capture_output=True, text=True, check=True)
     median_line = ours.stdout.strip().splitlines()[-1]
     fields = dict(item.split("=") for item in median_line.split()[1:])
-    parse, walk = [], []
+    parse, walk, parse_cpu, walk_cpu = [], [], [], []
     events = 0
     for _ in range(runs):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         with profile_data.ProfileData.from_serialized_xspace(data) as profile:
-            parsed = time.perf_counter()
+            parsed, parsed_cpu = time.perf_counter(), time.process_time()
             events = 0
             for plane in profile.planes:
                 for line in plane.lines:
                     for event in line.events:
                         _ = (event.name, event.start_ns, event.duration_ns)
                         events += 1
-        done = time.perf_counter()
+        done, done_cpu = time.perf_counter(), time.process_time()
         parse.append(parsed - start)
+        parse_cpu.append(parsed_cpu - start_cpu)
         walk.append(done - start)
-    print(f"file: {path}, {size} bytes")
-    print("| reader | median s | MB/s | events |")
-    print("| --- | --- | --- | --- |")
-    print(f"| xpuperf ParseXSpace (trace model) | {float(fields['seconds']):.4f} | "
-          f"{float(fields['mb_per_s']):.1f} | {fields['events']} (host/device planes) |")
-    p, w = statistics.median(parse), statistics.median(walk)
-    print(f"| xprof ProfileData.from_serialized_xspace (parse) | {p:.4f} | {size / 1e6 / p:.1f} | - |")
-    print(f"| xprof parse + Python walk of every event | {w:.4f} | {size / 1e6 / w:.1f} | "
-          f"{events} (all planes) |")
+        walk_cpu.append(done_cpu - start_cpu)
+    mb = size / 1e6
+    print(f"file: {path}, {size} bytes, {runs} runs each, medians")
+    print("| reader | wall s | CPU s | MB/s (wall) | MB/s (CPU) | events |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    w, c = float(fields["seconds"]), float(fields["cpu_seconds"])
+    print(f"| xpuperf ParseXSpace (into the trace model) | {w:.3f} | {c:.3f} | {mb / w:.1f} | "
+          f"{mb / c:.1f} | {fields['events']} (host and device planes) |")
+    for label, wall, cpu, count in (
+            ("xprof ProfileData.from_serialized_xspace (libprotobuf parse)", parse, parse_cpu, "-"),
+            ("xprof parse + Python walk of every event", walk, walk_cpu,
+             f"{events} (all planes)")):
+        w, c = statistics.median(wall), statistics.median(cpu)
+        print(f"| {label} | {w:.3f} | {c:.3f} | {mb / w:.1f} | {mb / c:.1f} | {count} |")
 
 
 if __name__ == "__main__":

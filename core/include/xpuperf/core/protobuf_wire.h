@@ -44,12 +44,15 @@ class WireReader {
       : data_(data), base_(base_offset) {}
 
   // The next field into *field: true; false at the end of the message or on malformed input
-  // (status() tells which).
+  // (status() tells which). Inline: it runs once per field of every message read.
   bool Next(WireField* field);
   const Status& status() const { return status_; }
 
  private:
   bool Fail(std::string message);
+  bool FailTag(uint64_t tag_at);
+  bool FailNumber(uint64_t number, uint64_t tag_at);
+  bool FailValue(const WireField& field, uint64_t tag, uint64_t tag_at);
 
   std::string_view data_;
   uint64_t base_ = 0;
@@ -58,7 +61,64 @@ class WireReader {
 };
 
 // Decodes a varint at data[*pos], advancing *pos. False when truncated or longer than 64 bits.
-bool ReadVarint(std::string_view data, size_t* pos, uint64_t* value);
+// One-byte varints (tags, small values: most of them) take the inline path.
+bool ReadVarintSlow(std::string_view data, size_t* pos, uint64_t* value);
+inline bool ReadVarint(std::string_view data, size_t* pos, uint64_t* value) {
+  if (*pos < data.size()) {
+    const auto byte = static_cast<unsigned char>(data[*pos]);
+    if (byte < 0x80) {
+      *value = byte;
+      ++*pos;
+      return true;
+    }
+  }
+  return ReadVarintSlow(data, pos, value);
+}
+
+inline bool WireReader::Next(WireField* field) {
+  if (!status_.ok() || pos_ >= data_.size()) return false;
+  const uint64_t tag_at = base_ + pos_;
+  uint64_t tag = 0;
+  if (!ReadVarint(data_, &pos_, &tag)) return FailTag(tag_at);
+  const uint64_t number = tag >> 3;
+  if (number == 0 || number > (uint64_t{1} << 29) - 1) return FailNumber(number, tag_at);
+  field->number = static_cast<uint32_t>(number);
+  field->offset = base_ + pos_;
+  field->value = 0;
+  field->bytes = {};
+  switch (tag & 7) {
+    case 0:
+      field->type = WireType::kVarint;
+      if (!ReadVarint(data_, &pos_, &field->value)) return FailValue(*field, tag, tag_at);
+      return true;
+    case 1:
+    case 5: {
+      const size_t width = (tag & 7) == 1 ? 8 : 4;
+      if (data_.size() - pos_ < width) return FailValue(*field, tag, tag_at);
+      field->type = width == 8 ? WireType::kFixed64 : WireType::kFixed32;
+      uint64_t value = 0;
+      for (size_t i = width; i-- > 0;) {
+        value = (value << 8) | static_cast<unsigned char>(data_[pos_ + i]);
+      }
+      field->value = value;
+      pos_ += width;
+      return true;
+    }
+    case 2: {
+      uint64_t length = 0;
+      if (!ReadVarint(data_, &pos_, &length) || length > data_.size() - pos_) {
+        return FailValue(*field, tag, tag_at);
+      }
+      field->type = WireType::kLengthDelimited;
+      field->offset = base_ + pos_;
+      field->bytes = data_.substr(pos_, static_cast<size_t>(length));
+      pos_ += static_cast<size_t>(length);
+      return true;
+    }
+    default:
+      return FailValue(*field, tag, tag_at);
+  }
+}
 
 // Builds one message. Fields are appended in call order (write them by field number, as
 // protobuf's serializers do).
