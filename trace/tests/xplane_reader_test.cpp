@@ -175,7 +175,7 @@ TEST(XPlaneReaderTest, InvalidUtf8NamesAreRepairedSoJsonCanBeWritten) {
   plane.lines.push_back({1,
                          "XLA Ops",
                          0,
-                         {{"a\x80" "b", 0, 1000, {}},
+                         {{std::string("a\x80") + "b", 0, 1000, {}},
                           {"\xc0\xaf", 0, 1000, {}},
                           {"\xed\xa0\x80", 0, 1000, {}},
                           {"x\xe2\x82", 0, 1000, {}},
