@@ -6,6 +6,7 @@
 
 #include "xpuperf/bench/fma_kernels.h"
 #include "xpuperf/bench/gemm.h"
+#include "xpuperf/bench/peak_kernels.h"
 #include "xpuperf/bench/read_kernel.h"
 #include "xpuperf/bench/stream.h"
 
@@ -20,29 +21,52 @@ std::vector<SimdLevel> Levels() {
   return levels;
 }
 
-TEST(KernelsTest, FmaChainsMatchClosedFormAndCorruptionIsCaught) {
-  for (const SimdLevel level : Levels()) {
-    for (const Precision precision : {Precision::kFp64, Precision::kFp32}) {
-      const int64_t iterations = 1000;
-      std::vector<double> out(static_cast<size_t>(FmaOutputCount(precision, level)));
-      RunFmaChains(precision, level, iterations, 1.0, out);
-      EXPECT_TRUE(VerifyFmaChains(precision, level, iterations, out).ok());
-      EXPECT_FALSE(VerifyFmaChains(precision, level, iterations + 1, out).ok());
-      out[5] = std::nextafter(out[5], 3.0);
-      const Status corrupted = VerifyFmaChains(precision, level, iterations, out);
+// Every kernel this CPU runs (all of them on an AVX-512 BF16/VNNI/FP16 machine) matches its
+// scalar model, and a changed value or a wrong iteration count is caught.
+TEST(KernelsTest, PeakKernelsMatchTheirScalarModelsAndCorruptionIsCaught) {
+  const IsaFeatures host = HostFeatures();
+  int ran = 0;
+  for (const PeakKernel& kernel : PeakKernels()) {
+    if (!PeakKernelSupported(kernel, host).ok()) continue;
+    ++ran;
+    for (const int64_t iterations : {int64_t{1}, int64_t{2}, int64_t{1001}}) {
+      std::vector<double> out(static_cast<size_t>(PeakOutputCount(kernel)));
+      RunPeakKernel(kernel, iterations, 1.0, out);
+      EXPECT_TRUE(VerifyPeakKernel(kernel, iterations, 1.0, out).ok())
+          << kernel.isa << " " << PrecisionName(kernel.precision) << " " << iterations << ": "
+          << VerifyPeakKernel(kernel, iterations, 1.0, out).error().message;
+      EXPECT_FALSE(VerifyPeakKernel(kernel, iterations + 1, 1.0, out).ok()) << kernel.isa;
+      out[5] += 1.0;
+      const Status corrupted = VerifyPeakKernel(kernel, iterations, 1.0, out);
       ASSERT_FALSE(corrupted.ok());
       EXPECT_NE(corrupted.error().message.find("1 of"), std::string::npos)
           << corrupted.error().message;
     }
   }
+  // SSE2 fp64/fp32 run on every x86-64 CPU.
+  EXPECT_GE(ran, 2);
 }
 
-TEST(KernelsTest, FmaChainsStayExactAtTheLimit) {
-  const SimdLevel level = HostHasAvx2Fma() ? SimdLevel::kAvx2Fma : SimdLevel::kSse2;
-  const int64_t iterations = MaxExactFmaIterations(Precision::kFp32);
-  std::vector<double> out(static_cast<size_t>(FmaOutputCount(Precision::kFp32, level)));
-  RunFmaChains(Precision::kFp32, level, iterations, 1.0, out);
-  EXPECT_TRUE(VerifyFmaChains(Precision::kFp32, level, iterations, out).ok());
+TEST(KernelsTest, PeakKernelsStayExactAtTheirLimits) {
+  const IsaFeatures host = HostFeatures();
+  for (const PeakKernelId id : {PeakKernelId::kAvx2Fp32, PeakKernelId::kAvx2Int8,
+                                PeakKernelId::kAvx512Bf16, PeakKernelId::kAvx512VnniInt8}) {
+    const PeakKernel& kernel = PeakKernelById(id);
+    if (!PeakKernelSupported(kernel, host).ok()) continue;
+    const int64_t iterations = MaxExactPeakIterations(kernel);
+    std::vector<double> out(static_cast<size_t>(PeakOutputCount(kernel)));
+    RunPeakKernel(kernel, iterations, 1.0, out);
+    EXPECT_TRUE(VerifyPeakKernel(kernel, iterations, 1.0, out).ok()) << kernel.isa;
+    // Exact: the model's value is the closed form.
+    const std::vector<double> model = ModelPeakChains(kernel, iterations, 1.0);
+    if (kernel.precision == Precision::kFp32) {
+      EXPECT_EQ(model[3], 1.0 + 3 / 16.0 + iterations * 0x1p-23);
+    } else if (kernel.precision == Precision::kBf16) {
+      EXPECT_EQ(model[3], 1.0 + 3 / 16.0 + iterations * 3 * 0x1p-23);
+    } else {
+      EXPECT_EQ(model[3], 3000.0 + 600.0 * iterations);
+    }
+  }
 }
 
 TEST(KernelsTest, StreamKernelsVerifyAndCatchCorruption) {
