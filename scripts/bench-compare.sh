@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs xpuperf's benchmarks side by side with the reference tools on the same machine and threads:
-#   fp64 peak   xpuperf peak_fma        vs likwid-bench -t peakflops_avx_fma
+#   fp64/fp32 peak  xpuperf peak_fma    vs likwid-bench's best peakflops* kernel for the CPU's ISA
+#   clock       peak_fma's measured clock vs perf stat cycles / task-clock (where counters exist)
+#   oneDNN GEMM xpuperf gemm (onednn)   vs the same matmul primitive in a bare loop (onednn_gemm_direct)
 #   DRAM triad  xpuperf stream triad    vs likwid-bench -t stream_avx_fma (A = B*c + C, 24 B/elem)
 #   DGEMM       xpuperf gemm            vs cblas_dgemm called directly (openblas_gemm_direct)
 #   all_reduce  xpuperf bench network   vs a bare timed MPI_Allreduce loop (bare_allreduce), 8 MiB, 4 ranks
@@ -12,10 +14,60 @@ threads=$(nproc)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-echo "== fp64 peak, $threads threads"
-"$build/xpuperf" bench compute -b peak_fma --samples 10 --out "$out/peak" 2>/dev/null | grep fp64
+echo "== fp64 and fp32 peak, $threads threads: xpuperf peak_fma vs likwid-bench's best peakflops* kernel"
+cat > "$out/peak.yaml" <<'YAML'
+name: peak
+sampling: {warmup_samples: 1, samples: 10, min_sample_seconds: 0.05}
+benchmarks:
+  - benchmark: peak_fma
+    sweep: [{precision: fp64}, {precision: fp32}]
+YAML
+peak_cmd=("$build/xpuperf" bench compute --suite "$out/peak.yaml" --out "$out/peak")
+# The measured clock against perf stat's cycles / task-clock, where the counters exist.
+if perf stat -e cycles -x, true 2>&1 | grep -q "not supported\|not counted\|<not"; then
+  "${peak_cmd[@]}" 2>/dev/null | grep -E "fp(64|32)_flops"
+  echo "perf stat: no cycles counter on this machine (a VM without a PMU): clock not cross-checked"
+  perf_ghz=""
+else
+  perf stat -e cycles,task-clock -x, -o "$out/perf.csv" -- "${peak_cmd[@]}" 2>/dev/null |
+    grep -E "fp(64|32)_flops"
+  perf_ghz=$(awk -F, '$3 == "cycles" { c = $1 } $3 == "task-clock" { t = $1 } END { if (t > 0) printf "%.4f", c / (t * 1e6) }' "$out/perf.csv")
+fi
+python3 - "$out/peak/results.jsonl" "$perf_ghz" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    clock = r["parameters"].get("clock", {}).get("measured") or {}
+    if clock:
+        print(f"xpuperf {r['metric']}: {r['value']:.2f} GFLOP/s, {r['parameters']['simd']}, "
+              f"measured clock {clock['hertz'] / 1e9:.3f} GHz, nominal {r['nominal_peak']:.1f}")
+        if sys.argv[2]:
+            ghz = float(sys.argv[2])
+            print(f"  perf stat cycles/task-clock {ghz:.3f} GHz: measured/perf = "
+                  f"{clock['hertz'] / 1e9 / ghz:.3f}")
+PY
 if command -v likwid-bench >/dev/null; then
-  likwid-bench -t peakflops_avx_fma -W "N:64kB:$threads" 2>/dev/null | grep -E "^MFlops/s"
+  isa=avx_fma
+  grep -qw avx512f /proc/cpuinfo && isa="avx512_fma avx_fma"
+  for precision in "" sp_; do
+    best=0
+    for kernel in $isa; do
+      # 16 KiB per thread: the arrays stay in L1, as the FMA chains stay in registers.
+      mflops=$(likwid-bench -t "peakflops_${precision}${kernel}" -W "N:$((16 * threads))kB:$threads" \
+        2>/dev/null | awk '/^MFlops\/s/ { print $2 }')
+      echo "likwid-bench peakflops_${precision}${kernel}: ${mflops:-failed} MFlops/s"
+      best=$(awk -v a="$best" -v b="${mflops:-0}" 'BEGIN { print (b > a ? b : a) }')
+    done
+    metric=$([ -z "$precision" ] && echo fp64_flops || echo fp32_flops)
+    python3 - "$out/peak/results.jsonl" "$metric" "$best" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["metric"] == sys.argv[2] and float(sys.argv[3]) > 0:
+        ratio = r["value"] * 1e3 / float(sys.argv[3])
+        print(f"{sys.argv[2]}: xpuperf / likwid best = {ratio:.3f} (bar 0.97)")
+PY
+  done
 else
   echo "likwid-bench not installed (apt-get install likwid)"
 fi
@@ -48,6 +100,34 @@ YAML
 "$build/xpuperf" bench compute --suite "$out/gemm.yaml" --out "$out/gemm" 2>/dev/null | grep "gemm "
 OPENBLAS_NUM_THREADS=$threads "$build/openblas_gemm_direct" fp64 1024 1024 1024 10
 OPENBLAS_NUM_THREADS=$threads "$build/openblas_gemm_direct" fp64 2048 2048 2048 10
+
+echo "== oneDNN matmul through xpuperf vs a bare loop over the same primitive, $threads threads"
+cat > "$out/onednn.yaml" <<'YAML'
+name: onednn
+sampling: {warmup_samples: 1, samples: 10, min_sample_seconds: 0.01}
+benchmarks:
+  - benchmark: gemm
+    sweep:
+      - {precision: fp32, library: onednn, m: 1024, n: 1024, k: 1024}
+      - {precision: fp32, library: onednn, m: 256, n: 4096, k: 4096}
+      - {precision: bf16, m: 1024, n: 1024, k: 1024}
+      - {precision: bf16, m: 256, n: 4096, k: 4096}
+      - {precision: int8, m: 1024, n: 1024, k: 1024}
+      - {precision: int8, m: 256, n: 4096, k: 4096}
+YAML
+if [ -x "$build/onednn_gemm_direct" ]; then
+  for round in 1 2 3; do
+    "$build/xpuperf" bench compute --suite "$out/onednn.yaml" --out "$out/onednn$round" 2>&1 |
+      grep -E "^gemm|unsupported" | sed 's/^/xpuperf: /'
+    for shape in "1024 1024 1024" "256 4096 4096"; do
+      for precision in fp32 bf16 int8; do
+        OMP_NUM_THREADS=$threads OMP_PROC_BIND=true "$build/onednn_gemm_direct" $precision $shape 10
+      done
+    done
+  done
+else
+  echo "$build/onednn_gemm_direct missing (apt-get install libdnnl-dev)"
+fi
 
 echo "== MPI all_reduce, 8 MiB of floats, 4 ranks on this host (busbw = algbw x 2(n-1)/n)"
 # Same timing on both sides: 5 warm-up operations, 10 samples of 20 operations, sample time = the

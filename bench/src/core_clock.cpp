@@ -4,9 +4,10 @@
 #include <x86intrin.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <fstream>
-#include <regex>
+#include <string_view>
 
 namespace xpuperf::bench {
 namespace {
@@ -19,12 +20,34 @@ double ReadKhz(const std::string& root, const char* file) {
   return in >> khz && khz > 0 && khz < 1e8 ? khz : 0;
 }
 
-// "Intel(R) Xeon(R) Platinum 8480+ @ 2.00GHz" -> 2e9; AMD names carry no clock.
-double ModelNameGhz(const std::string& model_name) {
-  static const std::regex pattern(R"(@\s*([0-9]+(\.[0-9]+)?)\s*GHz)");
-  std::smatch match;
-  if (!std::regex_search(model_name, match, pattern)) return 0;
-  const double ghz = std::stod(match[1].str());
+// "Intel(R) Xeon(R) Platinum 8480+ @ 2.00GHz" -> 2e9; AMD names carry no clock. Parsed by hand
+// (no std::regex, whose recursion grows with the match): "@", spaces, up to 3 digits, an optional
+// fraction of up to 4 digits, spaces, "GHz".
+double ModelNameGhz(std::string_view name) {
+  const size_t at = name.rfind('@');
+  if (at == std::string_view::npos) return 0;
+  size_t i = at + 1;
+  while (i < name.size() && name[i] == ' ') ++i;
+  double ghz = 0;
+  int digits = 0;
+  while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) && digits < 4) {
+    ghz = ghz * 10 + (name[i++] - '0');
+    ++digits;
+  }
+  if (digits == 0 || digits > 3) return 0;
+  if (i < name.size() && name[i] == '.') {
+    ++i;
+    double scale = 0.1;
+    int fraction = 0;
+    while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) && fraction < 5) {
+      ghz += (name[i++] - '0') * scale;
+      scale /= 10;
+      ++fraction;
+    }
+    if (fraction == 0 || fraction > 4) return 0;
+  }
+  while (i < name.size() && name[i] == ' ') ++i;
+  if (name.substr(i, 3) != "GHz") return 0;
   return ghz > 0 && ghz < 100 ? ghz : 0;
 }
 

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "onednn_matmul.h"
+#include "point_parameters.h"
 #include "xpuperf/bench/gemm.h"
 #include "xpuperf/bench/nominal_peak.h"
 #include "xpuperf/bench/peak_kernels.h"
@@ -30,7 +31,8 @@ struct GemmPoint {
 };
 
 Result<GemmPoint> ParsePoint(const nlohmann::json& point) {
-  const std::string name = point.value("precision", "fp64");
+  XPUPERF_ASSIGN_OR_RETURN(const std::string name,
+                           StringParameter(point, "gemm", "precision", "fp64"));
   const std::optional<Precision> precision = ParsePrecision(name);
   if (!precision || *precision == Precision::kFp16) {
     return MakeError(ErrorCode::kInvalidArgument,
@@ -39,7 +41,8 @@ Result<GemmPoint> ParsePoint(const nlohmann::json& point) {
   GemmPoint parsed;
   parsed.precision = *precision;
   const bool low = *precision == Precision::kBf16 || *precision == Precision::kInt8;
-  const std::string library = point.value("library", low ? "onednn" : "openblas");
+  XPUPERF_ASSIGN_OR_RETURN(const std::string library,
+                           StringParameter(point, "gemm", "library", low ? "onednn" : "openblas"));
   if (library == "onednn" && *precision != Precision::kFp64) {
     parsed.library = Library::kOneDnn;
   } else if (library != "openblas" || low) {
@@ -48,8 +51,9 @@ Result<GemmPoint> ParsePoint(const nlohmann::json& point) {
                                  "onednn: fp32, bf16, int8)",
                                  library, name));
   }
-  parsed.shape = {point.value("m", int64_t{512}), point.value("n", int64_t{512}),
-                  point.value("k", int64_t{512})};
+  XPUPERF_ASSIGN_OR_RETURN(parsed.shape.m, IntegerParameter(point, "gemm", "m", 512));
+  XPUPERF_ASSIGN_OR_RETURN(parsed.shape.n, IntegerParameter(point, "gemm", "n", 512));
+  XPUPERF_ASSIGN_OR_RETURN(parsed.shape.k, IntegerParameter(point, "gemm", "k", 512));
   const GemmShape& s = parsed.shape;
   // Each factor is checked before the products, so none of them can overflow.
   if (s.m < 1 || s.n < 1 || s.k < 1 || s.m > kMaxElements || s.n > kMaxElements ||

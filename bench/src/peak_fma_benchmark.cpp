@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "point_parameters.h"
 #include "xpuperf/bench/core_clock.h"
 #include "xpuperf/bench/nominal_peak.h"
 #include "xpuperf/bench/peak_kernels.h"
@@ -27,13 +28,15 @@ constexpr int kClockProbes = 5;
 constexpr int64_t kClockProbeAdds = 2'000'000;
 
 Result<const PeakKernel*> KernelOf(const nlohmann::json& point, const IsaFeatures& features) {
-  const std::string name = point.value("precision", "fp64");
+  XPUPERF_ASSIGN_OR_RETURN(const std::string name,
+                           StringParameter(point, "peak_fma", "precision", "fp64"));
   const std::optional<Precision> precision = ParsePrecision(name);
   if (!precision) {
     return MakeError(ErrorCode::kInvalidArgument, "peak_fma: unknown precision '" + name +
                                                       "' (known: fp64, fp32, bf16, fp16, int8)");
   }
-  return SelectPeakKernel(*precision, features, point.value("isa", std::string()));
+  XPUPERF_ASSIGN_OR_RETURN(const std::string isa, StringParameter(point, "peak_fma", "isa", ""));
+  return SelectPeakKernel(*precision, features, isa);
 }
 
 // The median clock over every probe of every thread.
