@@ -217,7 +217,7 @@ class GemmBenchmark final : public Benchmark {
                             shape.k, flops) +
                 m.formula;
     if (auto info = ReadCpuInfo(root_); info.ok()) {
-      if (auto kernel = SelectPeakKernel(precision, HostFeatures()); kernel.ok()) {
+      if (auto kernel = SelectPeakKernel(precision, UsableHostFeatures()); kernel.ok()) {
         AttachNominalPeak(m, *info, context.device, threads, **kernel,
                           ReadCoreClocks(*info, root_));
       }

@@ -116,4 +116,15 @@ Status RequestAmxPermission() {
                        std::strerror(error) + ")");
 }
 
+IsaFeatures UsableHostFeatures() {
+  IsaFeatures features = HostFeatures();
+  if (features.Has(IsaExtension::kAmxTile) && !RequestAmxPermission().ok()) {
+    for (const IsaExtension amx :
+         {IsaExtension::kAmxTile, IsaExtension::kAmxBf16, IsaExtension::kAmxInt8}) {
+      features.Clear(amx);
+    }
+  }
+  return features;
+}
+
 }  // namespace xpuperf::bench

@@ -81,6 +81,15 @@ VectorDatapath DatapathFor(const LogicalCpuInfo& cpu, const PeakKernel& kernel) 
   if (kernel.vector_bits < 512 && arch.datapath_bits >= 256) {
     path.source = arch.name + ": two 256-bit FMA pipes";
   }
+  if (kernel.id == PeakKernelId::kAmxBf16 || kernel.id == PeakKernelId::kAmxInt8) {
+    // One TMUL unit per core completes a 16 x 16 tile dot product every 16 cycles.
+    path.pipes = 1;
+    path.lanes = kernel.lanes / 16.0;
+    path.source =
+        "assumed: one AMX TMUL unit per core, one tile dot product per 16 cycles "
+        "(Sapphire Rapids)";
+    return path;
+  }
   if (kernel.id == PeakKernelId::kAvx2Int8) {
     // vpmaddubsw and vpmaddwd both take a multiply pipe: one step per cycle for the pair.
     path.pipes = 1;

@@ -83,12 +83,12 @@ class PeakFmaBenchmark final : public Benchmark {
       return MakeError(ErrorCode::kUnsupported,
                        "unsupported: no peak_fma kernel for backend '" + device.backend + "'");
     }
-    XPUPERF_RETURN_IF_ERROR(KernelOf(point, HostFeatures()));
+    XPUPERF_RETURN_IF_ERROR(KernelOf(point, UsableHostFeatures()));
     return Status::Ok();
   }
 
   Result<std::vector<Measurement>> Run(const nlohmann::json& point, RunContext& context) override {
-    XPUPERF_ASSIGN_OR_RETURN(const PeakKernel* selected, KernelOf(point, HostFeatures()));
+    XPUPERF_ASSIGN_OR_RETURN(const PeakKernel* selected, KernelOf(point, UsableHostFeatures()));
     const PeakKernel& kernel = *selected;
     XPUPERF_ASSIGN_OR_RETURN(const CpuInfo info, ReadCpuInfo(root_));
     const PinnedOpenMpTeam team(context.threads);

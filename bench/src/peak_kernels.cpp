@@ -46,10 +46,14 @@ const std::vector<PeakKernel>& Table() {
       {K::kAvx512Fp32, P::kFp32, "avx512f", "vfmadd231ps zmm", 512, 16, 2, kChains, {kAvx512f}},
       {K::kAvx2Fp32, P::kFp32, "avx2_fma", "vfmadd231ps ymm", 256, 8, 2, kChains, {kAvx2, kFma}},
       {K::kSse2Fp32, P::kFp32, "sse2", "mulps + addps xmm", 128, 4, 2, kChains, {}},
+      {K::kAmxBf16, P::kBf16, "amx_bf16", "tdpbf16ps (4 accumulator tiles)", 8192,
+       kAmxTileElements, 64, kAmxPeakTiles, {kAmxTile, kAmxBf16}},
       {K::kAvx512Bf16, P::kBf16, "avx512_bf16", "vdpbf16ps zmm", 512, 16, 4, kChains,
        {kAvx512f, kAvx512Bf16}},
       {K::kAvx512Fp16, P::kFp16, "avx512_fp16", "vfmadd231ph zmm", 512, 32, 2, kChains,
        {kAvx512f, kAvx512bw, kAvx512Fp16}},
+      {K::kAmxInt8, P::kInt8, "amx_int8", "tdpbusd (4 accumulator tiles)", 8192,
+       kAmxTileElements, 128, kAmxPeakTiles, {kAmxTile, kAmxInt8}},
       {K::kAvx512VnniInt8, P::kInt8, "avx512_vnni", "vpdpbusd zmm", 512, 16, 8, kChains,
        {kAvx512f, kAvx512Vnni}},
       {K::kAvxVnniInt8, P::kInt8, "avx_vnni", "vpdpbusd ymm (VEX)", 256, 8, 8, kChains,
@@ -85,8 +89,16 @@ PeakKernelEntry EntryOf(PeakKernelId id) {
       return PeakChainsAvx512VnniInt8;
     case PeakKernelId::kAvx512Fp16:
       return PeakChainsAvx512Fp16;
+    case PeakKernelId::kAmxBf16:
+      return PeakTilesAmxBf16;
+    case PeakKernelId::kAmxInt8:
+      return PeakTilesAmxInt8;
   }
   std::abort();
+}
+
+bool IsAmx(const PeakKernel& kernel) {
+  return kernel.id == PeakKernelId::kAmxBf16 || kernel.id == PeakKernelId::kAmxInt8;
 }
 
 uint64_t FloatBits(float value) { return std::bit_cast<uint32_t>(value); }
@@ -134,18 +146,36 @@ PeakOperands MakeOperands(const PeakKernel& kernel, double multiplier) {
       const float m = static_cast<float>(multiplier);
       ops.a = Bf16Pair(m, m);
       ops.b[0] = ops.b[1] = Bf16Pair(kBf16StepLow, kBf16StepHigh);
+      // A tile step adds 16 pairs (48 x 2^-23): alternating signs keep it exact however long.
+      if (IsAmx(kernel)) ops.b[1] = Bf16Pair(-kBf16StepLow, -kBf16StepHigh);
       break;
     }
     case Precision::kInt8:
-      ops.a = ByteQuad(static_cast<uint8_t>(kInt8A * multiplier));
+      // A tile step adds 16 quads: a = 1 keeps it at 48 per step, far from int32 overflow.
+      ops.a = ByteQuad(static_cast<uint8_t>((IsAmx(kernel) ? 1 : kInt8A) * multiplier));
       ops.b[0] = ops.b[1] = kInt8B;
       break;
   }
   return ops;
 }
 
-// One step of one lane, as the kernel's instruction computes it, on the operands' bit patterns.
+// One step of one lane, as the kernel's instruction computes it, on the operands' bit patterns. A
+// tile step is 16 pair (quad) dot products into the element, as the SDM's TDPBF16PS/TDPBUSD loop.
 uint64_t ModelStep(const PeakKernel& kernel, uint64_t acc, uint64_t a, uint64_t b) {
+  if (kernel.id == PeakKernelId::kAmxBf16) {
+    float x = std::bit_cast<float>(static_cast<uint32_t>(acc));
+    for (int k = 0; k < 16; ++k) {
+      x = DpBf16Lane(x, static_cast<uint32_t>(a), static_cast<uint32_t>(b));
+    }
+    return FloatBits(x);
+  }
+  if (kernel.id == PeakKernelId::kAmxInt8) {
+    auto x = static_cast<int32_t>(static_cast<uint32_t>(acc));
+    for (int k = 0; k < 16; ++k) {
+      x = DpBusdLane(x, static_cast<uint32_t>(a), static_cast<uint32_t>(b));
+    }
+    return static_cast<uint32_t>(x);
+  }
   const bool fused = kernel.id != PeakKernelId::kSse2Fp64 && kernel.id != PeakKernelId::kSse2Fp32;
   switch (kernel.precision) {
     case Precision::kFp64: {
@@ -249,8 +279,8 @@ int64_t MaxExactPeakIterations(const PeakKernel& kernel) {
       return int64_t{1} << 40;
     case Precision::kFp32:
       return int64_t{1} << 21;
-    case Precision::kBf16:
-      return int64_t{1} << 19;  // 3 x 2^-23 per step
+    case Precision::kBf16:  // 3 x 2^-23 per step; AMX alternates within one step of the start
+      return IsAmx(kernel) ? int64_t{1} << 40 : int64_t{1} << 19;
     case Precision::kFp16:
       return int64_t{1} << 40;  // alternates within one step of the start
     case Precision::kInt8:
@@ -264,8 +294,8 @@ void RunPeakKernel(const PeakKernel& kernel, int64_t iterations, double multipli
   const size_t count = static_cast<size_t>(PeakOutputCount(kernel));
   if (out.size() < count) std::abort();
   const PeakOperands ops = MakeOperands(kernel, multiplier);
-  // Room for the widest output: 12 chains x 64 bytes, as 8-byte elements.
-  alignas(64) uint64_t raw[kMaxPeakChains * 8];
+  // Room for the largest output: 4 AMX tiles of 1 KiB (12 zmm chains need 768 bytes).
+  alignas(64) uint64_t raw[kAmxPeakTiles * kAmxTileElements / 2];
   EntryOf(kernel.id)(iterations, ops, raw);
   const auto* bytes = reinterpret_cast<const unsigned char*>(raw);
   for (size_t i = 0; i < count; ++i) {

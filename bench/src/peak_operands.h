@@ -13,6 +13,9 @@ inline constexpr int kMaxPeakChains = 12;
 inline constexpr int kPeakChains = 12;
 // The AVX2 int8 step is 3 instructions with 2 temporaries; more than 4 chains spill to the stack.
 inline constexpr int kAvx2Int8PeakChains = 4;
+// AMX: 4 accumulator tiles of 16 x 16 32-bit elements (the output of one call is 4 KiB).
+inline constexpr int kAmxPeakTiles = 4;
+inline constexpr int kAmxTileElements = 256;
 
 struct PeakOperands {
   uint64_t start[kMaxPeakChains] =
@@ -35,5 +38,7 @@ void PeakChainsAvx512Fp32(int64_t iterations, const PeakOperands& ops, void* out
 void PeakChainsAvx512Bf16(int64_t iterations, const PeakOperands& ops, void* out);
 void PeakChainsAvx512VnniInt8(int64_t iterations, const PeakOperands& ops, void* out);
 void PeakChainsAvx512Fp16(int64_t iterations, const PeakOperands& ops, void* out);
+void PeakTilesAmxBf16(int64_t iterations, const PeakOperands& ops, void* out);
+void PeakTilesAmxInt8(int64_t iterations, const PeakOperands& ops, void* out);
 
 }  // namespace xpuperf::bench

@@ -49,7 +49,7 @@ TEST_F(ComputePointsTest, BadParametersAreInvalidArguments) {
 }
 
 TEST_F(ComputePointsTest, MissingIsaExtensionsAreNamed) {
-  const IsaFeatures host = HostFeatures();
+  const IsaFeatures host = UsableHostFeatures();
   for (const auto& [precision, extension] : {std::pair{"bf16", IsaExtension::kAvx512Bf16},
                                              std::pair{"fp16", IsaExtension::kAvx512Fp16}}) {
     const Status status = CanRun("peak_fma", {{"precision", precision}});

@@ -89,7 +89,7 @@ TEST(IsaDispatchTest, WidestKernelPerPrecisionOnRecordedCpus) {
        "unsupported: CPU lacks avx512_fp16 (no fp16 peak kernel runs here)", "avx512_vnni"},
       {"zen5-ryzen-9950x", "avx512f", "avx512_bf16",
        "unsupported: CPU lacks avx512_fp16 (no fp16 peak kernel runs here)", "avx512_vnni"},
-      {"sapphire-rapids-8480", "avx512f", "avx512_bf16", "avx512_fp16", "avx512_vnni"},
+      {"sapphire-rapids-8480", "avx512f", "amx_bf16", "avx512_fp16", "amx_int8"},
       {"skylake-sp-silver-4114", "avx512f",
        "unsupported: CPU lacks avx512_bf16 (no bf16 peak kernel runs here)",
        "unsupported: CPU lacks avx512_fp16 (no fp16 peak kernel runs here)", "avx2"},
@@ -111,13 +111,34 @@ TEST(IsaDispatchTest, ANamedIsaIsChosenOrRefused) {
   EXPECT_EQ((*vnni256)->instruction, "vpdpbusd ymm (VEX)");
   auto amx = SelectPeakKernel(Precision::kInt8, zen5, "amx_int8");
   ASSERT_FALSE(amx.ok());
-  EXPECT_EQ(amx.error().code, ErrorCode::kInvalidArgument);
-  EXPECT_NE(amx.error().message.find("known: avx512_vnni, avx_vnni, avx2"), std::string::npos)
-      << amx.error().message;
+  EXPECT_EQ(amx.error().message, "unsupported: CPU lacks amx_int8 (no int8 peak kernel runs here)");
+  auto unknown = SelectPeakKernel(Precision::kInt8, zen5, "avx9");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(unknown.error().message.find("known: amx_int8, avx512_vnni, avx_vnni, avx2"),
+            std::string::npos)
+      << unknown.error().message;
+  // The AVX-512 kernel still runs on an AMX CPU when asked for.
+  auto vnni =
+      SelectPeakKernel(Precision::kInt8, FixtureFeatures("sapphire-rapids-8480"), "avx512_vnni");
+  ASSERT_TRUE(vnni.ok());
   const IsaFeatures milan = FixtureFeatures("zen3-epyc-milan-vm");
   auto wide = SelectPeakKernel(Precision::kFp64, milan, "avx512f");
   ASSERT_FALSE(wide.ok());
   EXPECT_EQ(wide.error().message, "unsupported: CPU lacks avx512f (no fp64 peak kernel runs here)");
+}
+
+TEST(IsaDispatchTest, RequestedAmxPermissionMatchesTheHost) {
+  // Granted on AMX CPUs under Linux 5.16+; elsewhere refused with the kernel's reason, and the
+  // usable features then carry no AMX.
+  const Status permission = RequestAmxPermission();
+  if (!permission.ok()) {
+    EXPECT_EQ(permission.error().code, ErrorCode::kUnsupported);
+    EXPECT_FALSE(UsableHostFeatures().Has(IsaExtension::kAmxTile));
+  } else {
+    EXPECT_EQ(UsableHostFeatures().Has(IsaExtension::kAmxTile),
+              HostFeatures().Has(IsaExtension::kAmxTile));
+  }
 }
 
 TEST(IsaDispatchTest, HostCpuidAgreesWithItsCpuinfoFlags) {

@@ -24,7 +24,7 @@ std::vector<SimdLevel> Levels() {
 // Every kernel this CPU runs (all of them on an AVX-512 BF16/VNNI/FP16 machine) matches its
 // scalar model, and a changed value or a wrong iteration count is caught.
 TEST(KernelsTest, PeakKernelsMatchTheirScalarModelsAndCorruptionIsCaught) {
-  const IsaFeatures host = HostFeatures();
+  const IsaFeatures host = UsableHostFeatures();
   int ran = 0;
   for (const PeakKernel& kernel : PeakKernels()) {
     if (!PeakKernelSupported(kernel, host).ok()) continue;
@@ -48,9 +48,10 @@ TEST(KernelsTest, PeakKernelsMatchTheirScalarModelsAndCorruptionIsCaught) {
 }
 
 TEST(KernelsTest, PeakKernelsStayExactAtTheirLimits) {
-  const IsaFeatures host = HostFeatures();
-  for (const PeakKernelId id : {PeakKernelId::kAvx2Fp32, PeakKernelId::kAvx2Int8,
-                                PeakKernelId::kAvx512Bf16, PeakKernelId::kAvx512VnniInt8}) {
+  const IsaFeatures host = UsableHostFeatures();
+  for (const PeakKernelId id :
+       {PeakKernelId::kAvx2Fp32, PeakKernelId::kAvx2Int8, PeakKernelId::kAvx512Bf16,
+        PeakKernelId::kAvx512VnniInt8, PeakKernelId::kAmxInt8}) {
     const PeakKernel& kernel = PeakKernelById(id);
     if (!PeakKernelSupported(kernel, host).ok()) continue;
     const int64_t iterations = MaxExactPeakIterations(kernel);
@@ -63,6 +64,8 @@ TEST(KernelsTest, PeakKernelsStayExactAtTheirLimits) {
       EXPECT_EQ(model[3], 1.0 + 3 / 16.0 + iterations * 0x1p-23);
     } else if (kernel.precision == Precision::kBf16) {
       EXPECT_EQ(model[3], 1.0 + 3 / 16.0 + iterations * 3 * 0x1p-23);
+    } else if (id == PeakKernelId::kAmxInt8) {
+      EXPECT_EQ(model[3], 3000.0 + 48.0 * static_cast<double>(iterations));
     } else {
       EXPECT_EQ(model[3], 3000.0 + 600.0 * iterations);
     }

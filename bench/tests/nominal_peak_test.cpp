@@ -41,6 +41,9 @@ TEST(NominalPeakTest, Fp64FlopsPerCyclePerMicroarchitecture) {
   EXPECT_EQ(PerCoreCycle("zen4-epyc-9654", PeakKernelId::kAvx512Bf16), 64);
   EXPECT_EQ(PerCoreCycle("sapphire-rapids-8480", PeakKernelId::kAvx512VnniInt8), 256);
   EXPECT_EQ(PerCoreCycle("sapphire-rapids-8480", PeakKernelId::kAvx512Fp16), 128);
+  // AMX: 1024 bf16 FLOP and 2048 int8 OP per cycle per core (16 x 16 x 32 MACs per 16 cycles).
+  EXPECT_EQ(PerCoreCycle("sapphire-rapids-8480", PeakKernelId::kAmxBf16), 1024);
+  EXPECT_EQ(PerCoreCycle("sapphire-rapids-8480", PeakKernelId::kAmxInt8), 2048);
   // AVX2 int8: two multiply instructions per step on the two pipes.
   EXPECT_EQ(PerCoreCycle("zen3-epyc-milan-vm", PeakKernelId::kAvx2Int8), 64);
 }

@@ -37,6 +37,7 @@ class IsaFeatures {
  public:
   bool Has(IsaExtension extension) const { return (bits_ >> static_cast<int>(extension)) & 1u; }
   void Set(IsaExtension extension) { bits_ |= 1u << static_cast<int>(extension); }
+  void Clear(IsaExtension extension) { bits_ &= ~(1u << static_cast<int>(extension)); }
   // Space-separated cpuinfo names, in enum order ("fma avx2 avx512f ...").
   std::string ToString() const;
 
@@ -67,5 +68,9 @@ IsaFeatures HostFeatures();
 // 18); without it the first tile instruction faults. Ok once granted (idempotent, thread-safe);
 // kUnsupported with the kernel's reason otherwise.
 Status RequestAmxPermission();
+
+// HostFeatures without the AMX extensions when Linux refuses the tile state: what this process
+// can execute. Requests the permission on the first call.
+IsaFeatures UsableHostFeatures();
 
 }  // namespace xpuperf::bench

@@ -26,6 +26,7 @@ struct VectorDatapath {
 // Intel cores have two FMA units except the Skylake-SP Xeon Bronze/Silver/Gold 5xxx and the
 // client Ice Lake/Tiger Lake/Rocket Lake parts, which have one for 512-bit ops. The AVX2 int8
 // sequence issues 2 multiply instructions per step, so it completes one step per cycle per 2 pipes.
+// AMX: one TMUL unit, one 16 x 16 tile dot product per 16 cycles (1024 bf16 FLOP per cycle).
 VectorDatapath DatapathFor(const LogicalCpuInfo& cpu, const PeakKernel& kernel);
 
 struct NominalPeak {

@@ -28,6 +28,8 @@ enum class PeakKernelId {
   kAvx512Bf16,
   kAvx512VnniInt8,
   kAvx512Fp16,
+  kAmxBf16,
+  kAmxInt8,
 };
 
 struct PeakKernel {
@@ -35,10 +37,12 @@ struct PeakKernel {
   Precision precision;
   std::string_view isa;          // "avx512_bf16": parameters["simd"] and the sweep's "isa"
   std::string_view instruction;  // "vdpbf16ps zmm"
-  int vector_bits = 0;           // register width: 128, 256, 512
-  int lanes = 0;                 // accumulator elements per register
-  int ops_per_lane = 0;          // per step: 2 (one FMA), 4 (two bf16 MACs), 8 (four int8 MACs)
-  int chains = 0;                // independent accumulator registers
+  int vector_bits = 0;           // register width: 128, 256, 512 (an AMX tile: 8192)
+  int lanes = 0;                 // accumulator elements per register (per tile: 256)
+  // Per step and accumulator element: 2 (one FMA), 4 (two bf16 MACs), 8 (four int8 MACs); AMX
+  // tiles 64 (32 bf16 MACs) and 128 (64 int8 MACs).
+  int ops_per_lane = 0;
+  int chains = 0;  // independent accumulator registers (tiles)
   std::vector<IsaExtension> needs;
 };
 
@@ -64,7 +68,8 @@ int64_t MaxExactPeakIterations(const PeakKernel& kernel);
 
 // Runs `iterations` dependent steps of every chain (multiplier must be 1; it is passed at run time
 // so the compiler cannot fold the multiply). out: PeakOutputCount values, as doubles. The caller
-// checks PeakKernelSupported first (an unsupported instruction faults).
+// checks PeakKernelSupported first (an unsupported instruction faults), against
+// UsableHostFeatures for the AMX kernels (which need the tile permission).
 void RunPeakKernel(const PeakKernel& kernel, int64_t iterations, double multiplier,
                    std::span<double> out);
 // The value every lane of chain c holds after `iterations` steps, from the scalar model.
