@@ -51,10 +51,14 @@ TEST(CpuSpecSheetTest, IcelakeVmWithoutSysfsUsesCpuinfoClock) {
   const Device device = TreeDevice("vm");
   auto sheet = CpuSpecSheet(device, kTrees + "/vm");
   ASSERT_TRUE(sheet.ok()) << sheet.error().ToString();
-  // 4 vCPUs, each its own core (no topology ids), AVX2 kernels (the widest xpuperf runs), 2593.906
-  // MHz from /proc/cpuinfo.
+  // 4 vCPUs, each its own core (no topology ids). The hardware's widest ISA, not the build's:
+  // Ice Lake server (model 106) has AVX-512 with two 512-bit FMA units, so 4 x 2 pipes x 8 fp64
+  // lanes x 2 FLOP x 2593.906 MHz from /proc/cpuinfo; AVX512_VNNI gives the int8 peak.
   ASSERT_EQ(device.topology.cores, 4);
-  EXPECT_DOUBLE_EQ(sheet->peak_flops_per_second.at("fp64"), 4 * 2 * 4 * 2 * 2593.906e6);
+  EXPECT_DOUBLE_EQ(sheet->peak_flops_per_second.at("fp64"), 4 * 2 * 8 * 2 * 2593.906e6);
+  EXPECT_DOUBLE_EQ(sheet->peak_flops_per_second.at("int8"), 4 * 2 * 16 * 8 * 2593.906e6);
+  EXPECT_EQ(sheet->peak_flops_per_second.count("bf16"), 0u);  // Ice Lake has no AVX512_BF16
+  EXPECT_NE(sheet->source.find("fp64 avx512f"), std::string::npos) << sheet->source;
 }
 
 // A root holding only proc/cpuinfo with `cpus` copies of one processor block.

@@ -1,6 +1,7 @@
 #include "xpuperf/bench/core_clock.h"
 
 #include <fmt/format.h>
+#include <time.h>
 #include <x86intrin.h>
 
 #include <algorithm>
@@ -80,10 +81,21 @@ CoreClocks ReadCoreClocks(const CpuInfo& info, const std::string& root) {
   return clocks;
 }
 
+namespace {
+
+double ThreadCpuSeconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+}  // namespace
+
 ClockProbe ProbeCoreClock(int64_t adds) {
   const int64_t blocks = std::max<int64_t>(1, (adds + 63) / 64);
   uint64_t value = 0;
   const auto start = std::chrono::steady_clock::now();
+  const double cpu_start = ThreadCpuSeconds();
   const uint64_t tsc_start = __rdtsc();
   for (int64_t b = 0; b < blocks; ++b) {
     // 64 adds, each depending on the one before: the chain runs at one add per core cycle while
@@ -91,13 +103,15 @@ ClockProbe ProbeCoreClock(int64_t adds) {
     __asm__ volatile(".rept 64\n\taddq $1, %0\n\t.endr" : "+r"(value));
   }
   const uint64_t tsc_end = __rdtsc();
+  const double cpu_end = ThreadCpuSeconds();
   const auto end = std::chrono::steady_clock::now();
   ClockProbe probe;
   probe.adds = blocks * 64;
-  probe.seconds = std::chrono::duration<double>(end - start).count();
-  if (probe.seconds > 0 && value == static_cast<uint64_t>(probe.adds)) {
+  probe.seconds = cpu_end - cpu_start;
+  probe.wall_seconds = std::chrono::duration<double>(end - start).count();
+  if (probe.seconds > 0 && probe.wall_seconds > 0 && value == static_cast<uint64_t>(probe.adds)) {
     probe.core_hertz = static_cast<double>(probe.adds) / probe.seconds;
-    probe.tsc_hertz = static_cast<double>(tsc_end - tsc_start) / probe.seconds;
+    probe.tsc_hertz = static_cast<double>(tsc_end - tsc_start) / probe.wall_seconds;
   }
   return probe;
 }

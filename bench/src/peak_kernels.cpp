@@ -261,6 +261,8 @@ Result<const PeakKernel*> SelectPeakKernel(Precision precision, const IsaFeature
                      fmt::format("peak_fma: no {} kernel for isa '{}' (known: {})",
                                  PrecisionName(precision), isa, fmt::join(known, ", ")));
   }
+  // Narrowest first: "CPU lacks avx512_bf16 and amx_bf16" leads with the common extension.
+  std::reverse(missing.begin(), missing.end());
   return MakeError(ErrorCode::kUnsupported,
                    fmt::format("unsupported: CPU lacks {} (no {} peak kernel runs here)",
                                fmt::join(missing, " and "), PrecisionName(precision)));

@@ -39,7 +39,7 @@ TEST(IsaDispatchTest, RecordedCpuidOfTheZen3DevelopmentVm) {
   EXPECT_EQ(Isa(Precision::kFp64, f), "avx2_fma");
   EXPECT_EQ(Isa(Precision::kInt8, f), "avx2");
   EXPECT_EQ(Isa(Precision::kBf16, f),
-            "unsupported: CPU lacks avx512_bf16 (no bf16 peak kernel runs here)");
+            "unsupported: CPU lacks avx512_bf16 and amx_bf16 (no bf16 peak kernel runs here)");
   EXPECT_EQ(Isa(Precision::kFp16, f),
             "unsupported: CPU lacks avx512_fp16 (no fp16 peak kernel runs here)");
 }
@@ -83,7 +83,7 @@ TEST(IsaDispatchTest, WidestKernelPerPrecisionOnRecordedCpus) {
   };
   const Expected cases[] = {
       {"zen3-epyc-milan-vm", "avx2_fma",
-       "unsupported: CPU lacks avx512_bf16 (no bf16 peak kernel runs here)",
+       "unsupported: CPU lacks avx512_bf16 and amx_bf16 (no bf16 peak kernel runs here)",
        "unsupported: CPU lacks avx512_fp16 (no fp16 peak kernel runs here)", "avx2"},
       {"zen4-epyc-9654", "avx512f", "avx512_bf16",
        "unsupported: CPU lacks avx512_fp16 (no fp16 peak kernel runs here)", "avx512_vnni"},
@@ -91,7 +91,7 @@ TEST(IsaDispatchTest, WidestKernelPerPrecisionOnRecordedCpus) {
        "unsupported: CPU lacks avx512_fp16 (no fp16 peak kernel runs here)", "avx512_vnni"},
       {"sapphire-rapids-8480", "avx512f", "amx_bf16", "avx512_fp16", "amx_int8"},
       {"skylake-sp-silver-4114", "avx512f",
-       "unsupported: CPU lacks avx512_bf16 (no bf16 peak kernel runs here)",
+       "unsupported: CPU lacks avx512_bf16 and amx_bf16 (no bf16 peak kernel runs here)",
        "unsupported: CPU lacks avx512_fp16 (no fp16 peak kernel runs here)", "avx2"},
   };
   for (const Expected& c : cases) {

@@ -27,10 +27,13 @@ struct CoreClocks {
 CoreClocks ReadCoreClocks(const CpuInfo& info, const std::string& root);
 
 struct ClockProbe {
-  double core_hertz = 0;  // adds / seconds: the core clock while the chain ran
-  double tsc_hertz = 0;   // TSC ticks / seconds over the same interval
+  // adds / seconds of the thread's CPU time (CLOCK_THREAD_CPUTIME_ID): the core clock while the
+  // chain ran, not lowered when other processes preempt the thread.
+  double core_hertz = 0;
+  double tsc_hertz = 0;  // TSC ticks / wall seconds over the same interval
   int64_t adds = 0;
-  double seconds = 0;
+  double seconds = 0;       // thread CPU time
+  double wall_seconds = 0;  // steady clock
 };
 
 // Runs `adds` (rounded up to a multiple of 64) dependent adds on the calling thread. Thread-safe.
