@@ -6,14 +6,19 @@
 #   DRAM triad  xpuperf stream triad    vs likwid-bench -t stream_avx_fma (A = B*c + C, 24 B/elem)
 #   DGEMM       xpuperf gemm            vs cblas_dgemm called directly (openblas_gemm_direct)
 #   all_reduce  xpuperf bench network   vs a bare timed MPI_Allreduce loop (bare_allreduce), 8 MiB, 4 ranks
-# Usage: scripts/bench-compare.sh [BUILD_DIR]  (default build). Needs the Debian package likwid.
+# Usage: scripts/bench-compare.sh [BUILD_DIR [SECTION...]]  (default build, every section; sections:
+# peak triad dgemm onednn network). Needs the Debian package likwid.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
+shift || true
+sections=" ${*:-peak triad dgemm onednn network} "
+want() { [[ "$sections" == *" $1 "* ]]; }
 threads=$(nproc)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+if want peak; then
 echo "== fp64 and fp32 peak, $threads threads: xpuperf peak_fma vs likwid-bench's best peakflops* kernel"
 cat > "$out/peak.yaml" <<'YAML'
 name: peak
@@ -71,7 +76,9 @@ PY
 else
   echo "likwid-bench not installed (apt-get install likwid)"
 fi
+fi
 
+if want triad; then
 echo "== DRAM triad, $threads threads, 3 arrays of 128 MiB"
 cat > "$out/triad.yaml" <<'YAML'
 name: triad
@@ -86,7 +93,9 @@ if command -v likwid-bench >/dev/null; then
   # 3 arrays x 128 MiB = 384 MiB working set, as above; likwid counts 24 B per element too.
   likwid-bench -t stream_avx_fma -W "N:384MB:$threads" 2>/dev/null | grep -E "^MByte/s"
 fi
+fi
 
+if want dgemm; then
 echo "== DGEMM 1024^3 and 2048^3, $threads threads"
 cat > "$out/gemm.yaml" <<'YAML'
 name: gemm
@@ -100,7 +109,9 @@ YAML
 "$build/xpuperf" bench compute --suite "$out/gemm.yaml" --out "$out/gemm" 2>/dev/null | grep "gemm "
 OPENBLAS_NUM_THREADS=$threads "$build/openblas_gemm_direct" fp64 1024 1024 1024 10
 OPENBLAS_NUM_THREADS=$threads "$build/openblas_gemm_direct" fp64 2048 2048 2048 10
+fi
 
+if want onednn; then
 echo "== oneDNN matmul through xpuperf vs a bare loop over the same primitive, $threads threads"
 cat > "$out/onednn.yaml" <<'YAML'
 name: onednn
@@ -118,7 +129,7 @@ YAML
 if [ -x "$build/onednn_gemm_direct" ]; then
   for round in 1 2 3; do
     "$build/xpuperf" bench compute --suite "$out/onednn.yaml" --out "$out/onednn$round" 2>&1 |
-      grep -E "^gemm|unsupported" | sed 's/^/xpuperf: /'
+      grep -E "^(run|skip) +gemm" | sed "s/^/xpuperf: /"
     for shape in "1024 1024 1024" "256 4096 4096"; do
       for precision in fp32 bf16 int8; do
         OMP_NUM_THREADS=$threads OMP_PROC_BIND=true "$build/onednn_gemm_direct" $precision $shape 10
@@ -128,7 +139,9 @@ if [ -x "$build/onednn_gemm_direct" ]; then
 else
   echo "$build/onednn_gemm_direct missing (apt-get install libdnnl-dev)"
 fi
+fi
 
+if want network; then
 echo "== MPI all_reduce, 8 MiB of floats, 4 ranks on this host (busbw = algbw x 2(n-1)/n)"
 # Same timing on both sides: 5 warm-up operations, 10 samples of 20 operations, sample time = the
 # slowest rank's, median of the samples. Alternated five times (the ranks share the cores with
@@ -149,4 +162,5 @@ if command -v mpirun >/dev/null && [ -x "$build/bare_allreduce" ]; then
     "$out/network.txt"
 else
   echo "mpirun or $build/bare_allreduce missing (apt-get install openmpi-bin libopenmpi-dev)"
+fi
 fi

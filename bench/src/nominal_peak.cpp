@@ -78,9 +78,7 @@ VectorDatapath DatapathFor(const LogicalCpuInfo& cpu, const PeakKernel& kernel) 
   path.pipes = kernel.vector_bits == 512 ? arch.pipes_512 : 2;
   path.lanes = kernel.lanes * static_cast<double>(width) / kernel.vector_bits;
   path.source = arch.source;
-  if (kernel.vector_bits < 512 && arch.datapath_bits >= 256) {
-    path.source = arch.name + ": two 256-bit FMA pipes";
-  }
+  if (kernel.vector_bits < 512 && arch.datapath_bits >= 256) path.source = "two 256-bit FMA pipes";
   if (kernel.id == PeakKernelId::kAmxBf16 || kernel.id == PeakKernelId::kAmxInt8) {
     // One TMUL unit per core completes a 16 x 16 tile dot product every 16 cycles.
     path.pipes = 1;
@@ -94,6 +92,7 @@ VectorDatapath DatapathFor(const LogicalCpuInfo& cpu, const PeakKernel& kernel) 
     // vpmaddubsw and vpmaddwd both take a multiply pipe: one step per cycle for the pair.
     path.pipes = 1;
     path.source += "; 2 multiply instructions per step";
+    return path;
   }
   if (kernel.ops_per_lane > 2) path.source += " (assumed: dot products issue like FMAs)";
   return path;
