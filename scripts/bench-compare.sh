@@ -20,6 +20,9 @@ trap 'rm -rf "$out"' EXIT
 
 if want peak; then
 echo "== fp64 and fp32 peak, $threads threads: xpuperf peak_fma vs likwid-bench's best peakflops* kernel"
+# Alternated for five rounds (the cores are shared with whatever else runs); the ratios compare the
+# medians of the rounds. likwid's kernels for this CPU's widest ISA: avx512_fma where the CPU has
+# AVX-512F, and avx_fma; the best of them is the referee.
 cat > "$out/peak.yaml" <<'YAML'
 name: peak
 sampling: {warmup_samples: 1, samples: 10, min_sample_seconds: 0.05}
@@ -27,55 +30,60 @@ benchmarks:
   - benchmark: peak_fma
     sweep: [{precision: fp64}, {precision: fp32}]
 YAML
-peak_cmd=("$build/xpuperf" bench compute --suite "$out/peak.yaml" --out "$out/peak")
-# The measured clock against perf stat's cycles / task-clock, where the counters exist.
-if perf stat -e cycles -x, true 2>&1 | grep -q "not supported\|not counted\|<not"; then
-  "${peak_cmd[@]}" 2>/dev/null | grep -E "fp(64|32)_flops"
-  echo "perf stat: no cycles counter on this machine (a VM without a PMU): clock not cross-checked"
-  perf_ghz=""
-else
-  perf stat -e cycles,task-clock -x, -o "$out/perf.csv" -- "${peak_cmd[@]}" 2>/dev/null |
-    grep -E "fp(64|32)_flops"
-  perf_ghz=$(awk -F, '$3 == "cycles" { c = $1 } $3 == "task-clock" { t = $1 } END { if (t > 0) printf "%.4f", c / (t * 1e6) }' "$out/perf.csv")
-fi
-python3 - "$out/peak/results.jsonl" "$perf_ghz" <<'PY'
+isa=avx_fma
+grep -qw avx512f /proc/cpuinfo && isa="avx512_fma avx_fma"
+perf_counts=yes
+perf stat -e cycles -x, true 2>&1 | grep -q "<not" && perf_counts=""
+for round in 1 2 3 4 5; do
+  rm -rf "$out/peak"
+  if [ -n "$perf_counts" ]; then
+    perf stat -e cycles,task-clock -x, -o "$out/perf.csv" -- \
+      "$build/xpuperf" bench compute --suite "$out/peak.yaml" --out "$out/peak" >/dev/null 2>&1
+    perf_ghz=$(awk -F, '$3 == "cycles" { c = $1 } $3 == "task-clock" { t = $1 } END { if (t > 0) printf "%.4f", c / (t * 1e6) }' "$out/perf.csv")
+  else
+    "$build/xpuperf" bench compute --suite "$out/peak.yaml" --out "$out/peak" >/dev/null 2>&1
+    perf_ghz=""
+  fi
+  python3 - "$out/peak/results.jsonl" "$perf_ghz" <<'PY'
 import json, sys
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    clock = r["parameters"].get("clock", {}).get("measured") or {}
-    if clock:
-        print(f"xpuperf {r['metric']}: {r['value']:.2f} GFLOP/s, {r['parameters']['simd']}, "
-              f"measured clock {clock['hertz'] / 1e9:.3f} GHz, nominal {r['nominal_peak']:.1f}")
-        if sys.argv[2]:
-            ghz = float(sys.argv[2])
-            print(f"  perf stat cycles/task-clock {ghz:.3f} GHz: measured/perf = "
-                  f"{clock['hertz'] / 1e9 / ghz:.3f}")
+    clock = (r["parameters"].get("clock") or {}).get("measured") or {}
+    print(f"xpuperf {r['metric']} {r['value'] * 1e3:.1f} MFlops/s {r['parameters']['simd']} "
+          f"clock {clock.get('hertz', 0) / 1e9:.4f} GHz perf {sys.argv[2] or 'n/a'}")
 PY
-if command -v likwid-bench >/dev/null; then
-  isa=avx_fma
-  grep -qw avx512f /proc/cpuinfo && isa="avx512_fma avx_fma"
-  for precision in "" sp_; do
-    best=0
-    for kernel in $isa; do
+  for kernel in $isa; do
+    for precision in "" sp_; do
       # 16 KiB per thread: the arrays stay in L1, as the FMA chains stay in registers.
       mflops=$(likwid-bench -t "peakflops_${precision}${kernel}" -W "N:$((16 * threads))kB:$threads" \
         2>/dev/null | awk '/^MFlops\/s/ { print $2 }')
-      echo "likwid-bench peakflops_${precision}${kernel}: ${mflops:-failed} MFlops/s"
-      best=$(awk -v a="$best" -v b="${mflops:-0}" 'BEGIN { print (b > a ? b : a) }')
+      echo "likwid $([ -z "$precision" ] && echo fp64_flops || echo fp32_flops) ${mflops:-0} MFlops/s peakflops_${precision}${kernel}"
     done
-    metric=$([ -z "$precision" ] && echo fp64_flops || echo fp32_flops)
-    python3 - "$out/peak/results.jsonl" "$metric" "$best" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    if r["metric"] == sys.argv[2] and float(sys.argv[3]) > 0:
-        ratio = r["value"] * 1e3 / float(sys.argv[3])
-        print(f"{sys.argv[2]}: xpuperf / likwid best = {ratio:.3f} (bar 0.97)")
-PY
   done
-else
-  echo "likwid-bench not installed (apt-get install likwid)"
-fi
+done | tee "$out/peak.txt"
+[ -z "$perf_counts" ] && echo "perf stat: no cycles counter on this machine (a VM without a PMU): clock not cross-checked"
+python3 - "$out/peak.txt" <<'PY'
+import statistics, sys
+xp, lk, clocks, perf = {}, {}, [], []
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f[0] == "xpuperf":
+        xp.setdefault(f[1], []).append(float(f[2]))
+        clocks.append(float(f[6]))
+        if f[9] != "n/a":
+            perf.append(float(f[9]))
+    elif f[0] == "likwid":
+        lk.setdefault((f[1], f[4]), []).append(float(f[2]))
+for metric, values in xp.items():
+    best = max((statistics.median(v), k) for (m, k), v in lk.items() if m == metric)
+    mx = statistics.median(values)
+    print(f"median of rounds: xpuperf {metric} {mx:.1f} MFlops/s, likwid best {best[1]} "
+          f"{best[0]:.1f} MFlops/s, ratio {mx / best[0]:.3f} (bar 0.97)")
+print(f"measured clock: median {statistics.median(clocks):.3f} GHz")
+if perf:
+    print(f"perf stat cycles/task-clock: median {statistics.median(perf):.3f} GHz, measured/perf "
+          f"{statistics.median(clocks) / statistics.median(perf):.3f} (bar within 3%)")
+PY
 fi
 
 if want triad; then
@@ -127,7 +135,8 @@ benchmarks:
       - {precision: int8, m: 256, n: 4096, k: 4096}
 YAML
 if [ -x "$build/onednn_gemm_direct" ]; then
-  for round in 1 2 3; do
+  # Alternated for five rounds; the ratios compare the medians of the rounds.
+  for round in 1 2 3 4 5; do
     "$build/xpuperf" bench compute --suite "$out/onednn.yaml" --out "$out/onednn$round" 2>&1 |
       grep -E "^(run|skip) +gemm" | sed "s/^/xpuperf: /"
     for shape in "1024 1024 1024" "256 4096 4096"; do
@@ -135,7 +144,23 @@ if [ -x "$build/onednn_gemm_direct" ]; then
         OMP_NUM_THREADS=$threads OMP_PROC_BIND=true "$build/onednn_gemm_direct" $precision $shape 10
       done
     done
-  done
+  done | tee "$out/onednn.txt"
+  python3 - "$out/onednn.txt" <<'PY'
+import re, statistics, sys
+xp, direct = {}, {}
+for line in open(sys.argv[1]):
+    m = re.search(r'"k":(\d+).*"m":(\d+),"n":(\d+),"precision":"(\w+)".* (?:fp32_flops|int8_ops) ([\d.]+)', line)
+    if line.startswith("xpuperf: run") and m:
+        xp.setdefault((m[4], m[2], m[3], m[1]), []).append(float(m[5]))
+    d = re.search(r"onednn direct (\w+) m=(\d+) n=(\d+) k=(\d+): ([\d.]+)", line)
+    if d:
+        direct.setdefault(d.groups()[:4], []).append(float(d[5]))
+for key, values in sorted(xp.items()):
+    if key in direct:
+        x, b = statistics.median(values), statistics.median(direct[key])
+        print(f"median of rounds: {key[0]} m={key[1]} n={key[2]} k={key[3]}: xpuperf {x:.2f}, "
+              f"bare loop {b:.2f}, ratio {x / b:.3f} (bar 0.97)")
+PY
 else
   echo "$build/onednn_gemm_direct missing (apt-get install libdnnl-dev)"
 fi
