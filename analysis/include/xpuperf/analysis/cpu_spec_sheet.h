@@ -16,9 +16,10 @@ namespace xpuperf::analysis {
 // Peaks per precision the hardware has vector instructions for (fp64, fp32; bf16 with AVX512_BF16
 // or AMX, fp16 with AVX512_FP16, int8 with VNNI or AMX): all physical cores x the pipes and lanes
 // of the widest kernel the cpuinfo flags allow, per microarchitecture x operations per lane x the
-// peak frequency (bench::ComputeNominalPeak), each with its factors in peak_sources. Memory bandwidth: bytes_per_second 0 and memory_unknown_reason set when the
-// SMBIOS table is absent or unreadable. No host or network link. kNotFound / kParse when
-// root/proc/cpuinfo cannot be read or parsed.
+// peak frequency (bench::ComputeNominalPeak), each with its factors in peak_sources. Memory
+// bandwidth: bytes_per_second 0 and memory_unknown_reason set when the SMBIOS table is absent or
+// unreadable. No host or network link. kNotFound / kParse when root/proc/cpuinfo cannot be read or
+// parsed.
 Result<spec::SpecSheet> CpuSpecSheet(const Device& device, const std::string& root = "/");
 
 }  // namespace xpuperf::analysis
