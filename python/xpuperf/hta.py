@@ -36,7 +36,7 @@ def _pandas():
     try:
         import pandas as pd
     except ImportError as error:  # pragma: no cover - pandas is a dependency of the hta extra
-        raise ImportError("xpuperf.hta needs pandas: pip install 'xpuperf[hta]'") from error
+        raise ImportError("xpuperf.hta needs pandas: pip install 'xpuperf[pandas]'") from error
     return pd
 
 
@@ -64,9 +64,10 @@ class TraceAnalysis:
             path = self._tmp.name
         elif not os.path.exists(path):
             raise FileNotFoundError(f"trace directory not found: {path}")
-        self._run = native.TraceRun(path, "hta", bool(include_last_profiler_step))
-        if len(self._run) == 0:
+        elif os.path.isdir(path) and not any(
+                n.endswith((".json", ".json.gz")) for n in os.listdir(path)):
             raise ValueError(f"no trace files (*.json, *.json.gz) in {path}")
+        self._run = native.TraceRun(path, "hta", bool(include_last_profiler_step))
         infos = [self._run.info(i) for i in range(len(self._run))]
         self._infos = infos
         self._ranks = [forced_ranks.get(info["source"], info["rank"]) for info in infos]
@@ -201,34 +202,32 @@ class TraceAnalysis:
 
     def _kernel_type_time(self, kernels, kinds: List[str]):
         """Time (µs) of each combination of kernel types running, over the union of each type's
-        intervals: a sweep over +bit at starts and -bit at ends."""
+        intervals: a sweep over +bit at starts and -bit at ends, "A overlapping B" where several
+        run. The same pandas operations as HTA, in the same order, so that ties at equal
+        timestamps (zero-length segments) resolve as HTA's sort resolves them."""
         pd = _pandas()
-        import numpy as np
-
-        times, deltas = [], []
+        sweep = pd.DataFrame({"status": pd.Series(dtype="str"), "time": pd.Series(dtype="int")})
         for bit, kind in enumerate(kinds):
+            value = 1 << bit
             merged = self._merge(kernels[kernels["kernel_type"].eq(kind)])
-            times += [merged["ts"].to_numpy(), merged["end"].to_numpy()]
-            deltas += [np.full(len(merged), 1 << bit), np.full(len(merged), -(1 << bit))]
-        time = np.concatenate(times) if times else np.array([], dtype=np.int64)
-        delta = np.concatenate(deltas) if deltas else np.array([], dtype=np.int64)
-        order = np.argsort(time, kind="stable")
-        time, delta = time[order], delta[order]
-        running = np.cumsum(delta)
+            sweep = (pd.concat([sweep, merged.melt(var_name="status", value_name="time")
+                                .replace({"ts": value, "end": -value})])
+                     .sort_values(by="time").reset_index(drop=True))
+        sweep["running"] = sweep["status"].cumsum()
+        sweep["next_time"] = sweep["time"].shift(-1)
         labels: Dict[int, str] = {}
-        sums: Dict[str, int] = {}
-        for j in range(len(time) - 1):
-            state = int(running[j])
-            if state <= 0:
-                continue
-            label = labels.get(state)
-            if label is None:
-                names = [kind for bit, kind in enumerate(kinds) if state & (1 << bit)]
-                label = labels[state] = " overlapping ".join(names)
-            sums[label] = sums.get(label, 0) + int(time[j + 1] - time[j])  # HTA: astype(int)
-        ordered = sorted(sums)
-        return pd.DataFrame({"kernel_type": ordered,
-                             "sum": np.array([sums[k] for k in ordered], dtype=np.int64)})
+        for running in sweep["running"].unique():
+            if running > 0:
+                labels[running] = " overlapping ".join(
+                    kind for bit, kind in enumerate(kinds) if running & (1 << bit))
+        sweep["kernel_type"] = ""
+        sweep = sweep[sweep["running"] > 0]
+        for running, label in labels.items():
+            sweep.loc[sweep["running"].eq(running), "kernel_type"] = label
+        sweep["dur"] = (sweep["next_time"] - sweep["time"]).astype(int)
+        out = sweep.groupby(by=["kernel_type"])["dur"].agg(["sum"])
+        out.reset_index(inplace=True)
+        return out
 
     def get_profiler_steps(self) -> List[int]:
         """The ProfilerStep numbers of the first rank's trace, ascending (as HTA: the last step
