@@ -37,6 +37,9 @@ void Raise(const Error& error) {
 NB_MODULE(_xpuperf, m) {
   m.doc() = "Native part of the xpuperf package; use the `xpuperf` module instead.";
   m.attr("__version__") = std::string(xpuperf::kVersion);
+  // Range objects live in xpuperf.tracing's caches until the interpreter ends, by design; nanobind
+  // would report each as a leak at exit.
+  nanobind::set_leak_warnings(false);
   xpuperf::python::BindTelemetry(m);
   xpuperf::python::BindTracer(m);
   xpuperf::python::BindTrace(m);
