@@ -139,13 +139,15 @@ class TraceAnalysis:
             result["compute_time(us)"].append(as_time(r["compute_ns"] // 1000))
             result["non_compute_time(us)"].append(as_time(r["non_compute_ns"] // 1000))
             result["kernel_time(us)"].append(as_time(r["window_ns"] // 1000))
-        df = pd.DataFrame(result)
+        # One constructor call with every column (what HTA computes with Series arithmetic:
+        # the same numpy operations, so the same values and dtypes).
+        import numpy as np
+
+        columns = {name: np.asarray(values) for name, values in result.items()}
+        window = columns["kernel_time(us)"]
         for part in ("idle_time", "compute_time", "non_compute_time"):
-            df[part] = df[f"{part}(us)"] / df["kernel_time(us)"]
-            df[f"{part}_pctg"] = round(100 * df[part], 2)
-        return df[["rank", "idle_time(us)", "compute_time(us)", "non_compute_time(us)",
-                   "kernel_time(us)", "idle_time_pctg", "compute_time_pctg",
-                   "non_compute_time_pctg"]]
+            columns[f"{part}_pctg"] = np.round(100 * (columns[f"{part}(us)"] / window), 2)
+        return pd.DataFrame(columns)
 
     def get_comm_comp_overlap(self, visualize: bool = True):
         """Per rank: the share of communication-kernel time that overlaps computation kernels,
