@@ -40,7 +40,7 @@ nb::dict DeviceDict(const Device& d) {
   return out;
 }
 
-nb::dict SampleDict(const Reading& reading, const Sample& sample) {
+nb::dict SampleDict(const Sample& sample) {
   nb::dict out;
   nb::dict labels;
   for (const auto& [key, value] : sample.labels.items()) labels[key.c_str()] = value;
@@ -72,7 +72,7 @@ nb::dict ReadingDict(const Reading& r) {
   out["state"] = std::string(ReadingStateName(r.state));
   out["reason"] = r.reason;
   nb::list samples;
-  for (const Sample& s : r.samples) samples.append(SampleDict(r, s));
+  for (const Sample& s : r.samples) samples.append(SampleDict(s));
   out["samples"] = samples;
   return out;
 }

@@ -63,7 +63,8 @@ class PyRange {
   PyRange(std::string_view name, std::string_view category)
       : site_(&SiteRegistry::Instance().Get(name, category)) {}
 
-  void Enter() noexcept {
+  // May throw std::bad_alloc (the stack grows), which nanobind raises as MemoryError.
+  void Enter() {
     const uint32_t state = tracer::detail::g_state.load(std::memory_order_relaxed);
     open_.push_back({state, state != 0 ? tracer::detail::NowTicks() : 0});
   }

@@ -69,12 +69,12 @@ def load(directory: str | os.PathLike):
 
 def run(suite: str = "quick", out: Optional[str | os.PathLike] = None,
         benchmarks: Sequence[str] = (), extra_args: Sequence[str] = (), check: bool = True):
-    """Runs `xpuperf bench --suite SUITE --out OUT` (the installed or bundled CLI, see
+    """Runs `xpuperf bench run --suite SUITE --out OUT` (the installed or bundled CLI, see
     xpuperf.cli) and returns load(OUT). `benchmarks` limits the run (--benchmark, repeatable).
     Raises RuntimeError with the CLI's error when it fails; Ctrl-C stops the run."""
     if out is None:
         raise ValueError("bench.run needs out=DIRECTORY for the results")
-    args = ["bench", "--suite", suite, "--out", os.fspath(out)]
+    args = ["bench", "run", "--suite", suite, "--out", os.fspath(out)]
     for b in benchmarks:
         args += ["--benchmark", b]
     args += list(extra_args)
