@@ -91,7 +91,6 @@ if(XPUPERF_WITH_EXPORTER)
   endif()
 endif()
 # On by default only for the top-level project: an embedder's add_subdirectory does not fetch nanobind.
-# On by default only for the top-level project: an add_subdirectory embedder fetches no nanobind.
 option(XPUPERF_WITH_PYTHON "The Python package's native module (python/, nanobind)" ${XPUPERF_TOP_LEVEL})
 if(XPUPERF_WITH_PYTHON AND NOT XPUPERF_WITH_TRACES)
   xpuperf_feature_off(XPUPERF_WITH_PYTHON "needs XPUPERF_WITH_TRACES for xpuperf.analyze")
