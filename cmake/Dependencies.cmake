@@ -110,6 +110,21 @@ if(XPUPERF_WITH_XLA_PROFILER)
                         "gRPC not found: JAX profiles report 'unsupported: built without gRPC'")
   endif()
 endif()
+# On by default only for the top-level project: an embedder's add_subdirectory does not fetch nanobind.
+option(XPUPERF_WITH_PYTHON "The Python package's native module (python/, nanobind)" ${XPUPERF_TOP_LEVEL})
+if(XPUPERF_WITH_PYTHON AND NOT XPUPERF_WITH_TRACES)
+  xpuperf_feature_off(XPUPERF_WITH_PYTHON "needs XPUPERF_WITH_TRACES for xpuperf.analyze")
+endif()
+if(XPUPERF_WITH_PYTHON AND XPUPERF_SANITIZE)
+  # An instrumented extension needs the sanitizer runtime preloaded into the interpreter.
+  xpuperf_feature_off(XPUPERF_WITH_PYTHON "not built with sanitizers")
+endif()
+if(XPUPERF_WITH_PYTHON)
+  include(cmake/Nanobind.cmake)
+  if(NOT nanobind_FOUND)
+    xpuperf_feature_off(XPUPERF_WITH_PYTHON "Python development files or nanobind not found")
+  endif()
+endif()
 if(XPUPERF_BUILD_TESTS)
   find_package(GTest REQUIRED)
   include(GoogleTest)
@@ -119,4 +134,5 @@ if(XPUPERF_BUILD_BENCHMARKS)
 endif()
 message(STATUS "xpuperf parts: TPU=${XPUPERF_WITH_TPU} benchmarks=${XPUPERF_WITH_BENCHMARKS} "
                "MPI=${XPUPERF_WITH_MPI} traces=${XPUPERF_WITH_TRACES} TUI=${XPUPERF_WITH_TUI} "
-               "exporter=${XPUPERF_WITH_EXPORTER} xla_profiler=${XPUPERF_WITH_XLA_PROFILER}")
+               "exporter=${XPUPERF_WITH_EXPORTER} xla_profiler=${XPUPERF_WITH_XLA_PROFILER} "
+               "python=${XPUPERF_WITH_PYTHON}")

@@ -5,6 +5,8 @@
 # requirements file and the interpreter, so a changed pin builds a new one and an unchanged one is reused
 # across clones (pip's own wheel cache makes a rebuild cheap). Debian's python3 and python3-venv make it;
 # nothing is installed into the system Python. Concurrent callers wait on a lock. Progress goes to stderr.
+# A line "# pip-options: --no-deps" in the requirements file passes those options to pip install (for
+# a file that pins every package itself and leaves out a dependency the package runs without).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name=${1:?usage: scripts/python-env.sh NAME}
@@ -25,7 +27,8 @@ if [ ! -f "$venv/.complete" ]; then
   echo "python-env: creating $venv from $req" >&2
   "$python" -m venv "$venv"
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip==24.3.1 >&2
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$req" >&2
+  read -r -a pip_options < <(sed -n 's/^# pip-options://p' "$req" | head -1) || true
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check "${pip_options[@]}" -r "$req" >&2
   touch "$venv/.complete"
 fi
 echo "$venv"

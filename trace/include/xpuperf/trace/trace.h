@@ -146,6 +146,7 @@ struct Trace {
   int64_t base_time_ns = 0;       // baseTimeNanoseconds (0 if absent)
   int64_t input_bytes = 0;        // size of the JSON text read (after decompression)
   int64_t flow_events = 0;        // s/f events seen (not stored: launches join by correlation)
+  int64_t metadata_events = 0;    // M events seen (not stored; process/thread names read from them)
   int64_t skipped_events = 0;     // events without a usable ts (kept out of the analyses)
   bool fractional_timestamps = false;  // some ts written with a fraction or exponent
   Convention convention = Convention::kXpuperf;
