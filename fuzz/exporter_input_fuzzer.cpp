@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "basic_auth.h"
+#include "xpuperf/exporter/basic_auth.h"
 #include "xpuperf/exporter/exposition.h"
 #include "xpuperf/exporter/metrics_server.h"
 #include "xpuperf/exporter/web_config.h"
