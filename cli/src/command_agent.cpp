@@ -42,6 +42,7 @@ int RunAgent(const AgentCommandOptions& options, std::ostream& out, std::ostream
   agent_options.silence_limit =
       std::chrono::milliseconds(static_cast<int64_t>(options.process_timeout_seconds * 1000));
   agent_options.workers = options.workers;
+  InstallCancellationHandlers();  // SIGINT/SIGTERM stop the agent cleanly
   auto server = agent::AgentServer::Start(agent_options);
   if (!server.ok()) {
     err << "xpuperf agent: error: " << server.error().message << "\n";

@@ -96,6 +96,7 @@ int RunCapture(const CaptureCommandOptions& options, std::ostream& out, std::ost
       return usage(options.credentials_file + ": " + authorization.error().message);
     run.security.authorization = *authorization;
   }
+  InstallCancellationHandlers();  // Ctrl-C stops waiting; fetched files stay, partial ones go
   auto report = capture::RunCapture(run, err);
   if (!report.ok()) {
     if (report.error().code == ErrorCode::kInvalidArgument) return usage(report.error().message);
