@@ -36,21 +36,19 @@ Result<int> BindListener(const std::string& host, int port) {
   const std::string service = std::to_string(port);
   if (int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &found); rc != 0) {
     return MakeError(ErrorCode::kInvalidArgument,
-                     "agent: cannot resolve listen host '" + host + "': " + gai_strerror(rc));
+                     "cannot resolve listen host '" + host + "': " + gai_strerror(rc));
   }
   std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(found, freeaddrinfo);
   const int fd = socket(found->ai_family, found->ai_socktype | SOCK_CLOEXEC, 0);
-  if (fd < 0)
-    return MakeError(ErrorCode::kIo, std::string("agent: socket: ") + std::strerror(errno));
+  if (fd < 0) return MakeError(ErrorCode::kIo, std::string("socket: ") + std::strerror(errno));
   const int one = 1, zero = 0;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   if (found->ai_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
   if (bind(fd, found->ai_addr, found->ai_addrlen) != 0 || listen(fd, 50) != 0) {
     const int error = errno;
     close(fd);
-    return MakeError(
-        error == EADDRINUSE ? ErrorCode::kUnavailable : ErrorCode::kIo,
-        "agent: cannot listen on " + host + ":" + service + ": " + std::strerror(error));
+    return MakeError(error == EADDRINUSE ? ErrorCode::kUnavailable : ErrorCode::kIo,
+                     "cannot listen on " + host + ":" + service + ": " + std::strerror(error));
   }
   return fd;
 }
@@ -184,17 +182,17 @@ Result<std::unique_ptr<AgentServer>> AgentServer::Start(const AgentOptions& opti
   }
   if (!IsLoopbackHost(options.listen_host) && !web.tls && web.basic_auth_users.empty()) {
     return MakeError(ErrorCode::kInvalidArgument,
-                     "agent: listening on '" + options.listen_host +
+                     "listening on '" + options.listen_host +
                          "' (not loopback) needs --web-config with tls_server_config or "
                          "basic_auth_users");
   }
   if (options.workers < 1 || options.workers > 256) {
-    return MakeError(ErrorCode::kInvalidArgument, "agent: workers must be 1..256");
+    return MakeError(ErrorCode::kInvalidArgument, "workers must be 1..256");
   }
   XPUPERF_RETURN_IF_ERROR(impl->store.Init());
   if (web.tls) {
     impl->tls = SSL_CTX_new(TLS_server_method());
-    if (impl->tls == nullptr) return MakeError(ErrorCode::kInternal, "agent: SSL_CTX_new failed");
+    if (impl->tls == nullptr) return MakeError(ErrorCode::kInternal, "SSL_CTX_new failed");
     XPUPERF_RETURN_IF_ERROR(exporter::ConfigureTls(*impl->tls, *web.tls));
   }
   if (!web.basic_auth_users.empty()) {

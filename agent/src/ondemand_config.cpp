@@ -122,15 +122,4 @@ Result<std::string> ConfineOnDemandConfig(std::string_view text, const std::stri
   return out;
 }
 
-std::string KinetoOutputPath(const std::string& log_file, int32_t pid) {
-  const std::string suffix = "_" + std::to_string(pid);
-  if (size_t at = log_file.find(".pt.trace.json"); at != std::string::npos) {
-    return log_file.substr(0, at) + suffix + log_file.substr(at);
-  }
-  if (size_t at = log_file.find(".json"); at != std::string::npos) {
-    return log_file.substr(0, at) + suffix + log_file.substr(at);
-  }
-  return log_file;
-}
-
 }  // namespace xpuperf::agent

@@ -250,9 +250,7 @@ std::string ManifestJson(const CaptureOptions& options, const CaptureReport& rep
 }
 
 Result<CaptureReport> RunCapture(const CaptureOptions& options, std::ostream& log) {
-  auto usage = [](const std::string& why) {
-    return MakeError(ErrorCode::kInvalidArgument, "capture: " + why);
-  };
+  auto usage = [](const std::string& why) { return MakeError(ErrorCode::kInvalidArgument, why); };
   if (options.hosts.empty()) return usage("no hosts (--hosts or --hostfile)");
   if ((options.duration_ms > 0) == (options.iterations > 0)) {
     return usage("give exactly one of --duration-ms and --iterations (> 0)");
@@ -275,7 +273,7 @@ Result<CaptureReport> RunCapture(const CaptureOptions& options, std::ostream& lo
   fs::create_directories(options.out_dir, ec);
   if (ec || !fs::is_directory(options.out_dir, ec)) {
     return MakeError(ErrorCode::kInvalidArgument,
-                     "capture: --out '" + options.out_dir + "' is not a writable directory");
+                     "--out '" + options.out_dir + "' is not a writable directory");
   }
   if (fs::exists(fs::path(options.out_dir) / "manifest.json", ec)) {
     return usage("--out '" + options.out_dir + "' already holds a capture (manifest.json)");

@@ -5,12 +5,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "../../agent/tests/fake_kineto.h"
 #include "xpuperf/agent/agent_server.h"
+#include "xpuperf/tracer/on_demand.h"
+#include "xpuperf/tracer/tracer.h"
 
 namespace xpuperf::capture {
 namespace {
@@ -96,6 +100,45 @@ TEST_F(CaptureTest, GathersTwoAgentsAndReportsTheOneThatFails) {
   // The same directory is not reused for a second capture.
   auto again = RunCapture(options, log);
   EXPECT_FALSE(again.ok());
+}
+
+// Our own tracer registers like a Kineto process and is captured without a restart.
+TEST_F(CaptureTest, CapturesAProgramInstrumentedWithXpuperfScope) {
+  auto a = StartAgent("tracer");
+  ASSERT_TRUE(a);
+  tracer::OnDemandOptions on_demand;
+  on_demand.agent_endpoint = "xpuperf-capture-test-" + std::to_string(getpid()) + "-tracer";
+  on_demand.poll_interval_ms = 50;
+  ASSERT_TRUE(tracer::StartOnDemand(on_demand).ok());
+  for (int i = 0; i < 100 && a->registry().Live().empty(); ++i) usleep(20000);
+  ASSERT_EQ(a->registry().Live().size(), 1u);
+  EXPECT_EQ(a->registry().Live()[0].pid, getpid());
+  std::atomic<bool> working{true};
+  std::thread worker([&] {
+    while (working) {
+      XPUPERF_SCOPE("instrumented_step");
+      usleep(500);
+    }
+  });
+  CaptureOptions options;
+  options.hosts = {"127.0.0.1:" + std::to_string(a->port())};
+  options.duration_ms = 200;
+  options.start_in_seconds = 0.3;
+  options.wait_seconds = 10;
+  options.out_dir = (root_ / "out").string();
+  std::ostringstream log;
+  auto report = RunCapture(options, log);
+  working = false;
+  worker.join();
+  tracer::StopOnDemand();
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  ASSERT_EQ(report->ok_hosts(), 1u) << log.str();
+  ASSERT_EQ(report->hosts[0].files.size(), 1u);
+  EXPECT_EQ(report->hosts[0].files[0].name, "trace_" + std::to_string(getpid()) + ".json");
+  std::ifstream in(report->hosts[0].files[0].path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("instrumented_step"), std::string::npos);
 }
 
 TEST_F(CaptureTest, NoMatchingProcessIsAFailedHostNotAnError) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "xpuperf/core/kineto_ipc.h"
 #include "xpuperf/core/status.h"
 
 namespace xpuperf::agent {
@@ -36,8 +37,7 @@ Result<std::map<std::string, std::string>> ParseOnDemandConfig(std::string_view 
 Result<std::string> ConfineOnDemandConfig(std::string_view text, const std::string& folder,
                                           std::string& log_file);
 
-// The trace file a process with `pid` writes for `log_file`, as Kineto names it: the pid inserted
-// before ".pt.trace.json", else before ".json", else nothing inserted.
-std::string KinetoOutputPath(const std::string& log_file, int32_t pid);
+// The file a process writes for ACTIVITIES_LOG_FILE (Kineto's naming rule).
+using kineto::KinetoOutputPath;
 
 }  // namespace xpuperf::agent

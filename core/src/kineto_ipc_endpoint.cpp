@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "xpuperf/agent/ipc_protocol.h"
+#include "xpuperf/core/kineto_ipc.h"
 
-namespace xpuperf::agent {
+namespace xpuperf::kineto {
 
 Result<IpcAddress> MakeIpcAddress(std::string_view name, const std::string& socket_dir) {
   if (name.empty() || name.size() > kMaxIpcNameChars || name.find('\0') != std::string_view::npos) {
@@ -150,4 +150,4 @@ Result<IpcEndpoint::Received> IpcEndpoint::Receive(int timeout_ms) {
   return received;
 }
 
-}  // namespace xpuperf::agent
+}  // namespace xpuperf::kineto

@@ -1,8 +1,8 @@
-#include "xpuperf/agent/ipc_protocol.h"
+#include "xpuperf/core/kineto_ipc.h"
 
 #include <cstring>
 
-namespace xpuperf::agent {
+namespace xpuperf::kineto {
 
 namespace {
 
@@ -97,4 +97,15 @@ Result<KinetoContext> ParseKinetoContext(std::string_view payload) {
   return context;
 }
 
-}  // namespace xpuperf::agent
+std::string KinetoOutputPath(const std::string& log_file, int32_t pid) {
+  const std::string suffix = "_" + std::to_string(pid);
+  if (size_t at = log_file.find(".pt.trace.json"); at != std::string::npos) {
+    return log_file.substr(0, at) + suffix + log_file.substr(at);
+  }
+  if (size_t at = log_file.find(".json"); at != std::string::npos) {
+    return log_file.substr(0, at) + suffix + log_file.substr(at);
+  }
+  return log_file;
+}
+
+}  // namespace xpuperf::kineto
