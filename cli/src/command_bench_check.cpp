@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <ostream>
@@ -10,6 +11,7 @@
 #include "xpuperf/analysis/cpu_spec_sheet.h"
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/cli/text_table.h"
+#include "xpuperf/core/output_file.h"
 #include "xpuperf/cpu/cpu_backend.h"
 
 namespace xpuperf::cli {
@@ -143,11 +145,27 @@ int RunBenchCheck(const BenchCheckOptions& options, std::ostream& out, std::ostr
       return fail(status.error());
     }
   }
+  if (!options.export_path.empty()) {
+    if (auto target = PrepareOutput(options.export_path); !target.ok()) {
+      err << kCommand << ": --export: " << target.error().message << "\n";
+      return kExitUsage;
+    }
+  }
   auto run = bench::ReadResultDirectory(options.results);
   if (!run.ok()) return fail(run.error());
   auto sheet = ResolveSpecSheet(*run, options.spec, options.root);
   if (!sheet.ok()) return fail(sheet.error());
   const analysis::CheckReport report = analysis::CheckAgainstSpec(*run, *sheet, t);
+  if (!options.export_path.empty()) {
+    nlohmann::json exported = analysis::ToJson(report);
+    exported["results"] = options.results;
+    exported["checked_at_unix_seconds"] =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    if (Status status = WriteOutputFile(options.export_path, exported.dump(2) + "\n");
+        !status.ok()) {
+      return fail(status.error());
+    }
+  }
   if (options.json) {
     nlohmann::json json = analysis::ToJson(report);
     json["results"] = options.results;
