@@ -90,6 +90,15 @@ if(XPUPERF_WITH_EXPORTER)
                         "cpp-httplib, OpenSSL, libdeflate, libxcrypt, yaml-cpp or gRPC not found")
   endif()
 endif()
+option(XPUPERF_WITH_XLA_PROFILER
+       "The client of XLA's profiler service (jax.profiler.start_server; gRPC generic stub)" ON)
+if(XPUPERF_WITH_XLA_PROFILER)
+  find_package(gRPC CONFIG)  # libgrpc++-dev: gRPC::grpc++ (no protoc: messages encoded by hand)
+  if(NOT gRPC_FOUND)
+    xpuperf_feature_off(XPUPERF_WITH_XLA_PROFILER
+                        "gRPC not found: JAX profiles report 'unsupported: built without gRPC'")
+  endif()
+endif()
 if(XPUPERF_BUILD_TESTS)
   find_package(GTest REQUIRED)
   include(GoogleTest)
@@ -99,4 +108,4 @@ if(XPUPERF_BUILD_BENCHMARKS)
 endif()
 message(STATUS "xpuperf parts: TPU=${XPUPERF_WITH_TPU} benchmarks=${XPUPERF_WITH_BENCHMARKS} "
                "MPI=${XPUPERF_WITH_MPI} traces=${XPUPERF_WITH_TRACES} TUI=${XPUPERF_WITH_TUI} "
-               "exporter=${XPUPERF_WITH_EXPORTER}")
+               "exporter=${XPUPERF_WITH_EXPORTER} xla_profiler=${XPUPERF_WITH_XLA_PROFILER}")

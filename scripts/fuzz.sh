@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers with libFuzzer (clang + ASan + UBSan), seeded with the recorded trees' files.
-# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|gpu|exporter|record|alerts|agent|all]   (default 60 seconds per target, all)
+# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|gpu|exporter|record|alerts|agent|xplane|all]   (default 60 seconds per target, all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -20,8 +20,9 @@ case "$targets" in
   record) fuzz_targets="record_timeline_fuzzer" ;;
   alerts) fuzz_targets="alerts_rules_fuzzer" ;;
   agent) fuzz_targets="agent_fuzzer" ;;
-  all) fuzz_targets="parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer exporter_input_fuzzer record_timeline_fuzzer alerts_rules_fuzzer agent_fuzzer" ;;
-  *) echo "fuzz.sh: unknown target set '$targets' (parsers, trace, gpu, exporter, record, alerts, agent, all)" >&2; exit 2 ;;
+  xplane) fuzz_targets="xplane_reader_fuzzer" ;;
+  all) fuzz_targets="parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer exporter_input_fuzzer record_timeline_fuzzer alerts_rules_fuzzer agent_fuzzer xplane_reader_fuzzer" ;;
+  *) echo "fuzz.sh: unknown target set '$targets' (parsers, trace, gpu, exporter, record, alerts, agent, xplane, all)" >&2; exit 2 ;;
 esac
 cmake --build build-fuzz --target $fuzz_targets
 # Seeds: each recorded procfs/sysfs text, prefixed with the byte that selects its parser.
@@ -99,4 +100,13 @@ if [ "$targets" = agent ] || [ "$targets" = all ]; then
   mkdir -p "$agent_corpus"
   cp fuzz/corpus/agent/* "$agent_corpus/"
   ./build-fuzz/fuzz/agent_fuzzer -max_total_time="$seconds" -max_len=8192 "$agent_corpus"
+fi
+# The .xplane.pb reader and the XLA profiler's reply decoder, seeded from fuzz/corpus/xplane
+# (XSpaces written by trace/tests/xspace_builder.h).
+if [ "$targets" = xplane ] || [ "$targets" = all ]; then
+  xplane_corpus=build-fuzz/corpus-xplane
+  mkdir -p "$xplane_corpus"
+  cp fuzz/corpus/xplane/* "$xplane_corpus/"
+  ./build-fuzz/fuzz/xplane_reader_fuzzer -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 \
+    "$xplane_corpus"
 fi

@@ -13,6 +13,7 @@
 #include "xpuperf/core/cancellation.h"
 #include "xpuperf/core/output_file.h"
 #include "xpuperf/exporter/basic_auth.h"
+#include "xpuperf/xla_profiler/xla_profiler.h"
 
 namespace xpuperf::capture {
 
@@ -202,6 +203,44 @@ class HostCapture {
   std::mutex& log_mutex_;
 };
 
+// One JAX process through XLA's ProfilerService (the xla_profiler component): the XSpace comes
+// back in the reply itself and is written as DIR/<folder>/<host>.xplane.pb.
+void CaptureJax(const CaptureOptions& options, int64_t start_ms, HostOutcome& out,
+                std::ostream& log, std::mutex& log_mutex) {
+  auto say = [&](const std::string& line) {
+    std::lock_guard lock(log_mutex);
+    log << "xpuperf capture: " << out.host << ": " << line << "\n";
+  };
+  if (options.iterations > 0) {
+    out.error = "iteration mode is not supported by XLA's profiler service (use --duration-ms)";
+    return say(out.error);
+  }
+  const fs::path folder = fs::path(options.out_dir) / out.folder;
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  std::string host_name = out.host;
+  for (char& c : host_name) c = c == ':' ? '_' : c;
+  xla_profiler::XlaProfileRequest request;
+  request.address = out.host;
+  request.duration_ms = static_cast<uint64_t>(options.duration_ms);
+  request.start_timestamp_ns = static_cast<uint64_t>(start_ms) * 1000000;
+  request.host_name = host_name;
+  request.output_path = (folder / (host_name + ".xplane.pb")).string();
+  request.max_response_bytes = options.max_file_bytes;
+  request.deadline =
+      std::chrono::milliseconds(std::max<int64_t>(start_ms - NowMs(), 0) + options.duration_ms +
+                                static_cast<int64_t>(options.wait_seconds * 1000));
+  auto result = xla_profiler::ProfileXlaServer(request);
+  if (!result.ok()) {
+    out.error = result.error().message;
+    return say(out.error);
+  }
+  if (result->empty_trace) say("the profiler server recorded nothing (empty trace)");
+  out.files.push_back({host_name + ".xplane.pb", result->written_path, result->xspace_bytes});
+  out.ok = true;
+  say("XSpace of " + std::to_string(result->xspace_bytes) + " bytes");
+}
+
 }  // namespace
 
 size_t CaptureReport::ok_hosts() const {
@@ -251,7 +290,9 @@ std::string ManifestJson(const CaptureOptions& options, const CaptureReport& rep
 
 Result<CaptureReport> RunCapture(const CaptureOptions& options, std::ostream& log) {
   auto usage = [](const std::string& why) { return MakeError(ErrorCode::kInvalidArgument, why); };
-  if (options.hosts.empty()) return usage("no hosts (--hosts or --hostfile)");
+  if (options.hosts.empty() && options.jax_targets.empty()) {
+    return usage("no hosts (--hosts, --hostfile or --jax)");
+  }
   if ((options.duration_ms > 0) == (options.iterations > 0)) {
     return usage("give exactly one of --duration-ms and --iterations (> 0)");
   }
@@ -269,6 +310,16 @@ Result<CaptureReport> RunCapture(const CaptureOptions& options, std::ostream& lo
     if (!folders.insert(job.outcome.folder).second) return usage("host '" + host + "' given twice");
     jobs.push_back(std::move(job));
   }
+  std::vector<HostOutcome> jax;
+  for (const auto& target : options.jax_targets) {
+    XPUPERF_ASSIGN_OR_RETURN(std::string address, xla_profiler::NormaliseProfilerAddress(target));
+    XPUPERF_ASSIGN_OR_RETURN(agent::AgentEndpoint endpoint, agent::ParseAgentEndpoint(address));
+    HostOutcome outcome;
+    outcome.host = address;
+    outcome.folder = "jax-" + FolderFor(endpoint);
+    if (!folders.insert(outcome.folder).second) return usage("--jax '" + target + "' given twice");
+    jax.push_back(std::move(outcome));
+  }
   std::error_code ec;
   fs::create_directories(options.out_dir, ec);
   if (ec || !fs::is_directory(options.out_dir, ec)) {
@@ -282,7 +333,7 @@ Result<CaptureReport> RunCapture(const CaptureOptions& options, std::ostream& lo
   report.capture_id = options.capture_id.empty() ? GeneratedId() : options.capture_id;
   report.start_time_ms = NowMs() + static_cast<int64_t>(options.start_in_seconds * 1000);
   std::mutex log_mutex;
-  log << "xpuperf capture: " << report.capture_id << " on " << jobs.size() << " hosts";
+  log << "xpuperf capture: " << report.capture_id << " on " << jobs.size() + jax.size() << " hosts";
   if (options.iterations > 0) {
     log << ", " << options.iterations << " iterations\n";
   } else {
@@ -295,8 +346,14 @@ Result<CaptureReport> RunCapture(const CaptureOptions& options, std::ostream& lo
       HostCapture(options, report.capture_id, report.start_time_ms, log, log_mutex).Run(*capture);
     });
   }
+  for (auto& outcome : jax) {
+    threads.emplace_back([&, target = &outcome] {
+      CaptureJax(options, report.start_time_ms, *target, log, log_mutex);
+    });
+  }
   for (auto& thread : threads) thread.join();
   for (auto& job : jobs) report.hosts.push_back(std::move(job.outcome));
+  for (auto& outcome : jax) report.hosts.push_back(std::move(outcome));
   XPUPERF_RETURN_IF_ERROR(WriteOutputFile((fs::path(options.out_dir) / "manifest.json").string(),
                                           ManifestJson(options, report)));
   return report;

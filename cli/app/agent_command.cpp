@@ -44,6 +44,9 @@ void AddCaptureCommand(CLI::App& app, CommandActions& actions) {
       "analyse every rank (exit 3: some hosts failed)");
   command->add_option("--hosts", c.hosts, "Agents: HOST[:PORT],... (port 1778 by default)");
   command->add_option("--hostfile", c.hostfile, "Agents, one HOST[:PORT] per line");
+  command->add_option("--jax", c.jax,
+                      "JAX processes serving jax.profiler.start_server: HOST:PORT,... (XLA's "
+                      "ProfilerService, same start time; .xplane.pb)");
   command->add_option("--job-id", c.job_id, "Only processes of this job (SLURM_JOB_ID)");
   command->add_option("--pids", c.pids, "Only these processes (or their children): PID,...");
   command->add_option("--duration-ms", c.duration_ms, "Trace this long from the common start");

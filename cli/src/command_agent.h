@@ -24,6 +24,7 @@ int RunAgent(const AgentCommandOptions& options, std::ostream& out, std::ostream
 struct CaptureCommandOptions {
   std::string hosts;     // comma list
   std::string hostfile;  // or one per line
+  std::string jax;       // comma list of HOST:PORT (jax.profiler.start_server)
   int64_t job_id = -1;
   std::string pids;  // comma list
   int64_t duration_ms = 0;

@@ -14,8 +14,11 @@
 
 #include "command_analyze_telemetry.h"
 #include "xpuperf/cli/commands.h"
+#include "xpuperf/core/output_file.h"
+#include "xpuperf/trace/chrome_export.h"
 #include "xpuperf/trace/hta_convention.h"
 #include "xpuperf/trace/reader.h"
+#include "xpuperf/trace/xplane.h"
 
 namespace xpuperf::cli {
 namespace {
@@ -77,11 +80,21 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     err << "xpuperf analyze: " << options.path << ": no such file or directory\n";
     return kExitUsage;
   }
+  if (!options.export_chrome.empty()) {
+    auto target = PrepareOutput(options.export_chrome);
+    if (!target.ok()) return Fail(err, target.error());
+  }
   trace::TraceRun run;
   if (std::filesystem::is_directory(options.path, ec)) {
     auto read = trace::ReadTraceRun(options.path);
     if (!read.ok()) return Fail(err, read.error());
     run = std::move(read).value();
+  } else if (trace::IsXPlaneFileName(options.path)) {
+    auto read = trace::ReadXSpaceFile(options.path);
+    if (!read.ok()) return Fail(err, read.error());
+    trace::Trace one = std::move(read).value();
+    if (auto rank = trace::RankFromFileName(options.path)) one.rank = *rank;
+    run.ranks.push_back(std::move(one));
   } else {
     auto text = trace::TraceText::Load(options.path);
     if (!text.ok()) return Fail(err, text.error());
@@ -145,6 +158,10 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     Status written = WriteAtomically(options.html, RenderAnalyzeHtml(run, report));
     if (!written.ok()) return Fail(err, written.error());
   }
+  if (!options.export_chrome.empty()) {
+    Status written = trace::WriteChromeTrace(run, options.export_chrome);
+    if (!written.ok()) return Fail(err, written.error());
+  }
   if (options.json) {
     std::set<std::string> wanted(options.analyses.begin(), options.analyses.end());
     nlohmann::json j = trace::ToJson(report, wanted);
@@ -159,6 +176,7 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     out << RenderAnalyzeText(report, options.analyses, options.top);
     if (telemetry) out << RenderTelemetryText(*telemetry);
     if (!options.html.empty()) out << "\nHTML report: " << options.html << "\n";
+    if (!options.export_chrome.empty()) out << "Chrome trace: " << options.export_chrome << "\n";
   }
   return kExitOk;
 }

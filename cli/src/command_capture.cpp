@@ -50,6 +50,7 @@ int RunCapture(const CaptureCommandOptions& options, std::ostream& out, std::ost
   } else {
     run.hosts = SplitCommas(options.hosts);
   }
+  run.jax_targets = SplitCommas(options.jax);
   for (const auto& pid_text : SplitCommas(options.pids)) {
     int32_t pid = 0;
     auto [end, ec] = std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), pid);

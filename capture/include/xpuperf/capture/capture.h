@@ -18,10 +18,13 @@ namespace xpuperf::capture {
 
 struct CaptureOptions {
   std::vector<std::string> hosts;  // HOST[:PORT] of each agent (port 1778 by default)
-  int64_t job_id = -1;             // -1: every job
-  std::vector<int32_t> pids;       // empty: every process of the job
-  int64_t duration_ms = 0;         // duration mode (> 0), or
-  int64_t iterations = 0;          // iteration mode (> 0)
+  // HOST:PORT of JAX processes serving jax.profiler.start_server(PORT): profiled over XLA's
+  // ProfilerService from the same start time, stored as DIR/jax-<host>_<port>/<host>.xplane.pb.
+  std::vector<std::string> jax_targets;
+  int64_t job_id = -1;        // -1: every job
+  std::vector<int32_t> pids;  // empty: every process of the job
+  int64_t duration_ms = 0;    // duration mode (> 0), or
+  int64_t iterations = 0;     // iteration mode (> 0)
   int64_t iteration_roundup = 1;
   double start_in_seconds = 10;          // the synchronised start is now + this (duration mode)
   double wait_seconds = 60;              // after the trace window: how long to wait for the files
@@ -56,7 +59,8 @@ struct CaptureReport {
   size_t trace_files() const;
 };
 
-// Hosts from a file: one HOST[:PORT] per line, '#' comments and blank lines ignored.
+// Agents or JAX targets from a file: one HOST[:PORT] per line, '#' comments and blank lines
+// ignored.
 Result<std::vector<std::string>> ReadHostFile(const std::string& path);
 // kInvalidArgument for bad options (no hosts, both or neither mode, a bad host) or an unusable
 // out_dir; otherwise a report (possibly with every host failed). Progress lines go to `log`.
