@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "xpuperf/agent/capture_store.h"
@@ -36,7 +37,9 @@ struct Fixture {
   static std::string MakeRoot() {
     char pattern[] = "/tmp/agent-fuzz-XXXXXX";
     const char* made = mkdtemp(pattern);
-    return made != nullptr ? std::string(made) : std::string("/tmp/agent-fuzz");
+    static std::string root = made != nullptr ? std::string(made) : std::string("/tmp/agent-fuzz");
+    std::atexit([] { std::filesystem::remove_all(root); });  // the folders requests created
+    return root;
   }
 };
 
@@ -52,10 +55,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string input(reinterpret_cast<const char*>(data) + 1, size - 1);
   switch (data[0] % 4) {
     case 0: {  // a frame: header then request JSON
-      if (input.size() >= kFrameHeaderBytes) {
-        (void)ParseFrameLength(input.substr(0, kFrameHeaderBytes), kMaxRequestBytes);
-      }
-      (void)HandleRpcRequest(Shared().context, input);
+      if (input.size() < kFrameHeaderBytes) break;
+      (void)ParseFrameLength(input.substr(0, kFrameHeaderBytes), kMaxRequestBytes);
+      (void)HandleRpcRequest(Shared().context, input.substr(kFrameHeaderBytes));
       break;
     }
     case 1: {
