@@ -60,6 +60,13 @@ Status CaptureStore::Init() const {
     return MakeError(ErrorCode::kInvalidArgument,
                      "capture directory '" + root_ + "' is not a directory (or is a link)");
   }
+  // Under a shared /tmp, someone else may have created the folder first: refuse it, since its
+  // owner could swap what it holds.
+  if (info.st_uid != geteuid() || (info.st_mode & 022) != 0) {
+    return MakeError(
+        ErrorCode::kInvalidArgument,
+        "capture directory '" + root_ + "' must be owned by this user and not writable by others");
+  }
   return {};
 }
 
