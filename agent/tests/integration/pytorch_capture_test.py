@@ -67,11 +67,15 @@ opt = torch.optim.SGD(model.parameters(), lr=0.01)
 x = torch.randn(64, 256)
 y = torch.randint(0, 10, (64,))
 end = time.time() + float(__import__('sys').argv[1])
+first = True
 while time.time() < end:
     opt.zero_grad()
     loss = torch.nn.functional.cross_entropy(model(x), y)
     loss.backward()
     opt.step()
+    if first:  # training has started: the capture may begin
+        open(__import__('sys').argv[2], "w").close()
+        first = False
     time.sleep(0.002)
 """
 
@@ -112,21 +116,22 @@ def main():
         train_env = dict(os.environ, KINETO_USE_DAEMON="1", KINETO_IPC_SOCKET_DIR=ipc_a,
                          KINETO_CONFIG=base_config, KINETO_ONDEMAND_TRACE_DIR=captures + "-a",
                          SLURM_JOB_ID="4711")
-        trainer = subprocess.Popen([python, workload, "240"], env=train_env,
+        ready = os.path.join(work, "training")
+        trainer = subprocess.Popen([python, workload, "240", ready], env=train_env,
                                    stdout=subprocess.DEVNULL,
                                    stderr=open(os.path.join(work, "train.log"), "w"))
         procs.append(trainer)
 
         deadline = time.time() + 180  # importing torch on a busy machine takes a while
         registered = []
-        while time.time() < deadline and not registered:
+        while time.time() < deadline and not (registered and os.path.exists(ready)):
             listing = rpc(port_a, {"fn": "xpuperfListProcesses"})
             registered = [p for p in listing["processes"] if p["pid"] == trainer.pid]
             if trainer.poll() is not None:
                 raise SystemExit("training exited: " + open(os.path.join(work, "train.log")).read())
             time.sleep(0.5)
-        if not registered:
-            raise SystemExit("the PyTorch process never registered with the agent:\n" +
+        if not registered or not os.path.exists(ready):
+            raise SystemExit("the PyTorch process never registered and trained:\n" +
                              open(os.path.join(work, "train.log")).read()[-3000:])
         print("registered:", registered[0])
         assert registered[0]["job_id"] == 4711, registered[0]
