@@ -57,6 +57,17 @@ if(XPUPERF_WITH_BENCHMARKS)
     xpuperf_feature_off(XPUPERF_WITH_BENCHMARKS "yaml-cpp, OpenMP or OpenBLAS not found")
   endif()
 endif()
+if(XPUPERF_WITH_BENCHMARKS)
+  # oneDNN (libdnnl-dev) for the bf16/int8 GEMMs: its headers give the C API's types and the library
+  # is opened at run time; without the headers those points report "unsupported: built without".
+  # The library is linked only into the direct-call baseline tool (onednn_gemm_direct); Debian's
+  # dnnl-config.cmake demands OpenCL headers, so it is found by name instead.
+  find_path(DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.h)
+  find_library(DNNL_LIBRARY dnnl)
+  if(NOT DNNL_INCLUDE_DIR)
+    message(STATUS "oneDNN headers not found: the gemm benchmark's oneDNN points are unsupported")
+  endif()
+endif()
 if(NOT XPUPERF_WITH_BENCHMARKS)
   set(XPUPERF_WITH_MPI OFF)  # the network benchmarks are benchmarks; cmake/Cuda.cmake skips CUDA
 endif()

@@ -6,7 +6,7 @@
 # RUNS runs; MB/s = file bytes / 1e6 / wall seconds).
 #
 # usage: scripts/xplane-perf.sh [BUILD_DIR] [OUT_DIR] [STEPS] [RUNS]
-#   BUILD_DIR  a build with tools/xplane_read_only (default: build)
+#   BUILD_DIR  a build with trace/tools/xplane_read_only (default: build)
 #   OUT_DIR    where the profile is written, reused if present (default: /tmp)
 #   STEPS      profiled steps (default: 15000, about 25 MB)
 #   RUNS       timed runs of each reader (default: 5)
@@ -16,7 +16,7 @@ build=${1:-build}
 out_dir=${2:-/tmp}
 steps=${3:-15000}
 runs=${4:-5}
-tool=$build/tools/xplane_read_only
+tool=$build/trace/xplane_read_only
 [ -x "$tool" ] || { echo "xplane-perf: $tool is missing; build it first (ninja -C $build xplane_read_only)" >&2; exit 1; }
 venv=$(bash scripts/python-env.sh jax)
 logdir=$out_dir/xpuperf-xplane-perf-$steps

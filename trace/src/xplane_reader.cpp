@@ -61,6 +61,9 @@ struct HloFacts {
   bool step = false;  // a step_num stat: a step marker (jax.profiler.StepTraceAnnotation)
 };
 
+bool IsValidUtf8(std::string_view text);
+std::string RepairUtf8(std::string_view text);
+
 class XSpaceReader {
  public:
   XSpaceReader(std::string_view bytes, Trace& trace) : bytes_(bytes), trace_(trace) {}
@@ -106,6 +109,12 @@ class XSpaceReader {
     }
     return {};
   }
+  // Interns text from the file. proto3 strings should be UTF-8 but nothing enforces it, and the
+  // JSON renderers need valid UTF-8: each invalid byte becomes U+FFFD.
+  uint32_t InternText(std::string_view text) {
+    if (IsValidUtf8(text)) return trace_.strings.Intern(text);
+    return trace_.strings.Intern(RepairUtf8(text));
+  }
   // Interns a string that is usually the one interned last time (an op's module, event after
   // event): a compare instead of a hash.
   struct InternMemo {
@@ -113,7 +122,7 @@ class XSpaceReader {
     uint32_t id = 0;
   };
   uint32_t InternRepeated(std::string_view text, InternMemo& memo) {
-    if (memo.id == 0 || memo.text != text) memo = {text, trace_.strings.Intern(text)};
+    if (memo.id == 0 || memo.text != text) memo = {text, InternText(text)};
     return memo.id;
   }
   void RecordFacts(uint32_t name, const HloFacts& facts);
@@ -169,6 +178,57 @@ class XSpaceReader {
   std::vector<MetaCache> dense_cache_;
   std::unordered_map<int64_t, MetaCache> sparse_cache_;
 };
+
+// Strict UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF). The length
+// of the valid sequence at text[i], or 0.
+size_t Utf8SequenceAt(std::string_view text, size_t i) {
+  const auto b0 = static_cast<unsigned char>(text[i]);
+  if (b0 < 0x80) return 1;
+  auto continuation = [&](size_t k, unsigned char lo = 0x80, unsigned char hi = 0xbf) {
+    if (i + k >= text.size()) return false;
+    const auto b = static_cast<unsigned char>(text[i + k]);
+    return b >= lo && b <= hi;
+  };
+  if (b0 >= 0xc2 && b0 <= 0xdf) return continuation(1) ? 2 : 0;
+  if (b0 >= 0xe0 && b0 <= 0xef) {
+    const unsigned char lo = b0 == 0xe0 ? 0xa0 : 0x80, hi = b0 == 0xed ? 0x9f : 0xbf;
+    return continuation(1, lo, hi) && continuation(2) ? 3 : 0;
+  }
+  if (b0 >= 0xf0 && b0 <= 0xf4) {
+    const unsigned char lo = b0 == 0xf0 ? 0x90 : 0x80, hi = b0 == 0xf4 ? 0x8f : 0xbf;
+    return continuation(1, lo, hi) && continuation(2) && continuation(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+bool IsValidUtf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const size_t n = Utf8SequenceAt(text, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string RepairUtf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = Utf8SequenceAt(text, i);
+    if (n == 0) {
+      out += "\xef\xbf\xbd";  // U+FFFD
+      ++i;
+    } else {
+      out.append(text.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
 
 // "/device:TPU:3" -> 3; "/device:GPU:0" -> 0; anything else (SparseCore, "#Chip") -> nullopt.
 std::optional<int> DeviceOrdinal(std::string_view name) {
@@ -312,10 +372,10 @@ Status XSpaceReader::FoldStat(std::string_view stat, uint64_t offset, HloFacts* 
 void XSpaceReader::RecordFacts(uint32_t name, const HloFacts& facts) {
   XlaOpInfo& info = trace_.xla_ops[name];
   if (!facts.hlo_category.empty() && info.category == 0) {
-    info.category = trace_.strings.Intern(facts.hlo_category);
+    info.category = InternText(facts.hlo_category);
   }
   if (!facts.hlo_module.empty() && info.module == 0) {
-    info.module = trace_.strings.Intern(facts.hlo_module);
+    info.module = InternText(facts.hlo_module);
   }
   if (facts.flops >= 0 && info.flops < 0) info.flops = facts.flops;
   if (facts.bytes_accessed >= 0 && info.bytes_accessed < 0) {
@@ -378,7 +438,7 @@ Status XSpaceReader::ReadPlane(std::string_view plane, uint64_t offset, int ordi
   const std::optional<int> device = DeviceOrdinal(name);
   const bool host = name == "/host:CPU";
   if (!device && !host) return Status::Ok();  // metadata, task environment, SparseCore, chips
-  trace_.track_names.push_back({ordinal, TrackName::kProcessTrack, trace_.strings.Intern(name)});
+  trace_.track_names.push_back({ordinal, TrackName::kProcessTrack, InternText(name)});
   WireReader lines(plane, offset);
   while (lines.Next(&f)) {
     if (f.number == 3 && IsLength(f)) {
@@ -405,7 +465,7 @@ Status XSpaceReader::ReadLine(std::string_view line, uint64_t offset, int pid, i
   // Host lines are threads, their ids thread ids or 32-bit hashes: the low 31 bits keep them apart.
   const int tid = static_cast<int>(static_cast<uint64_t>(id) & 0x7fffffff);
   std::string_view shown = display_name.empty() ? name : display_name;
-  trace_.track_names.push_back({pid, tid, trace_.strings.Intern(shown)});
+  trace_.track_names.push_back({pid, tid, InternText(shown)});
 
   TraceEvent base;
   base.pid = pid;
@@ -418,11 +478,11 @@ Status XSpaceReader::ReadLine(std::string_view line, uint64_t offset, int pid, i
       base.category = xla_ops_category_;
     } else if (name == kXlaModulesCategory || name == kXlaStepsCategory) {
       base.kind = EventKind::kGpuUserAnnotation;
-      base.category = trace_.strings.Intern(name);
+      base.category = InternText(name);
     } else {
       // Streams of a CUPTI trace are the device's ops unless XLA's own op line exists.
       base.kind = plane_has_xla_ops ? EventKind::kOther : EventKind::kKernel;
-      base.category = trace_.strings.Intern(name);
+      base.category = InternText(name);
     }
   } else {
     base.kind = EventKind::kCpuOp;
@@ -485,7 +545,7 @@ Status XSpaceReader::ReadEvent(std::string_view event, uint64_t offset, int64_t 
         XPUPERF_RETURN_IF_ERROR(FoldStat(bytes, at, &meta.facts));
       }
     }
-    meta.name = trace_.strings.Intern(name);
+    meta.name = InternText(name);
   }
   HloFacts facts = meta.facts;
   if (has_own) {

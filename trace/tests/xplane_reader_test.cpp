@@ -4,11 +4,13 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "xpuperf/core/input_file.h"
 #include "xpuperf/trace/analysis_registry.h"
 #include "xpuperf/trace/chrome_export.h"
 #include "xpuperf/trace/reader.h"
+#include "xpuperf/trace/report.h"
 #include "xpuperf/trace/xplane.h"
 #include "xspace_builder.h"
 
@@ -164,6 +166,34 @@ TEST(XPlaneReaderTest, OutOfRangeTimesAreSkippedNotWrapped) {
   EXPECT_EQ(parsed->events[0].dur_ns, 1);   // floor(-0.5) - floor(-1.5)
   EXPECT_EQ(parsed->events[0].device, 3);
   EXPECT_EQ(parsed->skipped_events, 5);
+}
+
+TEST(XPlaneReaderTest, InvalidUtf8NamesAreRepairedSoJsonCanBeWritten) {
+  using testing::XPlaneSpec;
+  // A lone continuation byte, an overlong '/', a surrogate, a truncated sequence; and valid text.
+  XPlaneSpec plane{1, "/device:TPU:0", {}, {}};
+  plane.lines.push_back({1,
+                         "XLA Ops",
+                         0,
+                         {{std::string("a\x80") + "b", 0, 1000, {}},
+                          {"\xc0\xaf", 0, 1000, {}},
+                          {"\xed\xa0\x80", 0, 1000, {}},
+                          {"x\xe2\x82", 0, 1000, {}},
+                          {"\xe2\x82\xac\xf0\x9f\x98\x80", 0, 1000, {}}}});
+  auto parsed = ParseXSpace(testing::XSpaceBuilder().Plane(plane).Build(), "utf8.xplane.pb");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  std::set<std::string> names;
+  for (const TraceEvent& e : parsed->events) names.insert(std::string(parsed->Name(e)));
+  EXPECT_TRUE(
+      names.count("a\xef\xbf\xbd"
+                  "b"));
+  EXPECT_TRUE(names.count("\xef\xbf\xbd\xef\xbf\xbd"));
+  EXPECT_TRUE(names.count("\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"));
+  EXPECT_TRUE(names.count("x\xef\xbf\xbd\xef\xbf\xbd"));
+  EXPECT_TRUE(names.count("\xe2\x82\xac\xf0\x9f\x98\x80"));  // valid: kept
+  TraceRun run;
+  run.ranks.push_back(std::move(parsed).value());
+  EXPECT_NO_THROW((void)ToJson(AnalyzeRun(run, 10)).dump());
 }
 
 TEST(XPlaneReaderTest, GpuStreamsAreOpsOnlyWithoutAnXlaOpsLine) {

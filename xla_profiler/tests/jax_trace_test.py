@@ -60,7 +60,10 @@ def main():
                                   capture_output=True, text=True, timeout=120)
         if analysed.returncode != 0:
             fail(f"analyze failed: {analysed.stderr}")
-        rank = json.loads(analysed.stdout)["ranks"][0]
+        ranks = json.loads(analysed.stdout)["ranks"]
+        if len(ranks) != 1:  # HOST.trace.json.gz next to HOST.xplane.pb is not read again
+            fail(f"expected one rank, read {[r['source'] for r in ranks]}")
+        rank = ranks[0]
         if rank["format"] != "xplane":
             fail(f"read as {rank['format']}")
         ours = {row["name"]: row for row in rank["xla_ops"]["by_op"]}

@@ -1,4 +1,4 @@
-"""Side by side on one .xplane.pb, in one run: xpuperf's reader (tools/xplane_read_only: decode
+"""Side by side on one .xplane.pb, in one run: xpuperf's reader (trace/tools/xplane_read_only: decode
 into the trace model) and xprof's (XLA's own tools; ProfileData.from_serialized_xspace: libprotobuf
 parse of the XSpace in C++, and the same plus a walk over every event's name, start and duration
 from Python). Prints the median of RUNS runs of each, MB/s = file bytes / 1e6 / seconds (wall).
