@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers with libFuzzer (clang + ASan + UBSan), seeded with the recorded trees' files.
-# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|gpu|exporter|record|alerts|ceilings|xplane|all]   (default 60 seconds per target, all)
+# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|gpu|exporter|record|alerts|agent|ceilings|xplane|all]   (default 60 seconds per target, all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -19,10 +19,11 @@ case "$targets" in
   exporter) fuzz_targets="exporter_input_fuzzer" ;;
   record) fuzz_targets="record_timeline_fuzzer" ;;
   alerts) fuzz_targets="alerts_rules_fuzzer" ;;
+  agent) fuzz_targets="agent_fuzzer" ;;
   ceilings) fuzz_targets="cpu_ceilings_fuzzer" ;;
   xplane) fuzz_targets="xplane_reader_fuzzer" ;;
-  all) fuzz_targets="parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer exporter_input_fuzzer record_timeline_fuzzer alerts_rules_fuzzer cpu_ceilings_fuzzer xplane_reader_fuzzer" ;;
-  *) echo "fuzz.sh: unknown target set '$targets' (parsers, trace, gpu, exporter, record, alerts, ceilings, xplane, all)" >&2; exit 2 ;;
+  all) fuzz_targets="parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer exporter_input_fuzzer record_timeline_fuzzer alerts_rules_fuzzer agent_fuzzer cpu_ceilings_fuzzer xplane_reader_fuzzer" ;;
+  *) echo "fuzz.sh: unknown target set '$targets' (parsers, trace, gpu, exporter, record, alerts, agent, ceilings, xplane, all)" >&2; exit 2 ;;
 esac
 cmake --build build-fuzz --target $fuzz_targets
 # Seeds: each recorded procfs/sysfs text, prefixed with the byte that selects its parser.
@@ -92,6 +93,14 @@ if [ "$targets" = alerts ] || [ "$targets" = all ]; then
   cp fuzz/corpus/alerts/* "$alerts_corpus/"
   ./build-fuzz/fuzz/alerts_rules_fuzzer -max_total_time="$seconds" -max_len=8192 -rss_limit_mb=2048 \
     "$alerts_corpus"
+fi
+# The agent: RPC frames and requests, Kineto IPC datagrams, config text, capture's host names;
+# seeded from fuzz/corpus/agent (the first byte of each seed selects the input).
+if [ "$targets" = agent ] || [ "$targets" = all ]; then
+  agent_corpus=build-fuzz/corpus-agent
+  mkdir -p "$agent_corpus"
+  cp fuzz/corpus/agent/* "$agent_corpus/"
+  ./build-fuzz/fuzz/agent_fuzzer -max_total_time="$seconds" -max_len=8192 "$agent_corpus"
 fi
 # The CPU compute ceilings: cpuinfo texts (selector 0: the recorded trees and the ISA fixtures)
 # and sweep points (1: peak_fma, 2: gemm) from fuzz/corpus/ceilings.

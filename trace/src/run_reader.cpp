@@ -50,12 +50,25 @@ Result<TraceRun> ReadTraceRun(const std::string& path, const ReadOptions& option
     return run;
   }
   std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(path, ec)) {
-    if (entry.is_regular_file() && IsTraceFileName(entry.path().filename().string())) {
-      files.push_back(entry.path().string());
+  // A directory of `xpuperf capture` (manifest.json beside one folder per host): the traces are
+  // in the host folders.
+  const bool capture = fs::is_regular_file(fs::path(path) / "manifest.json", ec);
+  std::vector<std::string> folders;
+  if (capture) {
+    for (const auto& entry : fs::directory_iterator(path, ec)) {
+      if (entry.is_directory() && !entry.is_symlink()) folders.push_back(entry.path().string());
     }
+  } else {
+    folders.push_back(path);
   }
-  if (ec) return MakeError(ErrorCode::kIo, path + ": cannot list: " + ec.message());
+  for (const auto& folder : folders) {
+    for (const auto& entry : fs::directory_iterator(folder, ec)) {
+      if (entry.is_regular_file() && IsTraceFileName(entry.path().filename().string())) {
+        files.push_back(entry.path().string());
+      }
+    }
+    if (ec) return MakeError(ErrorCode::kIo, folder + ": cannot list: " + ec.message());
+  }
   if (files.empty()) {
     // A JAX/TensorFlow log directory (jax.profiler.trace(DIR)): its latest profile,
     // plugins/profile/<run>/ (run names are timestamps, so the largest name is the latest).
