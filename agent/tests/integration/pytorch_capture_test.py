@@ -4,10 +4,12 @@ a CPU training loop started with KINETO_USE_DAEMON=1 that registers with it, and
 gathering its on-demand trace through the agent, next to a second agent with no process and a
 host that is down (so the capture is partial, exit 3), then `xpuperf analyze` on the result.
 
-Standard library only here; PyTorch comes from requirements/torch.txt through
+Standard library only here; PyTorch comes from the Python package's test environment
+(requirements/python-tests.txt, shared with python/tests so CI creates one PyTorch, not two) through
 scripts/python-env.sh. The IPC sockets live in a private KINETO_IPC_SOCKET_DIR, so a dynolog or
-another agent on the machine does not collide with the test. Exit 77 (skip) only when the
-PyTorch environment cannot be created (no package index reachable)."""
+another agent on the machine does not collide with the test. Exit 77 (skip) only when that
+environment cannot be created (no package index reachable) or its torch cannot be imported here
+(the reason is printed)."""
 import argparse
 import json
 import os
@@ -86,11 +88,15 @@ def main():
     parser.add_argument("--source-dir", required=True)
     args = parser.parse_args()
     env_script = os.path.join(args.source_dir, "scripts", "python-env.sh")
-    made = subprocess.run(["bash", env_script, "torch"], capture_output=True, text=True)
+    made = subprocess.run(["bash", env_script, "python-tests"], capture_output=True, text=True)
     if made.returncode != 0:
         print("SKIP: cannot create the PyTorch environment:", made.stderr[-2000:])
         return SKIP
     python = os.path.join(made.stdout.strip(), "bin", "python")
+    imported = subprocess.run([python, "-c", "import torch"], capture_output=True, text=True)
+    if imported.returncode != 0:
+        print("SKIP: torch does not import here:", imported.stderr.strip().splitlines()[-1:])
+        return SKIP
 
     work = tempfile.mkdtemp(prefix="xpuperf-pytorch-capture-", dir="/tmp")
     procs = []
