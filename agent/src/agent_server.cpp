@@ -39,7 +39,9 @@ Result<int> BindListener(const std::string& host, int port) {
                      "cannot resolve listen host '" + host + "': " + gai_strerror(rc));
   }
   std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(found, freeaddrinfo);
-  const int fd = socket(found->ai_family, found->ai_socktype | SOCK_CLOEXEC, 0);
+  // Non-blocking: every worker polls the one listening socket, and those that lose the race for a
+  // connection must get EAGAIN from accept, not block there (and miss the stop flag) forever.
+  const int fd = socket(found->ai_family, found->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return MakeError(ErrorCode::kIo, std::string("socket: ") + std::strerror(errno));
   const int one = 1, zero = 0;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
