@@ -5,13 +5,13 @@
 // Prints the median GFLOP/s (GOP/s for int8), 2 m n k operations per call.
 #include <oneapi/dnnl/dnnl.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include "bare_loop_timing.h"
 
 namespace {
 
@@ -105,28 +105,7 @@ int main(int argc, char** argv) {
     Check(dnnl_primitive_execute(matmul, stream, 3, args), "execute");
     Check(dnnl_stream_wait(stream), "wait");
   };
-  // Repetitions per sample so that a sample lasts >= 10 ms, as in xpuperf's sampler.
-  long repetitions = 1;
-  while (true) {
-    const auto start = std::chrono::steady_clock::now();
-    for (long r = 0; r < repetitions; ++r) gemm();
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (seconds >= 0.01) break;
-    repetitions *= 2;
-  }
-  gemm();  // warm-up
-  std::vector<double> per_rep;
-  for (int s = 0; s < samples; ++s) {
-    const auto start = std::chrono::steady_clock::now();
-    for (long r = 0; r < repetitions; ++r) gemm();
-    per_rep.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
-        static_cast<double>(repetitions));
-  }
-  std::sort(per_rep.begin(), per_rep.end());
-  const double median = samples % 2 == 1 ? per_rep[samples / 2]
-                                         : (per_rep[samples / 2 - 1] + per_rep[samples / 2]) / 2;
+  const double median = MedianSecondsPerRepetition(gemm, samples);
   const double rate =
       2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / median / 1e9;
   std::printf("onednn direct %s m=%ld n=%ld k=%ld: %.2f %s (median of %d, %s)\n", precision.c_str(),
