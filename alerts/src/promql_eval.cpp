@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "promql_functions.h"
+#include "promql_shared.h"
 #include "xpuperf/alerts/promql.h"
 
 namespace xpuperf::alerts {
@@ -60,10 +61,24 @@ bool Compare(BinaryOp op, double lhs, double rhs) {
 
 class Evaluator {
  public:
-  Evaluator(const SeriesSource& source, int64_t t_ms, const EvalOptions& options)
-      : source_(source), t_ms_(t_ms), options_(options) {}
+  Evaluator(const SeriesSource& source, int64_t t_ms, const EvalOptions& options,
+            SharedResults* shared)
+      : source_(source), t_ms_(t_ms), options_(options), shared_(shared) {}
 
   Result<EvalValue> Eval(const ExprNode& node) {
+    if (shared_ == nullptr) return EvalNode(node);
+    using internal::SharedResultsAccess;
+    const std::optional<size_t> slot =
+        SharedResultsAccess::Slot(*shared_, node, t_ms_, options_.lookback_ms);
+    if (!slot) return EvalNode(node);
+    if (const auto& kept = SharedResultsAccess::Value(*shared_, *slot)) return *kept;
+    Result<EvalValue> value = EvalNode(node);
+    SharedResultsAccess::Keep(*shared_, *slot, value);
+    return value;
+  }
+
+ private:
+  Result<EvalValue> EvalNode(const ExprNode& node) {
     switch (node.kind) {
       case NodeKind::kNumber:
         return Scalar(node.number);
@@ -81,7 +96,6 @@ class Evaluator {
     return MakeError(ErrorCode::kInternal, "unknown expression node");
   }
 
- private:
   static EvalValue Scalar(double v) {
     EvalValue value;
     value.type = ValueType::kScalar;
@@ -311,7 +325,7 @@ class Evaluator {
           if (node.return_bool) {
             out.push_back({DropName(s.labels), holds ? 1.0 : 0.0});
           } else if (holds) {
-            out.push_back({s.labels, s.value});  // the vector's value, whichever side it is
+            out.push_back({std::move(s.labels), s.value});  // the vector's value, either side
           }
         } else {
           out.push_back({DropName(s.labels), ApplyArithmetic(op, l, r)});
@@ -401,13 +415,14 @@ class Evaluator {
   const SeriesSource& source_;
   int64_t t_ms_;
   EvalOptions options_;
+  SharedResults* shared_;  // may be null
 };
 
 }  // namespace
 
 Result<EvalValue> Evaluate(const ExprNode& expr, const SeriesSource& source, int64_t t_ms,
-                           const EvalOptions& options) {
-  return Evaluator(source, t_ms, options).Eval(expr);
+                           const EvalOptions& options, SharedResults* shared) {
+  return Evaluator(source, t_ms, options, shared).Eval(expr);
 }
 
 }  // namespace xpuperf::alerts

@@ -50,6 +50,11 @@ RuleEngine::RuleEngine(std::vector<RuleFile> files, Labels external_labels)
       if (rule.is_alert) rule_by_name_.try_emplace(rule.name, g, r);
     }
   }
+  std::vector<const ExprNode*> exprs;
+  for (const GroupRef& g : groups_) {
+    for (const Rule& rule : g.group->rules) exprs.push_back(rule.expr.get());
+  }
+  shared_ = SharedResults(exprs);
 }
 
 size_t RuleEngine::rule_count() const { return rule_index_.size(); }
@@ -66,6 +71,7 @@ std::vector<RuleEvalError> RuleEngine::EvaluateAll(const SeriesSource& source, i
 std::vector<RuleEvalError> RuleEngine::EvaluateGroup(size_t group, const SeriesSource& source,
                                                      int64_t t_ms) {
   std::vector<RuleEvalError> errors;
+  shared_.Clear();  // the caller's series may have changed since the last group
   const RuleGroup& g = *groups_[group].group;
   for (const Rule& rule : g.rules) {
     auto rule_errors = EvalRule(rule, g, source, t_ms);
@@ -77,7 +83,7 @@ std::vector<RuleEvalError> RuleEngine::EvaluateGroup(size_t group, const SeriesS
 std::vector<RuleEvalError> RuleEngine::EvalRule(const Rule& rule, const RuleGroup& group,
                                                 const SeriesSource& source, int64_t t_ms) {
   LayeredSource layered(source, recorded_);
-  Result<EvalValue> result = Evaluate(*rule.expr, layered, t_ms);
+  Result<EvalValue> result = Evaluate(*rule.expr, layered, t_ms, {}, &shared_);
   std::vector<VectorSample> samples;
   std::vector<RuleEvalError> errors;
   if (!result.ok()) {
@@ -100,6 +106,7 @@ std::vector<RuleEvalError> RuleEngine::EvalRule(const Rule& rule, const RuleGrou
       recorded_.Append(s.labels, {t_ms, s.value});
     }
     recorded_.Trim(t_ms - 60 * 60 * 1000);  // recorded history kept for an hour
+    shared_.Clear();                        // results kept so far may read what was written
     return errors;
   }
 

@@ -1,64 +1,101 @@
 #include "xpuperf/alerts/series.h"
 
 #include <algorithm>
-#include <bit>
+#include <atomic>
 #include <cmath>
 
 namespace xpuperf::alerts {
 
-Labels::Labels(std::vector<std::pair<std::string, std::string>> items) : items_(std::move(items)) {
-  std::erase_if(items_, [](const auto& item) { return item.second.empty(); });
-  std::sort(items_.begin(), items_.end());
-  items_.erase(std::unique(items_.begin(), items_.end(),
-                           [](const auto& a, const auto& b) { return a.first == b.first; }),
-               items_.end());
+Labels::Labels(Items items) {
+  std::erase_if(items, [](const auto& item) { return item.second.empty(); });
+  if (items.empty()) return;
+  std::sort(items.begin(), items.end());
+  items.erase(std::unique(items.begin(), items.end(),
+                          [](const auto& a, const auto& b) { return a.first == b.first; }),
+              items.end());
+  items_ = std::make_shared<Items>(std::move(items));
+}
+
+const Labels::Items& Labels::EmptyItems() {
+  static const Items empty;
+  return empty;
+}
+
+Labels::Items& Labels::Mutable() {
+  if (!items_) {
+    items_ = std::make_shared<Items>();
+  } else if (items_.use_count() > 1) {
+    items_ = std::make_shared<Items>(*items_);
+  } else {
+    // The last other owner may have just let go on another thread: see its reads complete.
+    std::atomic_thread_fence(std::memory_order_acquire);
+  }
+  return *items_;
 }
 
 std::string_view Labels::Get(std::string_view name) const {
-  auto it = std::lower_bound(items_.begin(), items_.end(), name,
+  const Items& list = items();
+  auto it = std::lower_bound(list.begin(), list.end(), name,
                              [](const auto& item, std::string_view n) { return item.first < n; });
-  if (it == items_.end() || it->first != name) return {};
+  if (it == list.end() || it->first != name) return {};
   return it->second;
 }
 
 void Labels::Set(std::string_view name, std::string_view value) {
-  auto it = std::lower_bound(items_.begin(), items_.end(), name,
+  const Items& list = items();
+  auto it = std::lower_bound(list.begin(), list.end(), name,
                              [](const auto& item, std::string_view n) { return item.first < n; });
-  const bool present = it != items_.end() && it->first == name;
+  const bool present = it != list.end() && it->first == name;
+  if (value.empty() ? !present : present && it->second == value) return;  // no change
+  const size_t at = static_cast<size_t>(it - list.begin());
+  Items& items = Mutable();
   if (value.empty()) {
-    if (present) items_.erase(it);
+    items.erase(items.begin() + static_cast<ptrdiff_t>(at));
+    if (items.empty()) items_.reset();
   } else if (present) {
-    it->second = std::string(value);
+    items[at].second = std::string(value);
   } else {
-    items_.insert(it, {std::string(name), std::string(value)});
+    items.insert(items.begin() + static_cast<ptrdiff_t>(at),
+                 {std::string(name), std::string(value)});
   }
 }
 
 void Labels::Remove(std::string_view name) { Set(name, {}); }
 
-Labels Labels::Keep(std::span<const std::string> names) const {
+template <typename Predicate>
+Labels Labels::Filter(Predicate keep) const {
+  const Items& list = items();
+  const size_t kept = static_cast<size_t>(std::count_if(list.begin(), list.end(), keep));
+  if (kept == list.size()) return *this;  // nothing left out: share the list
   Labels out;
-  for (const auto& item : items_) {
-    if (std::find(names.begin(), names.end(), item.first) != names.end()) {
-      out.items_.push_back(item);
-    }
+  if (kept == 0) return out;
+  out.items_ = std::make_shared<Items>();
+  out.items_->reserve(kept);
+  for (const auto& item : list) {
+    if (keep(item)) out.items_->push_back(item);
   }
   return out;
+}
+
+Labels Labels::Keep(std::span<const std::string> names) const {
+  return Filter([&](const auto& item) {
+    return std::find(names.begin(), names.end(), item.first) != names.end();
+  });
 }
 
 Labels Labels::Drop(std::span<const std::string> names, bool drop_metric_name) const {
-  Labels out;
-  for (const auto& item : items_) {
-    if (drop_metric_name && item.first == kMetricNameLabel) continue;
-    if (std::find(names.begin(), names.end(), item.first) != names.end()) continue;
-    out.items_.push_back(item);
-  }
-  return out;
+  return Filter([&](const auto& item) {
+    if (drop_metric_name && item.first == kMetricNameLabel) return false;
+    return std::find(names.begin(), names.end(), item.first) == names.end();
+  });
 }
 
 std::string Labels::Key() const {
+  size_t length = 0;
+  for (const auto& [name, value] : items()) length += name.size() + value.size() + 2;
   std::string key;
-  for (const auto& [name, value] : items_) {
+  key.reserve(length);
+  for (const auto& [name, value] : items()) {
     // NUL and SOH separate names and values: no label name has them and label values in
     // practice never do; the key stays valid UTF-8 for the state file's JSON.
     key += name;
@@ -69,11 +106,24 @@ std::string Labels::Key() const {
   return key;
 }
 
+size_t Labels::Hash() const {
+  // Boost's hash_combine over the names and values; the sizes are mixed in so that moving bytes
+  // between a name and its value changes the hash.
+  size_t h = items().size();
+  auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
+  const std::hash<std::string_view> hash;
+  for (const auto& [name, value] : items()) {
+    mix(hash(name));
+    mix(hash(value));
+  }
+  return h;
+}
+
 std::string Labels::ToString() const {
   std::string out{Get(kMetricNameLabel)};
   out += '{';
   bool first = true;
-  for (const auto& [name, value] : items_) {
+  for (const auto& [name, value] : items()) {
     if (name == kMetricNameLabel) continue;
     if (!first) out += ", ";
     first = false;
@@ -90,11 +140,6 @@ std::string Labels::ToString() const {
   }
   out += '}';
   return out;
-}
-
-double StaleNaN() { return std::bit_cast<double>(uint64_t{0x7ff0000000000002}); }
-bool IsStaleNaN(double value) {
-  return std::bit_cast<uint64_t>(value) == uint64_t{0x7ff0000000000002};
 }
 
 Result<LabelMatcher> LabelMatcher::Make(std::string name, Op op, std::string value) {
@@ -150,23 +195,27 @@ bool LabelMatcher::Matches(std::string_view label_value) const {
 }
 
 void MemorySeriesSource::Append(const Labels& labels, Point point) {
-  auto [it, inserted] = series_.try_emplace(labels.Key());
-  if (inserted) {
-    it->second.labels = labels;
-    by_name_[std::string(labels.Get(kMetricNameLabel))].push_back(&it->second);
+  auto it = by_labels_.find(&labels);
+  if (it == by_labels_.end()) {
+    series_.push_back(std::make_unique<Series>(Series{labels, {}}));
+    Series* series = series_.back().get();
+    it = by_labels_.emplace(&series->labels, series).first;
+    by_key_.emplace(labels.Key(), series);
+    by_name_[std::string(labels.Get(kMetricNameLabel))].push_back(series);
   }
-  it->second.points.push_back(point);
+  it->second->points.push_back(point);
 }
 
 void MemorySeriesSource::Trim(int64_t min_t_ms) {
-  for (auto& [key, series] : series_) {
-    auto& points = series.points;
-    auto first_kept = std::lower_bound(points.begin(), points.end(), min_t_ms,
-                                       [](const Point& p, int64_t t) { return p.t_ms < t; });
+  for (const auto& series : series_) {
+    auto& points = series->points;
     // Erasing from the front moves the whole history: do it once 64 points have expired, not
     // every second (Select skips older points anyway).
-    constexpr ptrdiff_t kEraseBatch = 64;
-    if (first_kept - points.begin() >= kEraseBatch) points.erase(points.begin(), first_kept);
+    constexpr size_t kEraseBatch = 64;
+    if (points.size() < kEraseBatch || points[kEraseBatch - 1].t_ms >= min_t_ms) continue;
+    auto first_kept = std::lower_bound(points.begin(), points.end(), min_t_ms,
+                                       [](const Point& p, int64_t t) { return p.t_ms < t; });
+    points.erase(points.begin(), first_kept);
   }
 }
 
@@ -193,7 +242,7 @@ void MemorySeriesSource::Select(std::span<const LabelMatcher> matchers, int64_t 
       return;
     }
   }
-  for (const auto& [key, series] : series_) visit_if_matching(series);
+  for (const auto& [key, series] : by_key_) visit_if_matching(*series);
 }
 
 }  // namespace xpuperf::alerts

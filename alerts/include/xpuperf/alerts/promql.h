@@ -9,8 +9,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "xpuperf/alerts/series.h"
@@ -68,10 +71,41 @@ struct EvalOptions {
   int64_t lookback_ms = 5 * 60 * 1000;  // Prometheus' default lookback delta
 };
 
+// Results of the subexpressions that several rules have in common (the same selector, function
+// or aggregation, as parsed), kept for one evaluation round: the warning and the critical rule
+// over one expression select and compute it once. A kept result is exactly what evaluating the
+// subexpression again would give, as long as the series do not change: the owner calls Clear()
+// when a round starts and whenever series were written (a recording rule's output). Results kept
+// at another time are dropped by Evaluate. Not thread-safe: one evaluating thread.
+namespace internal {
+struct SharedResultsAccess;
+}
+class SharedResults {
+ public:
+  SharedResults() = default;
+  // Finds the subexpressions that occur more than once in `exprs` (a null entry is skipped).
+  explicit SharedResults(std::span<const ExprNode* const> exprs);
+
+  void Clear();
+  size_t shared_count() const { return slot_.size(); }
+
+ private:
+  friend struct internal::SharedResultsAccess;
+  std::unordered_map<const ExprNode*, size_t> slot_;  // shared node -> index into values_
+  std::vector<std::optional<Result<EvalValue>>> values_;
+  int64_t t_ms_ = 0;
+  int64_t lookback_ms_ = 0;
+};
+
+// A canonical text of `expr` (its structure, without positions or spacing): equal for
+// subexpressions that evaluate identically.
+std::string CanonicalText(const ExprNode& expr);
+
 // Evaluates an instant query at `t_ms`. Errors are Prometheus' run-time errors (duplicate series
-// in a one-to-one match, "vector cannot contain metrics with the same labelset").
+// in a one-to-one match, "vector cannot contain metrics with the same labelset"). `shared`, when
+// given, supplies and keeps the results of shared subexpressions.
 Result<EvalValue> Evaluate(const ExprNode& expr, const SeriesSource& source, int64_t t_ms,
-                           const EvalOptions& options = {});
+                           const EvalOptions& options = {}, SharedResults* shared = nullptr);
 
 // Prometheus' duration notation (1h30m, 5m, 90s, 1d, 1w, 1y, 500ms) in milliseconds.
 Result<int64_t> ParseDuration(std::string_view text);

@@ -71,6 +71,9 @@ class RuleEngine {
   std::vector<GroupRef> groups_;
   Labels external_labels_;
   MemorySeriesSource recorded_;
+  // Subexpressions rules have in common, evaluated once per round; cleared when a round starts
+  // and after a recording rule wrote its series.
+  SharedResults shared_;
   // Per alerting rule (key: group index and rule index), alerts by label key.
   std::map<std::pair<size_t, size_t>, std::map<std::string, Alert>> active_;
   std::map<const Rule*, std::pair<size_t, size_t>> rule_index_;

@@ -2,6 +2,7 @@
 // recent history implements SeriesSource; tests and `alert test` use MemorySeriesSource.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -20,36 +21,50 @@ namespace xpuperf::alerts {
 
 inline constexpr std::string_view kMetricNameLabel = "__name__";
 
-// A label set sorted by name, as Prometheus keeps it; `__name__` is an ordinary entry.
+// A label set sorted by name, as Prometheus keeps it; `__name__` is an ordinary entry. Copies share
+// one immutable list (a copy costs a reference count, not a copy of every string); a change to a
+// shared list copies it first. Distinct Labels objects may be used from different threads.
 class Labels {
  public:
+  using Items = std::vector<std::pair<std::string, std::string>>;
+
   Labels() = default;
-  explicit Labels(std::vector<std::pair<std::string, std::string>> items);
+  explicit Labels(Items items);
 
   // Empty when absent (Prometheus treats an empty value as absent).
   std::string_view Get(std::string_view name) const;
   void Set(std::string_view name, std::string_view value);  // an empty value removes the label
   void Remove(std::string_view name);
-  const std::vector<std::pair<std::string, std::string>>& items() const { return items_; }
-  bool empty() const { return items_.empty(); }
+  const Items& items() const { return items_ ? *items_ : EmptyItems(); }
+  bool empty() const { return !items_ || items_->empty(); }
 
   // Only `names`; or all but `names` (and `__name__`), the grouping of by/on and without/ignoring.
   Labels Keep(std::span<const std::string> names) const;
   Labels Drop(std::span<const std::string> names, bool drop_metric_name) const;
   // One string that identifies the set (label names and values joined with separators).
   std::string Key() const;
+  // A hash of the names and values (equal sets hash equally), for hash-map lookups.
+  size_t Hash() const;
   // `{a="1", b="2"}` in Prometheus' notation, with the metric name in front when present.
   std::string ToString() const;
 
-  friend bool operator==(const Labels&, const Labels&) = default;
+  friend bool operator==(const Labels& a, const Labels& b) {
+    return a.items_ == b.items_ || a.items() == b.items();
+  }
 
  private:
-  std::vector<std::pair<std::string, std::string>> items_;
+  static const Items& EmptyItems();
+  template <typename Predicate>
+  Labels Filter(Predicate keep) const;  // the items for which keep(item) holds
+  Items& Mutable();                     // the list, copied first when another Labels shares it
+
+  std::shared_ptr<Items> items_;  // null when empty; never changed while shared
 };
 
 // Prometheus' staleness marker (a NaN with a reserved bit pattern): the series ended here.
-double StaleNaN();
-bool IsStaleNaN(double value);
+inline constexpr uint64_t kStaleNaNBits = 0x7ff0000000000002;
+inline double StaleNaN() { return std::bit_cast<double>(kStaleNaNBits); }
+inline bool IsStaleNaN(double value) { return std::bit_cast<uint64_t>(value) == kStaleNaNBits; }
 
 struct Point {
   int64_t t_ms = 0;  // milliseconds since the Unix epoch (or since the start of a test)
@@ -82,9 +97,14 @@ class SeriesSource {
                       const Visitor& visit) const = 0;
 };
 
-// Series held in memory, indexed by metric name. Not thread-safe: one writer or many readers.
+// Series held in memory, indexed by label set and by metric name. Not thread-safe: one writer or
+// many readers.
 class MemorySeriesSource : public SeriesSource {
  public:
+  MemorySeriesSource() = default;
+  MemorySeriesSource(const MemorySeriesSource&) = delete;
+  MemorySeriesSource& operator=(const MemorySeriesSource&) = delete;
+
   // Appends a point; points of one series must come in time order.
   void Append(const Labels& labels, Point point);
   // Drops points older than `min_t_ms` (a bounded history).
@@ -99,8 +119,20 @@ class MemorySeriesSource : public SeriesSource {
     Labels labels;
     std::vector<Point> points;
   };
-  std::map<std::string, Series> series_;                              // by Labels::Key()
-  std::map<std::string, std::vector<Series*>, std::less<>> by_name_;  // by __name__
+  struct LabelsRefHash {
+    size_t operator()(const Labels* labels) const { return labels->Hash(); }
+  };
+  struct LabelsRefEqual {
+    bool operator()(const Labels* a, const Labels* b) const { return *a == *b; }
+  };
+
+  // Every series, in the order they appeared (owned; addresses stay put).
+  std::vector<std::unique_ptr<Series>> series_;
+  // Lookup by label set (keys point at the series' own labels).
+  std::unordered_map<const Labels*, Series*, LabelsRefHash, LabelsRefEqual> by_labels_;
+  // By Labels::Key(): the order of a scan when no matcher names the metric.
+  std::map<std::string, const Series*> by_key_;
+  std::map<std::string, std::vector<const Series*>, std::less<>> by_name_;  // by __name__
 };
 
 }  // namespace xpuperf::alerts
