@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
+#include <unordered_set>
 
 namespace xpuperf::alerts {
 namespace {
@@ -111,7 +113,7 @@ std::vector<RuleEvalError> RuleEngine::EvalRule(const Rule& rule, const RuleGrou
   }
 
   auto& active = active_[rule_index_.at(&rule)];
-  std::map<std::string, bool> seen;
+  std::unordered_set<std::string> seen;
   for (const VectorSample& s : samples) {
     Labels labels = s.labels;
     labels.Remove(kMetricNameLabel);
@@ -120,29 +122,40 @@ std::vector<RuleEvalError> RuleEngine::EvalRule(const Rule& rule, const RuleGrou
       labels.Set(label.name, label.value.Expand(template_labels, s.value, external_labels_));
     }
     labels.Set("alertname", rule.name);
-    std::vector<std::pair<std::string, std::string>> annotations;
-    for (const TemplatedPair& a : rule.annotations) {
-      annotations.emplace_back(a.name, a.value.Expand(template_labels, s.value, external_labels_));
-    }
-    const std::string key = labels.Key();
-    if (seen.contains(key)) {
+    std::string key = labels.Key();
+    if (!seen.insert(key).second) {
       errors.push_back({rule.name,
                         "vector contains metrics with the same labelset after "
                         "applying alert labels"});
       return errors;
     }
-    seen[key] = true;
+    auto expand_annotations = [&] {
+      std::vector<std::pair<std::string, std::string>> annotations;
+      for (const TemplatedPair& a : rule.annotations) {
+        annotations.emplace_back(a.name,
+                                 a.value.Expand(template_labels, s.value, external_labels_));
+      }
+      return annotations;
+    };
     auto it = active.find(key);
     if (it != active.end() && it->second.state != AlertState::kInactive) {
-      it->second.value = s.value;
-      it->second.annotations = std::move(annotations);
+      // Same labels (the key) and the same value bits: the annotations would expand the same.
+      Alert& alert = it->second;
+      if (!alert.annotations_current ||
+          std::bit_cast<uint64_t>(alert.value) != std::bit_cast<uint64_t>(s.value)) {
+        alert.value = s.value;
+        alert.annotations = expand_annotations();
+        alert.annotations_current = true;
+      }
       continue;
     }
+    auto annotations = expand_annotations();
     Alert alert;
     alert.rule = rule.name;
     alert.labels = std::move(labels);
     alert.annotations = std::move(annotations);
     alert.value = s.value;
+    alert.annotations_current = true;
     alert.state = AlertState::kPending;
     alert.active_at_ms = t_ms;
     active[key] = std::move(alert);

@@ -22,6 +22,7 @@ const Labels::Items& Labels::EmptyItems() {
 }
 
 Labels::Items& Labels::Mutable() {
+  hash_.store(0, kRelaxed);
   if (!items_) {
     items_ = std::make_shared<Items>();
   } else if (items_.use_count() > 1) {
@@ -107,6 +108,7 @@ std::string Labels::Key() const {
 }
 
 size_t Labels::Hash() const {
+  if (const size_t kept = hash_.load(kRelaxed); kept != 0) return kept;
   // Boost's hash_combine over the names and values; the sizes are mixed in so that moving bytes
   // between a name and its value changes the hash.
   size_t h = items().size();
@@ -116,6 +118,8 @@ size_t Labels::Hash() const {
     mix(hash(name));
     mix(hash(value));
   }
+  if (h == 0) h = 1;  // 0 means "not computed yet"
+  hash_.store(h, kRelaxed);
   return h;
 }
 
@@ -202,6 +206,8 @@ void MemorySeriesSource::Append(const Labels& labels, Point point) {
     it = by_labels_.emplace(&series->labels, series).first;
     by_key_.emplace(labels.Key(), series);
     by_name_[std::string(labels.Get(kMetricNameLabel))].push_back(series);
+    std::lock_guard lock(selections_mutex_);
+    selections_.clear();  // the new series may match any of them
   }
   it->second->points.push_back(point);
 }
@@ -219,30 +225,54 @@ void MemorySeriesSource::Trim(int64_t min_t_ms) {
   }
 }
 
+MemorySeriesSource::Selection MemorySeriesSource::Matching(
+    std::span<const LabelMatcher> matchers) const {
+  std::string key;
+  for (const LabelMatcher& m : matchers) {
+    key += std::to_string(m.name.size()) + ':' + m.name + static_cast<char>('0' + int(m.op)) +
+           std::to_string(m.value.size()) + ':' + m.value;
+  }
+  {
+    std::lock_guard lock(selections_mutex_);
+    if (auto it = selections_.find(key); it != selections_.end()) return it->second;
+  }
+  auto selected = std::make_shared<std::vector<const Series*>>();
+  auto add_if_matching = [&](const Series* series) {
+    for (const LabelMatcher& matcher : matchers) {
+      if (!matcher.Matches(series->labels.Get(matcher.name))) return;
+    }
+    selected->push_back(series);
+  };
+  // An equality matcher on the name (every rule's selectors have one) narrows to one list.
+  auto name = std::find_if(matchers.begin(), matchers.end(), [](const LabelMatcher& m) {
+    return m.name == kMetricNameLabel && m.op == LabelMatcher::Op::kEqual;
+  });
+  if (name != matchers.end()) {
+    if (auto it = by_name_.find(name->value); it != by_name_.end()) {
+      for (const Series* series : it->second) add_if_matching(series);
+    }
+  } else {
+    for (const auto& [series_key, series] : by_key_) add_if_matching(series);
+  }
+  constexpr size_t kMaxSelections = 4096;
+  std::lock_guard lock(selections_mutex_);
+  if (selections_.size() >= kMaxSelections) selections_.clear();
+  selections_.emplace(std::move(key), selected);
+  return selected;
+}
+
 void MemorySeriesSource::Select(std::span<const LabelMatcher> matchers, int64_t min_t_ms,
                                 int64_t max_t_ms, const Visitor& visit) const {
-  auto visit_if_matching = [&](const Series& series) {
-    for (const LabelMatcher& matcher : matchers) {
-      if (!matcher.Matches(series.labels.Get(matcher.name))) return;
-    }
-    const auto& points = series.points;
+  const Selection selected = Matching(matchers);
+  for (const Series* series : *selected) {
+    const auto& points = series->points;
     auto begin = std::lower_bound(points.begin(), points.end(), min_t_ms,
                                   [](const Point& p, int64_t t) { return p.t_ms < t; });
     auto end = std::upper_bound(begin, points.end(), max_t_ms,
                                 [](int64_t t, const Point& p) { return t < p.t_ms; });
-    if (begin == end) return;
-    visit(series.labels, std::span<const Point>(&*begin, static_cast<size_t>(end - begin)));
-  };
-  // An equality matcher on the name (every rule's selectors have one) narrows to one list.
-  for (const LabelMatcher& matcher : matchers) {
-    if (matcher.name == kMetricNameLabel && matcher.op == LabelMatcher::Op::kEqual) {
-      auto it = by_name_.find(matcher.value);
-      if (it == by_name_.end()) return;
-      for (const Series* series : it->second) visit_if_matching(*series);
-      return;
-    }
+    if (begin == end) continue;
+    visit(series->labels, std::span<const Point>(&*begin, static_cast<size_t>(end - begin)));
   }
-  for (const auto& [key, series] : by_key_) visit_if_matching(*series);
 }
 
 }  // namespace xpuperf::alerts

@@ -30,6 +30,9 @@ struct Alert {
   int64_t keep_firing_since_ms = 0;  // 0 unless the expression stopped holding while firing
   int64_t last_sent_ms = 0;          // by the notifier
   int64_t valid_until_ms = 0;        // endsAt announced to receivers while firing
+  // The annotations were expanded by this engine from the current labels and `value` (not kept in
+  // the state file: a restored alert is expanded again, in case the rule's templates changed).
+  bool annotations_current = false;
 };
 
 struct RuleEvalError {

@@ -2,11 +2,13 @@
 // recent history implements SeriesSource; tests and `alert test` use MemorySeriesSource.
 #pragma once
 
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <regex>
 #include <span>
 #include <string>
@@ -30,6 +32,19 @@ class Labels {
 
   Labels() = default;
   explicit Labels(Items items);
+  Labels(const Labels& other) : items_(other.items_), hash_(other.hash_.load(kRelaxed)) {}
+  Labels(Labels&& other) noexcept
+      : items_(std::move(other.items_)), hash_(other.hash_.exchange(0, kRelaxed)) {}
+  Labels& operator=(const Labels& other) {
+    items_ = other.items_;
+    hash_.store(other.hash_.load(kRelaxed), kRelaxed);
+    return *this;
+  }
+  Labels& operator=(Labels&& other) noexcept {
+    items_ = std::move(other.items_);
+    hash_.store(other.hash_.exchange(0, kRelaxed), kRelaxed);
+    return *this;
+  }
 
   // Empty when absent (Prometheus treats an empty value as absent).
   std::string_view Get(std::string_view name) const;
@@ -43,7 +58,8 @@ class Labels {
   Labels Drop(std::span<const std::string> names, bool drop_metric_name) const;
   // One string that identifies the set (label names and values joined with separators).
   std::string Key() const;
-  // A hash of the names and values (equal sets hash equally), for hash-map lookups.
+  // A hash of the names and values (equal sets hash equally), for hash-map lookups; computed once
+  // per object and kept.
   size_t Hash() const;
   // `{a="1", b="2"}` in Prometheus' notation, with the metric name in front when present.
   std::string ToString() const;
@@ -58,7 +74,11 @@ class Labels {
   Labels Filter(Predicate keep) const;  // the items for which keep(item) holds
   Items& Mutable();                     // the list, copied first when another Labels shares it
 
+  static constexpr auto kRelaxed = std::memory_order_relaxed;
+
   std::shared_ptr<Items> items_;  // null when empty; never changed while shared
+  // Hash() once computed, 0 before (atomic: const readers on two threads may both compute it).
+  mutable std::atomic<size_t> hash_{0};
 };
 
 // Prometheus' staleness marker (a NaN with a reserved bit pattern): the series ended here.
@@ -97,8 +117,9 @@ class SeriesSource {
                       const Visitor& visit) const = 0;
 };
 
-// Series held in memory, indexed by label set and by metric name. Not thread-safe: one writer or
-// many readers.
+// Series held in memory, indexed by label set and by metric name. Which series a set of matchers
+// selects is kept until a series is added (rules select the same series every round). Not
+// thread-safe: one writer or many readers (readers share the kept selections under a lock).
 class MemorySeriesSource : public SeriesSource {
  public:
   MemorySeriesSource() = default;
@@ -133,6 +154,14 @@ class MemorySeriesSource : public SeriesSource {
   // By Labels::Key(): the order of a scan when no matcher names the metric.
   std::map<std::string, const Series*> by_key_;
   std::map<std::string, std::vector<const Series*>, std::less<>> by_name_;  // by __name__
+
+  using Selection = std::shared_ptr<const std::vector<const Series*>>;
+  Selection Matching(std::span<const LabelMatcher> matchers) const;
+
+  mutable std::mutex selections_mutex_;
+  // The series each set of matchers selects, by the matchers' text; emptied when a series is
+  // added, and bounded.
+  mutable std::unordered_map<std::string, Selection> selections_;
 };
 
 }  // namespace xpuperf::alerts
