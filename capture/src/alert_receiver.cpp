@@ -150,6 +150,11 @@ class AlertReceiver::Impl {
     port_ = port;
     httplib::Server* raw = server_.get();
     listener_ = std::thread([raw] { raw->listen_after_bind(); });
+    // stop() before the listener thread runs would be lost (httplib only stops a running loop),
+    // and Stop() would then wait forever: wait until it runs.
+    for (int i = 0; i < 5000 && !raw->is_running(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     return {};
   }
 

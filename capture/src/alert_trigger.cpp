@@ -100,10 +100,11 @@ TriggerDecision AlertTrigger::Decide(const ReceivedAlert& alert, Clock::time_poi
   if (auto last = last_started_.find(d.key); last != last_started_.end()) {
     const auto since = now - last->second;
     if (since < policy_.cooldown) {
-      const auto left = std::chrono::duration_cast<std::chrono::seconds>(policy_.cooldown - since);
+      const auto left_ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(policy_.cooldown - since).count();
       return skip("cooldown: " + d.key + " was captured " +
                   std::to_string(std::chrono::duration_cast<std::chrono::seconds>(since).count()) +
-                  " s ago (" + std::to_string(left.count() + 1) + " s left)");
+                  " s ago (" + std::to_string((left_ms + 999) / 1000) + " s left)");
     }
   }
   if (running_ >= policy_.max_concurrent) {
