@@ -13,6 +13,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -106,8 +107,7 @@ class AlertReceiver::Impl {
     if (!options_.web_config_path.empty()) {
       XPUPERF_ASSIGN_OR_RETURN(web, exporter::LoadWebConfig(options_.web_config_path));
     }
-    if (!agent::IsLoopbackHost(options_.listen_host) && !web.tls &&
-        web.basic_auth_users.empty()) {
+    if (!agent::IsLoopbackHost(options_.listen_host) && !web.tls && web.basic_auth_users.empty()) {
       return MakeError(ErrorCode::kInvalidArgument,
                        "listening on " + options_.listen_host +
                            " (not loopback) needs --web-config with tls_server_config or "
@@ -270,6 +270,7 @@ class AlertReceiver::Impl {
       it->thread.join();
       it = captures_.erase(it);
     }
+    running_keys_.insert(key);
     auto done = std::make_shared<std::atomic<bool>>(false);
     captures_.push_back({std::thread([this, alert, d, id, key, done] {
                            RunOne(alert, d, id, key);
@@ -296,27 +297,39 @@ class AlertReceiver::Impl {
     if (!report.ok()) {
       findings = "capture failed: " + report.error().message;
     } else if (report->hosts.empty() || !report->hosts[0].ok) {
-      findings = "capture failed: " + (report->hosts.empty() ? std::string("no host")
-                                                             : report->hosts[0].error);
+      findings = "capture failed: " +
+                 (report->hosts.empty() ? std::string("no host") : report->hosts[0].error);
     } else if (!options_.analyse) {
       ok = true;
       findings = "captured " + std::to_string(report->trace_files()) + " trace files (no analysis)";
     } else {
       ok = true;
       auto summary = options_.analyse(run.out_dir);
-      findings = summary.ok() ? *summary : "captured, but the analysis failed: " +
-                                               summary.error().message;
+      findings =
+          summary.ok() ? *summary : "captured, but the analysis failed: " + summary.error().message;
     }
     findings = Cut(findings, options_.max_findings_bytes);
     Log("alert " + Name(d) + ": " + (ok ? "findings: " : "") + Cut(findings, 300));
     const int64_t now = NowMs();
-    const std::string body = FindingsAlertJson(
-        alert, findings, id, run.out_dir, ok, now,
-        now + static_cast<int64_t>(options_.findings_ttl.count()));
+    bool resolved_meanwhile = false;
+    {
+      std::lock_guard lock(mutex_);
+      running_keys_.erase(key);
+      resolved_meanwhile = resolved_while_running_.erase(key) > 0;
+    }
+    // An alert that resolved while its capture ran gets a findings alert that is resolved too.
+    const int64_t ends_at =
+        resolved_meanwhile ? now : now + static_cast<int64_t>(options_.findings_ttl.count());
+    const std::string body = FindingsAlertJson(alert, findings, id, run.out_dir, ok, now, ends_at);
     const bool posted = PostToAlertmanagers(body, Name(d));
     {
       std::lock_guard lock(mutex_);
-      findings_[key] = Posted{alert, findings, id, run.out_dir, ok, now};
+      // Findings alerts past their endsAt have ended in Alertmanager on their own: forget them.
+      for (auto it = findings_.begin(); it != findings_.end();) {
+        const bool ended = it->second.starts_at_ms + options_.findings_ttl.count() < now;
+        it = ended ? findings_.erase(it) : std::next(it);
+      }
+      if (!resolved_meanwhile) findings_[key] = Posted{alert, findings, id, run.out_dir, ok, now};
       PushDecision({{"time", alerts::Rfc3339(NowMs())},
                     {"alertname", d.alertname},
                     {"agent", d.agent},
@@ -335,7 +348,10 @@ class AlertReceiver::Impl {
     {
       std::lock_guard lock(mutex_);
       auto it = findings_.find(key);
-      if (it == findings_.end()) return;
+      if (it == findings_.end()) {
+        if (running_keys_.contains(key)) resolved_while_running_.insert(key);
+        return;
+      }
       posted = it->second;
       findings_.erase(it);
     }
@@ -356,9 +372,9 @@ class AlertReceiver::Impl {
       std::string last;
       for (int attempt = 1; attempt <= options_.post_attempts && !done; ++attempt) {
         if (attempt > 1 && !SleepUnlessCancelled(1 << (attempt - 2))) break;
-        Result<int> status = options_.poster ? options_.poster({url, body, &am})
-                                             : Result<int>(MakeError(ErrorCode::kUnsupported,
-                                                                     "no HTTP client"));
+        Result<int> status =
+            options_.poster ? options_.poster({url, body, &am})
+                            : Result<int>(MakeError(ErrorCode::kUnsupported, "no HTTP client"));
         if (status.ok() && *status >= 200 && *status < 300) {
           done = true;
           break;
@@ -420,7 +436,9 @@ class AlertReceiver::Impl {
   bool stopping_ = false;
   std::list<CaptureThread> captures_;
   std::deque<json> decisions_;
-  std::map<std::string, Posted> findings_;  // by the alert's label set, while it fires
+  std::map<std::string, Posted> findings_;        // by the alert's label set, while it fires
+  std::set<std::string> running_keys_;            // label sets of alerts being captured
+  std::set<std::string> resolved_while_running_;  // ... that resolved meanwhile
   std::mutex log_mutex_;
 };
 

@@ -50,8 +50,8 @@ class AlertReceiverTest : public ::testing::Test {
     options.policy.default_duration_ms = 200;
     options.capture.start_in_seconds = 0.3;
     options.capture.wait_seconds = 10;
-    options.alertmanagers = {{"am", alerts::ReceiverKind::kAlertmanager, "http://am.test", "", "",
-                              "", ""}};
+    options.alertmanagers = {
+        {"am", alerts::ReceiverKind::kAlertmanager, "http://am.test", "", "", "", ""}};
     options.poster = [this](const alerts::HttpPost& post) -> Result<int> {
       std::lock_guard lock(mutex_);
       posts_.push_back(post.url + " " + post.body);
@@ -131,9 +131,10 @@ TEST_F(AlertReceiverTest, CapturesTheAlertsNodeAndPostsAFindingsAlert) {
   ASSERT_EQ(posts.size(), 2u);
   const json resolved = json::parse(posts[1].substr(posts[1].find(' ') + 1));
   EXPECT_EQ(resolved[0]["labels"], body[0]["labels"]);
-  EXPECT_LE(resolved[0]["endsAt"].get<std::string>(), alerts::Rfc3339(
-      std::chrono::duration_cast<std::chrono::milliseconds>(
-          std::chrono::system_clock::now().time_since_epoch()).count()));
+  EXPECT_LE(resolved[0]["endsAt"].get<std::string>(),
+            alerts::Rfc3339(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count()));
   (*receiver)->Stop();
 }
 
@@ -142,9 +143,10 @@ TEST_F(AlertReceiverTest, AFailedCaptureIsReportedOnTheAlertToo) {
   options.capture.rpc_timeout_seconds = 2;
   auto receiver = AlertReceiver::Start(std::move(options));
   ASSERT_TRUE(receiver.ok()) << receiver.error().message;
-  EXPECT_EQ((*receiver)->HandleWebhook(Webhook(
-                "firing", {{"alertname", "A"}, {"hostname", "127.0.0.1"}, {"xpuperf_capture", "true"}})),
-            200);
+  EXPECT_EQ(
+      (*receiver)->HandleWebhook(Webhook(
+          "firing", {{"alertname", "A"}, {"hostname", "127.0.0.1"}, {"xpuperf_capture", "true"}})),
+      200);
   for (int i = 0; i < 300 && Posts().empty(); ++i) usleep(20000);
   auto posts = Posts();
   ASSERT_EQ(posts.size(), 1u) << log_.str();

@@ -1,9 +1,10 @@
+#include "xpuperf/capture/alert_trigger.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "xpuperf/capture/alert_payload.h"
-#include "xpuperf/capture/alert_trigger.h"
 
 namespace xpuperf::capture {
 namespace {
@@ -35,7 +36,8 @@ json Alert(const std::string& status, json labels, json annotations = json::obje
           {"fingerprint", "0123456789abcdef"}};
 }
 
-ReceivedAlert Parsed(json labels, json annotations = json::object(), std::string status = "firing") {
+ReceivedAlert Parsed(json labels, json annotations = json::object(),
+                     std::string status = "firing") {
   auto message = ParseWebhookMessage(Message(json::array({Alert(status, labels, annotations)})));
   EXPECT_TRUE(message.ok()) << message.error().message;
   return message->alerts.at(0);
@@ -43,8 +45,7 @@ ReceivedAlert Parsed(json labels, json annotations = json::object(), std::string
 
 TEST(AlertPayload, ReadsAlertmanagersVersion4Message) {
   auto message = ParseWebhookMessage(Message(json::array(
-      {Alert("firing", {{"alertname", "Idle"}, {"instance", "node1:10877"}},
-             {{"summary", "idle"}}),
+      {Alert("firing", {{"alertname", "Idle"}, {"instance", "node1:10877"}}, {{"summary", "idle"}}),
        Alert("resolved", {{"alertname", "Idle"}, {"instance", "node2:10877"}})})));
   ASSERT_TRUE(message.ok()) << message.error().message;
   EXPECT_EQ(message->receiver, "xpuperf");
@@ -165,18 +166,21 @@ TEST(AlertTrigger, AllowedHostsLimitWhichAgentsAlertsMayReach) {
   policy.allowed_hosts = {"node1", "node2:1900"};
   AlertTrigger trigger(policy);
   const auto now = Clock::now();
-  auto d = trigger.Decide(Parsed({{"alertname", "A"}, {"xpuperf_capture", "true"},
+  auto d = trigger.Decide(Parsed({{"alertname", "A"},
+                                  {"xpuperf_capture", "true"},
                                   {"xpuperf_agent", "evil.example:1778"}}),
                           now);
   EXPECT_EQ(d.reason, "agent evil.example:1778 is not in the allowed hosts");
   EXPECT_EQ(trigger
-                .Decide(Parsed({{"alertname", "A"}, {"xpuperf_capture", "true"},
+                .Decide(Parsed({{"alertname", "A"},
+                                {"xpuperf_capture", "true"},
                                 {"instance", "node1:10877"}}),
                         now)
                 .action,
             TriggerAction::kCapture);
   EXPECT_EQ(trigger
-                .Decide(Parsed({{"alertname", "A"}, {"xpuperf_capture", "true"},
+                .Decide(Parsed({{"alertname", "A"},
+                                {"xpuperf_capture", "true"},
                                 {"xpuperf_agent", "node2:1900"}}),
                         now)
                 .action,

@@ -1,6 +1,8 @@
 // `xpuperf capture --on-alert LISTEN`: automatic capture. Alertmanager's webhook in, a capture of
 // the alert's node through its agent, the trace analysis, a findings alert back to Alertmanager.
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <ostream>
 
 #include "command_agent.h"
@@ -48,8 +50,9 @@ Result<std::string> SummariseCapture(const std::string& dir) {
   const trace::RunReport report = trace::AnalyzeRun(run, 5);
   int64_t events = 0;
   for (const auto& rank : report.ranks) events += rank.events;
-  std::string text = std::to_string(report.ranks.size()) + (report.ranks.size() == 1 ? " rank, " : " ranks, ") +
-                     std::to_string(events) + " events analysed.";
+  std::string text = std::to_string(report.ranks.size()) +
+                     (report.ranks.size() == 1 ? " rank, " : " ranks, ") + std::to_string(events) +
+                     " events analysed.";
   size_t findings = 0;
   for (const auto& rank : report.ranks) findings += rank.findings.size();
   if (findings == 0) {
@@ -86,7 +89,8 @@ int RunCaptureOnAlert(const CaptureCommandOptions& options, std::ostream& out, s
   };
   auto listen = exporter::ParseListenAddress(options.on_alert);
   if (!listen.ok()) return usage("--on-alert: " + listen.error().message);
-  if (options.iterations != 0) return usage("--on-alert captures use --duration-ms, not --iterations");
+  if (options.iterations != 0)
+    return usage("--on-alert captures use --duration-ms, not --iterations");
   if (!options.jax.empty()) return usage("--on-alert does not take --jax");
   if (!(options.cooldown_seconds >= 0 && options.cooldown_seconds <= 7 * 86400)) {
     return usage("--cooldown must be 0..604800 s");
@@ -131,10 +135,9 @@ int RunCaptureOnAlert(const CaptureCommandOptions& options, std::ostream& out, s
     auto endpoint = agent::ParseAgentEndpoint(host);
     if (!endpoint.ok()) return usage(endpoint.error().message);
     // A bare name allows every port of that host; HOST:PORT only that agent.
-    receiver.policy.allowed_hosts.insert(host.find(':') == std::string::npos ||
-                                                 host.starts_with('[') && host.ends_with(']')
-                                             ? endpoint->host
-                                             : endpoint->ToString());
+    const bool bare =
+        host.find(':') == std::string::npos || (host.starts_with('[') && host.ends_with(']'));
+    receiver.policy.allowed_hosts.insert(bare ? endpoint->host : endpoint->ToString());
   }
   std::string am_user, am_password;
   if (!options.alertmanager_credentials_file.empty()) {

@@ -19,6 +19,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from http.client import HTTPException as http_client_errors
 
 RULES = """groups:
   - name: idle
@@ -69,6 +70,8 @@ def http(method, url, body=None, content_type="application/json"):
             return r.status, r.read()
     except urllib.error.HTTPError as e:
         return e.code, e.read()
+    except (OSError, http_client_errors) as e:  # not listening yet, or the connection was reset
+        return 0, str(e).encode()
 
 
 def agent_call(port, request):

@@ -41,8 +41,8 @@ using CaptureAnalyser = std::function<Result<std::string>(const std::string& cap
 
 struct AlertReceiverOptions {
   std::string listen_host = "127.0.0.1";
-  int port = kDefaultAlertReceiverPort;  // 0 = the OS picks one (tests)
-  std::string web_config_path;           // TLS and basic auth; required off loopback
+  int port = kDefaultAlertReceiverPort;               // 0 = the OS picks one (tests)
+  std::string web_config_path;                        // TLS and basic auth; required off loopback
   std::vector<alerts::ReceiverConfig> alertmanagers;  // where findings alerts go
   TriggerPolicy policy;
   // The settings of every capture: security, start_in_seconds, wait_seconds, job_id, pids,
@@ -51,7 +51,7 @@ struct AlertReceiverOptions {
   CaptureOptions capture;
   std::string out_root;  // captures go to out_root/<capture id>/
   std::chrono::milliseconds findings_ttl = std::chrono::hours(4);  // endsAt of a findings alert
-  size_t max_findings_bytes = 4096;                                 // xpuperf_findings is cut here
+  size_t max_findings_bytes = 4096;                                // xpuperf_findings is cut here
   CaptureAnalyser analyse;
   alerts::HttpPoster poster;  // POSTs to Alertmanager (alerts::DefaultHttpPoster)
   int post_attempts = 3;      // 5xx and network errors are retried after 1 s, 2 s, ...
