@@ -5,8 +5,16 @@ routes an alert fired by the built-in rule engine (alerts_notify_tool: RuleEngin
 (our tracer, registered with a real `xpuperf agent` like a KINETO_USE_DAEMON=1 process), analyses
 it and posts the findings alert back to Alertmanager. Then: a repeat of the alert is suppressed by
 the cooldown, bad payloads get 400/413/405, the alert's resolution resolves the findings alert,
-and SIGTERM stops the receiver cleanly. Standard library only."""
+and SIGTERM stops the receiver cleanly. The receiver takes Alertmanager's basic auth (web config).
+The node path too: the engine's own webhook notifier (as `serve --rules --webhook`) posts straight
+to a second, loopback receiver, whose findings alert reaches Alertmanager as well.
+Standard library only."""
 import argparse
+import base64
+import warnings
+
+warnings.filterwarnings("ignore", category=DeprecationWarning)
+import crypt  # noqa: E402  (bcrypt for the web config, as the exporter's tests use it)
 import json
 import os
 import shutil
@@ -61,10 +69,16 @@ def wait_for(predicate, seconds, what):
     sys.exit(1)
 
 
-def http(method, url, body=None, content_type="application/json"):
+USER, PASSWORD = "alertmanager", "webhook-pass"
+
+
+def http(method, url, body=None, content_type="application/json", auth=None):
     request = urllib.request.Request(url, data=body, method=method)
     if body is not None:
         request.add_header("Content-Type", content_type)
+    if auth:
+        token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()
+        request.add_header("Authorization", f"Basic {token}")
     try:
         with urllib.request.urlopen(request, timeout=10) as r:
             return r.status, r.read()
@@ -101,6 +115,8 @@ receivers:
   - name: xpuperf-capture
     webhook_configs:
       - url: http://127.0.0.1:{receiver_port}/webhook
+        http_config:
+          basic_auth: {{username: {USER}, password: {PASSWORD}}}
 """)
     proc = subprocess.Popen(
         [binary, f"--config.file={config}", f"--storage.path={os.path.join(work, 'am-data')}",
@@ -116,11 +132,11 @@ def am_alerts(port):
     return json.loads(body) if status == 200 else []
 
 
-def run_engine(tool, work, value, steps, am_port):
+def run_engine(tool, work, value, steps, receiver_args, rules="rules.yml", state="state.json"):
     out = subprocess.run(
-        [tool, "--rules", os.path.join(work, "rules.yml"), "--series", SERIES, "--value", str(value),
+        [tool, "--rules", os.path.join(work, rules), "--series", SERIES, "--value", str(value),
          "--steps", str(steps), "--interval-ms", "200", "--resend-ms", "30000",
-         "--state", os.path.join(work, "state.json"), "--alertmanager", f"http://127.0.0.1:{am_port}"],
+         "--state", os.path.join(work, state)] + receiver_args,
         capture_output=True, text=True, timeout=60)
     if out.returncode != 0:
         print("FAILED: notify tool:", out.stderr)
@@ -143,10 +159,16 @@ def main():
     try:
         with open(os.path.join(work, "rules.yml"), "w") as f:
             f.write(RULES)
+        with open(os.path.join(work, "node-rules.yml"), "w") as f:
+            f.write(RULES.replace("XpuperfLowDutyCycle", "XpuperfLowDutyCycleNode"))
+        web_config = os.path.join(work, "web-config.yml")
+        hashed = crypt.crypt(PASSWORD, crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1024))
+        with open(web_config, "w") as f:
+            f.write(f"basic_auth_users:\n  {USER}: {hashed}\n")
         ipc = os.path.join(work, "ipc")
         os.mkdir(ipc)
         env = dict(os.environ, KINETO_IPC_SOCKET_DIR=ipc)
-        am_port, agent_port, receiver_port = free_port(), free_port(), free_port()
+        am_port, agent_port, receiver_port, node_port = (free_port() for _ in range(4))
         receiver_log = open(os.path.join(work, "receiver.log"), "w+")
         agent = subprocess.Popen(
             [args.xpuperf, "agent", "--listen", f"127.0.0.1:{agent_port}",
@@ -161,9 +183,16 @@ def main():
             [args.xpuperf, "capture", "--on-alert", f"127.0.0.1:{receiver_port}",
              "--alertmanager", f"http://127.0.0.1:{am_port}", "--out", captures,
              "--agent-port", str(agent_port), "--start-in", "0.5", "--wait", "15",
-             "--cooldown", "600"],
+             "--cooldown", "600", "--web-config", web_config],
             stdout=subprocess.DEVNULL, stderr=receiver_log)
         procs.append(receiver)
+        node_receiver = subprocess.Popen(
+            [args.xpuperf, "capture", "--on-alert", str(node_port),
+             "--alertmanager", f"http://127.0.0.1:{am_port}", "--out", os.path.join(work, "node-captures"),
+             "--agent-port", str(agent_port), "--start-in", "0.5", "--wait", "15",
+             "--hosts", "127.0.0.1"],
+            stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "node-receiver.log"), "w"))
+        procs.append(node_receiver)
         am = start_alertmanager(binary, am_port, receiver_port, work)
         procs.append(am)
 
@@ -175,23 +204,27 @@ def main():
         processes = wait_for(registered, 20, "the traced process to register with the agent")
         check(processes[0]["pid"] == traced.pid, "the traced process registered with the agent")
         base = f"http://127.0.0.1:{receiver_port}"
-        wait_for(lambda: http("GET", base + "/api/v1/decisions")[0] == 200, 20, "the receiver")
+        auth = (USER, PASSWORD)
+        wait_for(lambda: http("GET", base + "/api/v1/decisions", auth=auth)[0] == 200, 20, "the receiver")
+        check(http("POST", base + "/webhook", b"{}")[0] == 401, "a request without credentials gets 401")
+        check(http("POST", base + "/webhook", b"{}", auth=(USER, "wrong"))[0] == 401,
+              "a wrong password gets 401")
 
         # Bad input first: refused with a status, the receiver goes on.
-        check(http("POST", base + "/webhook", b"{not json")[0] == 400, "malformed JSON gets 400")
-        check(http("POST", base + "/webhook", b'{"version":"4","alerts":[{"status":"x"}]}')[0] == 400,
+        check(http("POST", base + "/webhook", b"{not json", auth=auth)[0] == 400, "malformed JSON gets 400")
+        check(http("POST", base + "/webhook", b'{"version":"4","alerts":[{"status":"x"}]}', auth=auth)[0] == 400,
               "a bad alert gets 400")
-        check(http("POST", base + "/webhook", b"x" * (2 << 20))[0] == 413, "a 2 MiB body gets 413")
-        check(http("GET", base + "/webhook")[0] == 405, "GET on the webhook path gets 405")
+        check(http("POST", base + "/webhook", b"x" * (2 << 20), auth=auth)[0] == 413, "a 2 MiB body gets 413")
+        check(http("GET", base + "/webhook", auth=auth)[0] == 405, "GET on the webhook path gets 405")
 
         # Detect: the engine fires; Alertmanager routes it to the receiver.
-        out = run_engine(args.notify_tool, work, 0.1, 10, am_port)
+        out = run_engine(args.notify_tool, work, 0.1, 10, ["--alertmanager", f"http://127.0.0.1:{am_port}"])
         check("XpuperfLowDutyCycle=firing" in out, "the built-in engine fires XpuperfLowDutyCycle")
 
         # Capture + analyse: the findings alert appears in Alertmanager.
-        def findings_alert():
+        def findings_alert(name="XpuperfLowDutyCycle"):
             for a in am_alerts(am_port):
-                if a["labels"].get("xpuperf_capture") == "findings":
+                if a["labels"].get("xpuperf_capture") == "findings" and a["labels"]["alertname"] == name:
                     return a
             return None
         found = wait_for(findings_alert, 60, "the findings alert in Alertmanager")
@@ -219,18 +252,29 @@ def main():
                   "alerts": [{"status": "firing", "labels": original[0]["labels"],
                               "annotations": original[0]["annotations"],
                               "startsAt": original[0]["startsAt"], "endsAt": original[0]["endsAt"]}]}
-        check(http("POST", base + "/webhook", json.dumps(repeat).encode())[0] == 200,
+        check(http("POST", base + "/webhook", json.dumps(repeat).encode(), auth=auth)[0] == 200,
               "a repeat of the alert is accepted")
-        decisions = json.loads(http("GET", base + "/api/v1/decisions")[1])["decisions"]
+        decisions = json.loads(http("GET", base + "/api/v1/decisions", auth=auth)[1])["decisions"]
         skips = [d for d in decisions if d["action"] == "skip" and "cooldown" in d.get("reason", "")]
         check(len(skips) >= 1, f"the repeat is skipped for the cooldown ({skips[-1]['reason'] if skips else decisions})")
         check(len(os.listdir(captures)) == 1, "only one capture was made")
 
         # Resolution: the engine resolves the alert, the receiver resolves the findings alert.
-        out = run_engine(args.notify_tool, work, 0.9, 6, am_port)
+        out = run_engine(args.notify_tool, work, 0.9, 6, ["--alertmanager", f"http://127.0.0.1:{am_port}"])
         check("XpuperfLowDutyCycle=inactive" in out, "the built-in engine resolves the alert")
         wait_for(lambda: findings_alert() is None, 60, "the findings alert to resolve")
         print("ok: the findings alert resolved with the alert")
+
+        # The node path: the engine's webhook notifier posts to the loopback receiver directly.
+        out = run_engine(args.notify_tool, work, 0.1, 10,
+                         ["--webhook", f"http://127.0.0.1:{node_port}/webhook"],
+                         rules="node-rules.yml", state="node-state.json")
+        check("XpuperfLowDutyCycleNode=firing" in out, "the engine fires XpuperfLowDutyCycleNode")
+        node_found = wait_for(lambda: findings_alert("XpuperfLowDutyCycleNode"), 60,
+                              "the node path's findings alert in Alertmanager")
+        check(node_found["annotations"]["xpuperf_capture_status"] == "ok"
+              and "train_step" in node_found["annotations"]["xpuperf_findings"],
+              "the engine's own webhook triggers a capture whose findings reach Alertmanager")
 
         receiver.send_signal(signal.SIGTERM)
         check(receiver.wait(timeout=20) == 0, "SIGTERM stops the receiver with exit 0")
