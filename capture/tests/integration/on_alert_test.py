@@ -5,7 +5,7 @@ routes an alert fired by the built-in rule engine (alerts_notify_tool: RuleEngin
 (our tracer, registered with a real `xpuperf agent` like a KINETO_USE_DAEMON=1 process), analyses
 it and posts the findings alert back to Alertmanager. Then: a repeat of the alert is suppressed by
 the cooldown, bad payloads get 400/413/405, the alert's resolution resolves the findings alert,
-and SIGTERM stops the receiver cleanly. The receiver takes Alertmanager's basic auth (web config).
+and SIGTERM stops the receiver cleanly. The receiver serves TLS and takes Alertmanager's basic auth (web config).
 The node path too: the engine's own webhook notifier (as `serve --rules --webhook`) posts straight
 to a second, loopback receiver, whose findings alert reaches Alertmanager as well.
 Standard library only."""
@@ -20,6 +20,7 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import struct
 import subprocess
 import sys
@@ -72,6 +73,9 @@ def wait_for(predicate, seconds, what):
 USER, PASSWORD = "alertmanager", "webhook-pass"
 
 
+TLS_CONTEXT = None  # set once the receiver's certificate exists
+
+
 def http(method, url, body=None, content_type="application/json", auth=None):
     request = urllib.request.Request(url, data=body, method=method)
     if body is not None:
@@ -80,7 +84,8 @@ def http(method, url, body=None, content_type="application/json", auth=None):
         token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()
         request.add_header("Authorization", f"Basic {token}")
     try:
-        with urllib.request.urlopen(request, timeout=10) as r:
+        context = TLS_CONTEXT if url.startswith("https://") else None
+        with urllib.request.urlopen(request, timeout=10, context=context) as r:
             return r.status, r.read()
     except urllib.error.HTTPError as e:
         return e.code, e.read()
@@ -98,7 +103,7 @@ def agent_call(port, request):
         return json.loads(s.recv(length, socket.MSG_WAITALL))
 
 
-def start_alertmanager(binary, port, receiver_port, work):
+def start_alertmanager(binary, port, receiver_port, work, ca_file):
     config = os.path.join(work, "am.yml")
     with open(config, "w") as f:
         f.write(f"""route:
@@ -114,9 +119,10 @@ receivers:
   - name: blackhole
   - name: xpuperf-capture
     webhook_configs:
-      - url: http://127.0.0.1:{receiver_port}/webhook
+      - url: https://127.0.0.1:{receiver_port}/webhook
         http_config:
           basic_auth: {{username: {USER}, password: {PASSWORD}}}
+          tls_config: {{ca_file: {ca_file}}}
 """)
     proc = subprocess.Popen(
         [binary, f"--config.file={config}", f"--storage.path={os.path.join(work, 'am-data')}",
@@ -163,8 +169,15 @@ def main():
             f.write(RULES.replace("XpuperfLowDutyCycle", "XpuperfLowDutyCycleNode"))
         web_config = os.path.join(work, "web-config.yml")
         hashed = crypt.crypt(PASSWORD, crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1024))
+        cert, key = os.path.join(work, "tls.crt"), os.path.join(work, "tls.key")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                        "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
+                        "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+        global TLS_CONTEXT
+        TLS_CONTEXT = ssl.create_default_context(cafile=cert)
         with open(web_config, "w") as f:
-            f.write(f"basic_auth_users:\n  {USER}: {hashed}\n")
+            f.write(f"tls_server_config:\n  cert_file: {cert}\n  key_file: {key}\n"
+                    f"basic_auth_users:\n  {USER}: {hashed}\n")
         ipc = os.path.join(work, "ipc")
         os.mkdir(ipc)
         env = dict(os.environ, KINETO_IPC_SOCKET_DIR=ipc)
@@ -193,7 +206,7 @@ def main():
              "--hosts", "127.0.0.1"],
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "node-receiver.log"), "w"))
         procs.append(node_receiver)
-        am = start_alertmanager(binary, am_port, receiver_port, work)
+        am = start_alertmanager(binary, am_port, receiver_port, work, cert)
         procs.append(am)
 
         def registered():
@@ -203,7 +216,7 @@ def main():
                 return None
         processes = wait_for(registered, 20, "the traced process to register with the agent")
         check(processes[0]["pid"] == traced.pid, "the traced process registered with the agent")
-        base = f"http://127.0.0.1:{receiver_port}"
+        base = f"https://127.0.0.1:{receiver_port}"
         auth = (USER, PASSWORD)
         wait_for(lambda: http("GET", base + "/api/v1/decisions", auth=auth)[0] == 200, 20, "the receiver")
         check(http("POST", base + "/webhook", b"{}")[0] == 401, "a request without credentials gets 401")
