@@ -305,8 +305,14 @@ class AlertReceiver::Impl {
     } else {
       ok = true;
       auto summary = options_.analyse(run.out_dir);
-      findings =
-          summary.ok() ? *summary : "captured, but the analysis failed: " + summary.error().message;
+      const std::string files = std::to_string(report->trace_files()) + " trace files";
+      if (summary.ok()) {
+        findings = *summary;
+      } else if (summary.error().code == ErrorCode::kUnsupported) {
+        findings = "captured " + files + "; " + summary.error().message;
+      } else {
+        findings = "captured " + files + ", but the analysis failed: " + summary.error().message;
+      }
     }
     findings = Cut(findings, options_.max_findings_bytes);
     Log("alert " + Name(d) + ": " + (ok ? "findings: " : "") + Cut(findings, 300));
