@@ -200,10 +200,7 @@ int RunCaptureOnAlert(const CaptureCommandOptions& options, std::ostream& out, s
     };
   }
 #endif
-  if (receiver.alertmanagers.empty()) {
-    err << "xpuperf capture: note: no --alertmanager: findings are logged and kept in "
-           "/api/v1/decisions only\n";
-  }
+  const bool no_alertmanager = receiver.alertmanagers.empty();
   InstallCancellationHandlers();
   auto started = capture::AlertReceiver::Start(std::move(receiver));
   if (!started.ok()) {
@@ -215,6 +212,10 @@ int RunCaptureOnAlert(const CaptureCommandOptions& options, std::ostream& out, s
       << ((*started)->tls() ? "https" : "http") << "://"
       << (listen->host.find(':') != std::string::npos ? "[" + listen->host + "]" : listen->host)
       << ":" << (*started)->port() << "/webhook; captures in " << options.out_dir << "\n";
+  if (no_alertmanager) {
+    err << "xpuperf capture: note: no --alertmanager: findings are logged and kept in "
+           "/api/v1/decisions only\n";
+  }
   err.flush();
   while (SleepUnlessCancelled(0.2)) {
   }
