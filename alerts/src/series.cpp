@@ -198,6 +198,28 @@ bool LabelMatcher::Matches(std::string_view label_value) const {
   return false;
 }
 
+MemorySeriesSource::MemorySeriesSource(MemorySeriesSource&& other) noexcept
+    : series_(std::move(other.series_)),
+      by_labels_(std::move(other.by_labels_)),
+      by_key_(std::move(other.by_key_)),
+      by_name_(std::move(other.by_name_)) {
+  // The keys of by_labels_ point into the series, which stay where they are (owned by pointer).
+  std::lock_guard lock(other.selections_mutex_);
+  other.selections_.clear();
+}
+
+MemorySeriesSource& MemorySeriesSource::operator=(MemorySeriesSource&& other) noexcept {
+  if (this == &other) return *this;
+  std::scoped_lock lock(selections_mutex_, other.selections_mutex_);
+  series_ = std::move(other.series_);
+  by_labels_ = std::move(other.by_labels_);
+  by_key_ = std::move(other.by_key_);
+  by_name_ = std::move(other.by_name_);
+  selections_.clear();
+  other.selections_.clear();
+  return *this;
+}
+
 void MemorySeriesSource::Append(const Labels& labels, Point point) {
   auto it = by_labels_.find(&labels);
   if (it == by_labels_.end()) {

@@ -123,8 +123,9 @@ class SeriesSource {
 class MemorySeriesSource : public SeriesSource {
  public:
   MemorySeriesSource() = default;
-  MemorySeriesSource(const MemorySeriesSource&) = delete;
-  MemorySeriesSource& operator=(const MemorySeriesSource&) = delete;
+  // Moves the series; the kept selections start empty (the lock does not move).
+  MemorySeriesSource(MemorySeriesSource&& other) noexcept;
+  MemorySeriesSource& operator=(MemorySeriesSource&& other) noexcept;
 
   // Appends a point; points of one series must come in time order.
   void Append(const Labels& labels, Point point);
