@@ -13,7 +13,7 @@ json ToJson(const Device& device) {
                       {"instances", c.instances},
                       {"line_bytes", c.line_bytes}});
   }
-  return {{"backend", device.backend},
+  json out = {{"backend", device.backend},
           {"id", device.id},
           {"index", device.index},
           {"vendor", device.vendor},
@@ -29,6 +29,15 @@ json ToJson(const Device& device) {
             {"threads", device.topology.threads},
             {"caches", caches},
             {"source", device.topology.source}}}};
+  if (device.is_partition()) {
+    const Partition& p = device.partition;
+    out["partition"] = {{"parent", p.parent},
+                        {"parent_uuid", p.parent_uuid},
+                        {"gpu_instance_id", p.gpu_instance_id},
+                        {"compute_instance_id", p.compute_instance_id},
+                        {"profile", p.profile}};
+  }
+  return out;
 }
 
 json ToJson(const MetricInfo& info) {

@@ -106,6 +106,24 @@ void ResolveOptional(const DynamicLibrary& handle, NvmlApi& api) {
   for (const auto& symbol : events) {
     if (!symbol.found && api.missing_event_symbol.empty()) api.missing_event_symbol = symbol.name;
   }
+  const struct {
+    const char* name;
+    bool found;
+  } mig[] = {
+      {"nvmlDeviceGetMigMode", Resolve(handle, "nvmlDeviceGetMigMode", api.device_get_mig_mode)},
+      {"nvmlDeviceGetMaxMigDeviceCount",
+       Resolve(handle, "nvmlDeviceGetMaxMigDeviceCount", api.device_get_max_mig_device_count)},
+      {"nvmlDeviceGetMigDeviceHandleByIndex",
+       Resolve(handle, "nvmlDeviceGetMigDeviceHandleByIndex",
+               api.device_get_mig_device_handle_by_index)},
+      {"nvmlDeviceGetGpuInstanceId",
+       Resolve(handle, "nvmlDeviceGetGpuInstanceId", api.device_get_gpu_instance_id)},
+      {"nvmlDeviceGetComputeInstanceId",
+       Resolve(handle, "nvmlDeviceGetComputeInstanceId", api.device_get_compute_instance_id)},
+  };
+  for (const auto& symbol : mig) {
+    if (!symbol.found && api.missing_mig_symbol.empty()) api.missing_mig_symbol = symbol.name;
+  }
 }
 
 }  // namespace
