@@ -35,7 +35,8 @@ std::string RenderTopPlain(const TopModel& model, size_t processes) {
         std::isnan(d.memory_used_bytes) || std::isnan(d.memory_total_bytes)
             ? "n/a"
             : FormatBytes(d.memory_used_bytes) + " / " + FormatBytes(d.memory_total_bytes);
-    devices.AddRow({DeviceColumn(d.device), Bar(d.duty_percent, 20) + " " + Or(d.duty_percent, "percent"),
+    devices.AddRow({DeviceColumn(d.device),
+                    Bar(d.duty_percent, 20) + " " + Or(d.duty_percent, "percent"),
                     Or(d.simd_percent, "percent"), memory, Or(d.power_watts, "watts"),
                     Or(d.temperature_celsius, "celsius"),
                     std::isnan(d.queue) ? "n/a" : fmt::format("{:g}", d.queue)});

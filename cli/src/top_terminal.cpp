@@ -115,8 +115,9 @@ void Draw(const TopModel& model, const TopOptions& options, bool utf8) {
                           cols),
               COLOR_PAIR(kColorTitle) | A_BOLD);
   for (const DeviceSummary& d : model.devices()) {
-    screen.Line(fmt::format("{}  {}  {}", DeviceColumn(d.device), d.device.model, DeviceIdentity(d.device)),
-                A_BOLD);
+    screen.Line(
+        fmt::format("{}  {}  {}", DeviceColumn(d.device), d.device.model, DeviceIdentity(d.device)),
+        A_BOLD);
     screen.Meter("Duty", d.duty_percent,
                  std::isnan(d.duty_percent) ? "" : FormatPercent(d.duty_percent), &d.duty_history);
     const double memory_percent =

@@ -14,21 +14,21 @@ json ToJson(const Device& device) {
                       {"line_bytes", c.line_bytes}});
   }
   json out = {{"backend", device.backend},
-          {"id", device.id},
-          {"index", device.index},
-          {"vendor", device.vendor},
-          {"model", device.model},
-          {"uuid", device.uuid},
-          {"bus_id", device.bus_id},
-          {"memory_bytes", device.memory_bytes},
-          {"features", device.features},
-          {"topology",
-           {{"packages", device.topology.packages},
-            {"numa_nodes", device.topology.numa_nodes},
-            {"cores", device.topology.cores},
-            {"threads", device.topology.threads},
-            {"caches", caches},
-            {"source", device.topology.source}}}};
+              {"id", device.id},
+              {"index", device.index},
+              {"vendor", device.vendor},
+              {"model", device.model},
+              {"uuid", device.uuid},
+              {"bus_id", device.bus_id},
+              {"memory_bytes", device.memory_bytes},
+              {"features", device.features},
+              {"topology",
+               {{"packages", device.topology.packages},
+                {"numa_nodes", device.topology.numa_nodes},
+                {"cores", device.topology.cores},
+                {"threads", device.topology.threads},
+                {"caches", caches},
+                {"source", device.topology.source}}}};
   if (device.is_partition()) {
     const Partition& p = device.partition;
     out["partition"] = {{"parent", p.parent},

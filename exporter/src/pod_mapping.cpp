@@ -32,8 +32,8 @@ std::vector<PodRef> ConsumersOf(const PodMapping& mapping, const Device& device)
   keys.push_back(device.id);
   if (device.is_partition()) {
     // A MIG device is held by its MIG UUID or GKE's "nvidia<N>/gi<M>"; its GPU is not the pod's.
-    keys.push_back(fmt::format("{}/gi{}", device.partition.parent,
-                               device.partition.gpu_instance_id));
+    keys.push_back(
+        fmt::format("{}/gi{}", device.partition.parent, device.partition.gpu_instance_id));
   }
   if (device.backend == "tpu") {
     keys.push_back(std::to_string(device.index));

@@ -74,8 +74,7 @@ Result<std::vector<Gpu>> DiscoverGpus(const NvmlLibrary& library, const DriverIn
 // handle NVML hands out, with id "<parent id>/gi<GPU instance>/ci<compute instance>", its own UUID
 // ("MIG-…") and memory, and the profile from its name ("NVIDIA A100-SXM4-40GB MIG 1g.5gb").
 // Nothing when the driver lacks the MIG calls, the GPU cannot do MIG or MIG mode is off.
-std::vector<Gpu> DiscoverMigDevices(const NvmlLibrary& library, std::vector<Gpu>& gpus,
-                                    int parent);
+std::vector<Gpu> DiscoverMigDevices(const NvmlLibrary& library, std::vector<Gpu>& gpus, int parent);
 // "1g.5gb" from a MIG device's NVML name ("NVIDIA A100-SXM4-40GB MIG 1g.5gb"); empty if none.
 std::string MigProfileFromName(std::string_view name);
 

@@ -110,7 +110,8 @@ nvml::Return RunningProcesses(FakeGpu* gpu, unsigned int* count, void* infos, si
     entry.pid = processes[i].first;
     entry.usedGpuMemory = processes[i].second;
     // As the driver fills them: the MIG device's ids, 0xFFFFFFFF when MIG is off.
-    entry.gpuInstanceId = static_cast<unsigned>(gpu->Number("gpu_instance_id").value_or(0xFFFFFFFF));
+    entry.gpuInstanceId =
+        static_cast<unsigned>(gpu->Number("gpu_instance_id").value_or(0xFFFFFFFF));
     entry.computeInstanceId =
         static_cast<unsigned>(gpu->Number("compute_instance_id").value_or(0xFFFFFFFF));
     std::memcpy(bytes + i * stride, &entry, stride);
