@@ -127,9 +127,8 @@ Reading GpuReader::MissingSymbol(std::string_view metric, const Gpu& gpu, std::s
 namespace {
 
 constexpr std::string_view kNoMigUtilisation =
-    "unsupported: NVML has no utilisation rates for MIG devices (nvmlDeviceGetUtilizationRates "
-    "and the per-process calls refuse them); per-slice activity is in the GPM metrics on Hopper "
-    "and newer";
+    "unsupported: NVML has no utilisation rates for MIG devices; per-slice activity is in the "
+    "GPM metrics (Hopper and newer)";
 
 // What a MIG device cannot have of its own: NVML answers these for the whole GPU only.
 std::string_view WholeGpuOnly(std::string_view metric) {
