@@ -19,13 +19,14 @@ import os
 import tempfile
 from typing import Dict, List, Optional, Tuple
 
+from xpuperf import _hta_frames
 from xpuperf._native import native
 
 __all__ = ["TraceAnalysis", "IMPLEMENTED"]
 
 DEFAULT_TRACE_DIR = "/tmp/trace"  # HTA's default
 IMPLEMENTED = ("get_temporal_breakdown", "get_comm_comp_overlap", "get_gpu_kernel_breakdown",
-               "get_profiler_steps")
+               "get_profiler_steps", "get_idle_time_breakdown", "get_cuda_kernel_launch_stats")
 
 _COMPUTATION = "COMPUTATION"
 _COMMUNICATION = "COMMUNICATION"
@@ -74,6 +75,7 @@ class TraceAnalysis:
         # HTA's rank order: ascending.
         self._order = sorted(range(len(infos)), key=lambda i: self._ranks[i])
         self._gpu_frames: Dict[int, object] = {}
+        self._frames: Dict[int, object] = {}
 
     # -- helpers ---------------------------------------------------------------------------------
     def _gpu_kernels(self, index: int):
@@ -230,6 +232,62 @@ class TraceAnalysis:
         out = sweep.groupby(by=["kernel_type"])["dur"].agg(["sum"])
         out.reset_index(inplace=True)
         return out
+
+    def _rank_index(self, rank: int) -> int:
+        """The position in the run of the trace read as `rank` (ValueError, as HTA's get_trace,
+        when there is none)."""
+        for i in self._order:
+            if self._ranks[i] == rank:
+                return i
+        raise ValueError(f"no trace for rank {rank} (ranks: {sorted(self._ranks)})")
+
+    def _frame(self, index: int):
+        """HTA's frame of the rank at `index` (_hta_frames.rank_frame), cached."""
+        frame = self._frames.get(index)
+        if frame is None:
+            frame = _hta_frames.rank_frame(_pandas(), self._run.events(index),
+                                           self._time_dtype(index),
+                                           self._run.dropped_last_step)
+            self._frames[index] = frame
+        return frame
+
+    def get_idle_time_breakdown(self, ranks: Optional[List[int]] = None,
+                                streams: Optional[List[int]] = None, visualize: bool = True,
+                                visualize_pctg: bool = True, show_idle_interval_stats=False,
+                                consecutive_kernel_delay: int = 30) -> Tuple:
+        """(idle_time_df, interval_stats_df or None): per rank and stream, the GPU's idle time
+        (µs, the gaps between consecutive kernels of the stream) by cause: host_wait (the
+        launch began after the previous kernel ended), kernel_wait (a gap below
+        `consecutive_kernel_delay` µs), other; idle_time_ratio is the share of the stream's
+        idle time. `ranks` defaults to [0]; the interval statistics (describe() of the gaps)
+        only with show_idle_interval_stats."""
+        pd = _pandas()
+        if not ranks:
+            ranks = [0]
+        idle, intervals = [], []
+        for rank in ranks:
+            index = self._rank_index(rank)
+            frame = self._frame(index)
+            result, interval = _hta_frames.idle_time_breakdown(
+                pd, frame, rank, streams, consecutive_kernel_delay, show_idle_interval_stats)
+            idle.append(result)
+            if interval is not None:
+                intervals.append(interval)
+        return pd.concat(idle), pd.concat(intervals) if show_idle_interval_stats else None
+
+    def get_cuda_kernel_launch_stats(self, ranks: Optional[List[int]] = None,
+                                     runtime_cutoff: int = 50, launch_delay_cutoff: int = 100,
+                                     include_memory_events: bool = True,
+                                     visualize: bool = True) -> Dict:
+        """{rank: DataFrame}: per CUDA launch (correlation id) the CPU runtime call's duration
+        (cpu_duration), the GPU op's (gpu_duration) and the launch delay (GPU start - CPU end,
+        clipped at 0), all µs. `ranks` defaults to [0]; the cutoffs only shape HTA's plots."""
+        pd = _pandas()
+        if ranks is None or ranks == []:
+            ranks = [0]
+        return {rank: _hta_frames.kernel_launch_stats(pd, self._frame(self._rank_index(rank)),
+                                                      include_memory_events)
+                for rank in ranks}
 
     def get_profiler_steps(self) -> List[int]:
         """The ProfilerStep numbers of the first rank's trace, ascending (as HTA: the last step

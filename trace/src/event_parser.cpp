@@ -336,7 +336,8 @@ Status EventParser::ParseChunk(std::string_view chunk, size_t file_offset) {
 
 EventParser::Checkpoint EventParser::Mark() const {
   return {trace_.events.size(),  trace_.memory.size(),   trace_.dims.size(), trace_.flow_events,
-          trace_.skipped_events, trace_.metadata_events, open_begins_,       dropped_begins_};
+          trace_.skipped_events, trace_.metadata_events, open_begins_,       dropped_begins_,
+          next_file_index_};
 }
 
 void EventParser::Rollback(const Checkpoint& mark) {
@@ -349,6 +350,7 @@ void EventParser::Rollback(const Checkpoint& mark) {
   // Begin events the undone chunk ended are open again.
   open_begins_ = mark.open_begins;
   dropped_begins_ = mark.dropped_begins;
+  next_file_index_ = mark.next_file_index;
   for (const auto& [thread, stack] : open_begins_) {
     for (uint32_t index : stack) {
       trace_.events[index].phase = 'B';
@@ -391,6 +393,7 @@ void EventParser::EndDuration(int32_t pid, int32_t tid, int64_t ts_ns) {
 
 Status EventParser::ParseEvent(od::object object) {
   TraceEvent event;
+  event.file_index = static_cast<uint32_t>(std::min<uint64_t>(next_file_index_++, UINT32_MAX));
   char phase = 0;
   bool has_ts = false;
   bool has_category = false;

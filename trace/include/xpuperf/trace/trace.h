@@ -87,7 +87,7 @@ enum HtaFlags : uint8_t {
   kHtaStreamNotInteger = 4,  // args.stream a string Python's int() rejects ("0x0"): HTA reads -1
 };
 
-// One `X` (complete) or `i` (instant) event. 80 bytes; ids index Trace::strings.
+// One `X` (complete) or `i` (instant) event. 88 bytes; ids index Trace::strings.
 struct TraceEvent {
   int64_t ts_ns = 0;
   int64_t dur_ns = 0;        // 0 for instants
@@ -103,6 +103,13 @@ struct TraceEvent {
   int32_t input_dims = -1;  // offset into Trace::dims (GEMM-like CPU ops only), -1 if none
   uint32_t input_type = 0;  // string id of the first "Input type" (GEMM-like CPU ops), 0 if none
   uint32_t module = 0;      // string id of args."Module Hierarchy", 0 if none
+  // Position of the event in the file's traceEvents array (0-based, every element counted, capped
+  // at UINT32_MAX): HTA's row `index`, which its frames keep in file order (hta_convention.h).
+  uint32_t file_index = 0;
+  // HTA's index_correlation (set by ApplyHtaConvention, -1 otherwise): the file_index of the event
+  // on the other side of the launch (the last one in file order with the same correlation), 0
+  // when the event has a correlation but no partner, -1 when it has none. Capped at INT32_MAX.
+  int32_t hta_index_correlation = -1;
   EventKind kind = EventKind::kOther;
   char phase = 'X';
   uint8_t hta_flags = 0;  // HtaFlags
