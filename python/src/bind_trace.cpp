@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings.h"
@@ -76,6 +77,23 @@ class PyTraceRun {
     out["fractional_timestamps"] = t.fractional_timestamps;
     out["base_time_ns"] = t.base_time_ns;
     out["hta_float_times"] = float_times_[index];
+    out["hta_first_ts_ns"] = t.hta_first_ts_ns;
+    out["elements_without_ts"] = t.elements_without_ts;
+    // HTA's integer columns' ranges before its drop of the last step: (min, max) or None.
+    const std::pair<const char*, const Trace::HtaRange*> ranges[] = {
+        {"ts", &t.hta_ts_us},         {"dur", &t.hta_dur_us},
+        {"stream", &t.hta_stream},    {"correlation", &t.hta_correlation},
+        {"index", &t.hta_file_index}, {"pid", &t.hta_pid},
+        {"tid", &t.hta_tid}};
+    nb::dict hta_ranges;
+    for (const auto& [column, range] : ranges) {
+      if (range->min > range->max) {
+        hta_ranges[column] = nb::none();
+      } else {
+        hta_ranges[column] = nb::make_tuple(range->min, range->max);
+      }
+    }
+    out["hta_ranges"] = hta_ranges;
     return out;
   }
 
@@ -155,6 +173,15 @@ class PyTraceRun {
     out["file_index"] = Column(std::move(file_index));
     out["hta_index_correlation"] = Column(std::move(index_correlation));
     out["strings"] = strings;
+    // HTA's memory_bw_gbps: (file_index, GB/s) of the events that give it.
+    std::vector<uint32_t> bandwidth_index;
+    std::vector<double> bandwidth;
+    for (const auto& [position, gbps] : t.memory_bandwidth_gbps) {
+      bandwidth_index.push_back(position);
+      bandwidth.push_back(gbps);
+    }
+    out["bandwidth_file_index"] = Column(std::move(bandwidth_index));
+    out["bandwidth_gbps"] = Column(std::move(bandwidth));
     return out;
   }
 

@@ -1,13 +1,13 @@
 """HTA's per-rank trace frame rebuilt from the native reader's columns, and the analyses of HTA
 that depend on its row order, row labels or column dtypes (idle time breakdown, CUDA kernel
-launch statistics).
+launch statistics, queue length and memory bandwidth counters).
 
 HTA keeps a rank's events in a pandas DataFrame in file order, labelled by their position in
 traceEvents (column `index`); when it drops the last ProfilerStep, the frame becomes the kept GPU
-kernels (relabelled 0..k-1 by its merge) followed by the kept CPU events (their file positions).
-Its idle-time breakdown looks up each kernel's launch by label (`join(on="index_correlation")`),
-so a label shared by a kernel and a CPU event yields two rows, and it sorts kernels with pandas'
-default (unstable) sort. To give HTA's numbers exactly, the frame is rebuilt here in HTA's order
+kernels (in file order, each repeated once per kept CPU event of its correlation) followed by the
+kept CPU events. Its analyses pick rows in that order (the streams come out in the order of their
+first kernel there), look up launches by label (`join(on="index_correlation")`) and sort with
+pandas' default (unstable) sort, whose order of equal timestamps depends on the input order. To give HTA's numbers exactly, the frame is rebuilt here in HTA's order
 with HTA's labels (from each event's file position, carried by the reader) and the same pandas
 operations are applied to it. The reader does the parsing, HTA's row selection, rounding and
 index_correlation (trace/src/hta_convention.cpp).
@@ -27,12 +27,15 @@ _HOST_WAIT, _KERNEL_WAIT, _OTHER = 0, 1, 2
 _IDLE_NAMES = {_HOST_WAIT: "host_wait", _KERNEL_WAIT: "kernel_wait", _OTHER: "other"}
 
 
-def _downcast_dtype(values: np.ndarray, wide: bool):
-    """The integer dtype pandas' to_numeric(downcast="integer") gives a column holding `values`
-    (HTA downcasts every integer column of the parsed trace)."""
-    if wide or len(values) == 0:
-        return np.int64 if wide else np.int8
-    low, high = int(values.min()), int(values.max())
+def _downcast_dtype(value_range, wide: bool = False):
+    """The integer dtype pandas' to_numeric(downcast="integer") gives a column whose values span
+    `value_range` ((min, max) or None when empty): HTA downcasts every integer column of the
+    parsed trace, before it drops the last step (TraceRun.info()["hta_ranges"])."""
+    if wide:
+        return np.int64
+    if value_range is None:
+        return np.int8
+    low, high = value_range
     for dtype in (np.int8, np.int16, np.int32, np.int64):
         info = np.iinfo(dtype)
         if info.min <= low and high <= info.max:
@@ -40,10 +43,19 @@ def _downcast_dtype(values: np.ndarray, wide: bool):
     return np.int64
 
 
-def rank_frame(pd, events, time_dtype, dropped_last_step: bool):
+def _thread_ids(values: np.ndarray, value_range, strings):
+    """HTA's pid or tid column: the trace's integers (downcast), or, when some are strings
+    (the reader stores -(1 + string id)), an object column of ints and strings."""
+    if value_range is None or value_range[0] >= 0:
+        return values.astype(_downcast_dtype(value_range))
+    return np.array([strings[-1 - v] if v < 0 else int(v) for v in values.tolist()],
+                    dtype=object)
+
+
+def rank_frame(pd, events, info, dropped_last_step: bool):
     """HTA's frame of one rank (columns ts, dur, stream, cat, name, correlation, index,
     index_correlation, in HTA's dtypes; index = HTA's row labels), in HTA's row order. `events`
-    is TraceRun.events(i). ts is not aligned (HTA subtracts the run's first timestamp): only
+    is TraceRun.events(i), `info` TraceRun.info(i). ts is not aligned (HTA subtracts the run's first timestamp): only
     differences of it are used."""
     strings = np.array(events["strings"], dtype=object)
     file_index = events["file_index"].astype(np.int64)
@@ -57,34 +69,50 @@ def rank_frame(pd, events, time_dtype, dropped_last_step: bool):
         cpu = np.flatnonzero(~is_gpu)
         cpu = cpu[np.argsort(file_index[cpu], kind="stable")]
         order = np.concatenate([gpu, cpu])
-        labels = np.concatenate([np.arange(len(gpu), dtype=np.int64), file_index[cpu]])
     else:
         order = np.argsort(file_index, kind="stable")
-        labels = file_index[order]
+    labels = file_index[order]
     wide = bool(np.any(events["hta_flags"] & 8))  # kHtaStreamWide: 4294967295 in HTA's column
-    stream_dtype = _downcast_dtype(stream, wide)
+    ranges = info["hta_ranges"]
+    stream_dtype = _downcast_dtype(ranges["stream"], wide)
     stream_values = stream[order].astype(np.int64)
     if wide:
         stream_values[stream_values == np.iinfo(np.int32).max] = 4294967295
     ts = events["ts_ns"][order] // 1000
     dur = events["dur_ns"][order] // 1000
-    if time_dtype is np.int64:
-        # Whole-µs traces: HTA's integer columns are downcast (before its alignment, which
-        # subtracts a scalar of the same dtype); fractional ones are float64.
-        ts_dtype, dur_dtype = _downcast_dtype(ts, False), _downcast_dtype(dur, False)
-    else:
-        ts_dtype = dur_dtype = np.float64
+    # pandas makes a column float64 when some element of traceEvents lacks the field (NaN);
+    # HTA's rounding of fractional timestamps makes ts whole numbers again (int64 unless NaN),
+    # and dur = floor(end) - ts. Integer columns are then downcast.
+    ts_dtype = np.float64 if info["elements_without_ts"] else _downcast_dtype(ranges["ts"])
+    dur_dtype = np.float64 if info["hta_float_times"] else _downcast_dtype(ranges["dur"])
     correlation = events["correlation"][order]
+    # args."memory bandwidth (GB/s)", 0.0 where absent (HTA's default); the last one of an
+    # event wins, as in Python's json.
+    gbps = np.zeros(len(order), dtype=np.float64)
+    bandwidth = dict(zip(events["bandwidth_file_index"].tolist(),
+                         events["bandwidth_gbps"].tolist()))
+    if bandwidth:
+        keys = np.fromiter(bandwidth.keys(), dtype=np.int64, count=len(bandwidth))
+        values = np.fromiter(bandwidth.values(), dtype=np.float64, count=len(bandwidth))
+        sorter = np.argsort(keys)
+        keys, values = keys[sorter], values[sorter]
+        positions = file_index[order]
+        found = np.minimum(np.searchsorted(keys, positions), len(keys) - 1)
+        hit = keys[found] == positions
+        gbps[hit] = values[found[hit]]
     return pd.DataFrame({
+        "memory_bw_gbps": gbps,
+        "pid": _thread_ids(events["pid"][order], ranges["pid"], events["strings"]),
+        "tid": _thread_ids(events["tid"][order], ranges["tid"], events["strings"]),
         "ts": ts.astype(ts_dtype),
         "dur": dur.astype(dur_dtype),
         "stream": stream_values.astype(stream_dtype),
         "cat": strings[events["category"][order]],
         "name": strings[events["name"][order]],
-        "correlation": correlation.astype(_downcast_dtype(correlation, False)),
-        "index": file_index[order],
+        "correlation": correlation.astype(_downcast_dtype(ranges["correlation"])),
+        "index": file_index[order].astype(_downcast_dtype(ranges["index"])),
         "index_correlation": events["hta_index_correlation"][order].astype(np.int64),
-    }, index=pd.Index(labels))
+    }, index=pd.Index(labels.astype(_downcast_dtype(ranges["index"]))))
 
 
 # HTA's CPU calls that launch work on the GPU (cuda_kernel_analysis.py).
@@ -166,3 +194,104 @@ def idle_time_breakdown(pd, frame, rank: int, streams: Optional[List[int]],
         interval_stats.rename(mapper=_IDLE_NAMES, axis=0, inplace=True)
     result = result[["rank", "stream", "idle_category", "idle_time", "idle_time_ratio"]].round(2)
     return result, interval_stats
+
+
+# HTA's runtime calls that enqueue GPU work (TraceSymbolTable.get_runtime_launch_events_query).
+_RUNTIME_LAUNCHES = ("cudaMemsetAsync", "cudaMemcpyAsync", "cudaLaunchKernel",
+                     "cudaLaunchKernelExC", "cuLaunchKernel",
+                     "runFunction - job_prep_and_submit_for_execution", "hipLaunchKernel",
+                     "hipExtModuleLaunchKernel", "hipMemcpyAsync", "hipMemsetAsync",
+                     "hipMemcpyWithStream")
+
+
+def queue_length_time_series(pd, frame, first_ts):
+    """HTA's _get_queue_length_time_series_for_rank: per stream, the number of GPU ops launched
+    and not yet started, at each launch (+1) and each op's start (-1); None without any.
+    `first_ts` is HTA's alignment (the run's first timestamp, µs, in its dtype)."""
+    frame = frame.assign(ts=frame["ts"] - first_ts)
+    runtime_calls = frame[frame["name"].isin(_RUNTIME_LAUNCHES)
+                          & (frame["index_correlation"] > 0)].copy()
+    runtime_calls.drop(["stream", "pid", "tid"], axis=1, inplace=True)
+    runtime_calls["queue"] = 1
+    gpu_kernels = frame[frame["stream"].ne(-1)].copy()
+    gpu_kernels["queue"] = -1
+    # A launch takes the pid, tid and stream of its GPU op.
+    runtime_calls = runtime_calls.join(
+        gpu_kernels[["stream", "pid", "tid", "correlation"]].set_index("correlation"),
+        on="correlation")
+    gpu_kernels = gpu_kernels[gpu_kernels["correlation"].isin(runtime_calls["correlation"])]
+    if len(runtime_calls) != len(gpu_kernels):
+        # HTA's assertion, with the reason.
+        raise AssertionError(f"{len(runtime_calls)} launches but {len(gpu_kernels)} GPU ops of "
+                             "them: they do not pair up one to one")
+    merged = pd.concat([runtime_calls, gpu_kernels]).sort_values(by="ts").set_index("index")
+    per_stream = []
+    for _, stream_df in merged.groupby("stream"):
+        stream_df["queue_length"] = stream_df["queue"].cumsum()
+        per_stream.append(stream_df)
+    if not per_stream:
+        return None
+    return pd.concat(per_stream)[["ts", "pid", "tid", "stream", "queue_length"]]
+
+
+def queue_length_summary(pd, series_by_rank):
+    """HTA's get_queue_length_summary_from_time_series: describe() of queue_length per rank and
+    stream over the change points (not weighted by time, as HTA)."""
+    results = []
+    for rank, rank_df in series_by_rank.items():
+        rank_df["rank"] = rank
+        results.append(rank_df[["rank", "stream", "queue_length"]].groupby(["rank", "stream"])
+                       .describe())
+    return pd.concat(results) if results else None
+
+
+def _memory_kernel_type(name: str) -> str:
+    """HTA's get_memory_kernel_type: "Memset", "Memcpy XtoY" (the name's first 11 characters) or
+    "Memcpy Unknown"."""
+    if name[:6] == "Memset":
+        return "Memset"
+    if name[:6] != "Memcpy":
+        return "Memcpy Unknown"
+    return name[:11]
+
+
+def memory_bw_time_series(pd, frame, first_ts, kernel_types):
+    """HTA's _get_memory_bw_time_series_for_rank: per memory-op kind (Memcpy DtoH, HtoD, DtoD,
+    Memset ...) the bandwidth in use (GB/s, the sum of the running ops' memory_bw_gbps) at each
+    op's start and end; None without memory ops. `kernel_types(names)` gives HTA's kernel type
+    of each name."""
+    frame = frame.assign(ts=frame["ts"] - first_ts)
+    gpu_kernels = frame[frame["stream"].ne(-1)].copy()
+    names = gpu_kernels["name"].to_numpy()
+    unique = list(dict.fromkeys(names.tolist()))
+    type_of = dict(zip(unique, kernel_types(unique)))
+    gpu_kernels["kernel_type"] = [type_of[n] for n in names.tolist()]
+    memory = gpu_kernels[gpu_kernels.kernel_type == "MEMORY"].copy()
+    memory["name"] = [_memory_kernel_type(n) for n in memory["name"].tolist()]
+    # A 0 µs op counts as 1 µs (HTA's guard against negative values).
+    memory.loc[memory.dur == 0, ["dur"]] = 1
+    starts = memory[["ts", "name", "pid", "memory_bw_gbps"]]
+    ends = memory[["ts", "name", "dur", "pid", "memory_bw_gbps"]].copy()
+    ends.ts = ends.ts + ends.dur
+    ends.memory_bw_gbps = -ends.memory_bw_gbps
+    series = pd.concat([starts, ends[["ts", "pid", "name", "memory_bw_gbps"]]],
+                       ignore_index=True).sort_values(by="ts")
+    per_kind = []
+    for _, kind_df in series.groupby("name"):
+        kind_df.memory_bw_gbps = kind_df.memory_bw_gbps.cumsum()
+        per_kind.append(kind_df)
+    if not per_kind:
+        return None
+    return pd.concat(per_kind)[["ts", "pid", "name", "memory_bw_gbps"]]
+
+
+def memory_bw_summary(pd, series_by_rank):
+    """HTA's get_memory_bw_summary: describe() of the bandwidth per rank and memory-op kind over
+    the points where it is positive."""
+    results = []
+    for rank, rank_df in series_by_rank.items():
+        rank_df["rank"] = rank
+        rank_df = rank_df[rank_df.memory_bw_gbps > 0]
+        results.append(rank_df[["rank", "name", "memory_bw_gbps"]].groupby(["rank", "name"])
+                       .describe())
+    return pd.concat(results) if results else None

@@ -26,7 +26,9 @@ __all__ = ["TraceAnalysis", "IMPLEMENTED"]
 
 DEFAULT_TRACE_DIR = "/tmp/trace"  # HTA's default
 IMPLEMENTED = ("get_temporal_breakdown", "get_comm_comp_overlap", "get_gpu_kernel_breakdown",
-               "get_profiler_steps", "get_idle_time_breakdown", "get_cuda_kernel_launch_stats")
+               "get_profiler_steps", "get_idle_time_breakdown", "get_cuda_kernel_launch_stats",
+               "get_queue_length_time_series", "get_queue_length_summary",
+               "get_memory_bw_time_series", "get_memory_bw_summary")
 
 _COMPUTATION = "COMPUTATION"
 _COMMUNICATION = "COMMUNICATION"
@@ -246,8 +248,7 @@ class TraceAnalysis:
         frame = self._frames.get(index)
         if frame is None:
             frame = _hta_frames.rank_frame(_pandas(), self._run.events(index),
-                                           self._time_dtype(index),
-                                           self._run.dropped_last_step)
+                                           self._infos[index], self._run.dropped_last_step)
             self._frames[index] = frame
         return frame
 
@@ -288,6 +289,57 @@ class TraceAnalysis:
         return {rank: _hta_frames.kernel_launch_stats(pd, self._frame(self._rank_index(rank)),
                                                       include_memory_events)
                 for rank in ranks}
+
+    def _first_ts(self):
+        """HTA's alignment of the run: the smallest timestamp (µs) over the ranks, a scalar of
+        that rank's ts dtype (Python's min over the ranks in order, as HTA)."""
+        import numpy as np
+
+        firsts = []
+        for i in self._order:
+            ns = self._infos[i]["hta_first_ts_ns"]
+            if ns == np.iinfo(np.int64).max:
+                continue
+            firsts.append(np.array([ns // 1000]).astype(self._frame(i)["ts"].dtype)[0])
+        return min(firsts) if firsts else 0
+
+    def get_queue_length_time_series(self, ranks: Optional[List[int]] = None) -> Dict:
+        """{rank: DataFrame}: per CUDA stream the queue length (GPU ops launched and not yet
+        started) at each change, with ts (µs from the run's first event), pid, tid, stream,
+        indexed by the event's position in the file; ranks without launches are left out.
+        `ranks` defaults to [0]."""
+        pd = _pandas()
+        if not ranks:
+            ranks = [0]
+        first_ts = self._first_ts()
+        result = {rank: _hta_frames.queue_length_time_series(
+            pd, self._frame(self._rank_index(rank)), first_ts) for rank in ranks}
+        return {rank: df for rank, df in result.items() if df is not None}
+
+    def get_queue_length_summary(self, ranks: Optional[List[int]] = None):
+        """describe() of the queue length per rank and stream, over its change points as HTA
+        (not weighted by time); None when no rank has launches."""
+        return _hta_frames.queue_length_summary(_pandas(),
+                                                self.get_queue_length_time_series(ranks))
+
+    def get_memory_bw_time_series(self, ranks: Optional[List[int]] = None) -> Dict:
+        """{rank: DataFrame}: per memory-op kind (Memcpy DtoH/HtoD/DtoD, Memset, ...) the
+        bandwidth in use (GB/s, from each op's args."memory bandwidth (GB/s)") at each op's start
+        and end, ts in µs from the run's first event; ranks without memory ops are left out.
+        `ranks` defaults to [0]."""
+        pd = _pandas()
+        if not ranks:
+            ranks = [0]
+        first_ts = self._first_ts()
+        result = {rank: _hta_frames.memory_bw_time_series(
+            pd, self._frame(self._rank_index(rank)), first_ts, native.hta_kernel_types)
+            for rank in ranks}
+        return {rank: df for rank, df in result.items() if df is not None}
+
+    def get_memory_bw_summary(self, ranks: Optional[List[int]] = None):
+        """describe() of the memory bandwidth (GB/s) per rank and memory-op kind over the points
+        where it is positive (as HTA); None when no rank has memory ops."""
+        return _hta_frames.memory_bw_summary(_pandas(), self.get_memory_bw_time_series(ranks))
 
     def get_profiler_steps(self) -> List[int]:
         """The ProfilerStep numbers of the first rank's trace, ascending (as HTA: the last step

@@ -122,6 +122,19 @@ void ApplyHtaConvention(Trace& trace, bool drop_last_profiler_step) {
     // ceil is monotonic: the events stay in start order.
   }
   trace.events = std::move(kept);
+  trace.hta_first_ts_ns = INT64_MAX;
+  trace.hta_ts_us = trace.hta_dur_us = trace.hta_stream = trace.hta_correlation =
+      trace.hta_file_index = trace.hta_pid = trace.hta_tid = Trace::HtaRange{};
+  for (const TraceEvent& e : trace.events) {
+    trace.hta_first_ts_ns = std::min(trace.hta_first_ts_ns, e.ts_ns);
+    trace.hta_ts_us.Add(e.ts_ns / 1000);
+    trace.hta_dur_us.Add(e.dur_ns / 1000);
+    trace.hta_stream.Add(e.stream);
+    trace.hta_correlation.Add(e.correlation);
+    trace.hta_file_index.Add(e.file_index);
+    trace.hta_pid.Add(e.pid);
+    trace.hta_tid.Add(e.tid);
+  }
   if (!drop_last_profiler_step) return;
   // include_last_profiler_step=False: CPU events from the last ProfilerStep's start on are
   // dropped, and GPU kernels are kept only when a kept CPU event has their correlation (once per

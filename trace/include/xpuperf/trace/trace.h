@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace xpuperf::trace {
@@ -155,8 +156,26 @@ struct Trace {
   int64_t flow_events = 0;        // s/f events seen (not stored: launches join by correlation)
   int64_t metadata_events = 0;    // M events seen (not stored; process/thread names read from them)
   int64_t skipped_events = 0;     // events without a usable ts (kept out of the analyses)
+  int64_t elements_without_ts = 0;  // traceEvents elements with no `ts` key (flows not read)
+  // args."memory bandwidth (GB/s)" of the events that have one (Kineto's memcpy/memset), by
+  // TraceEvent::file_index, in file order: HTA's memory_bw_gbps column.
+  std::vector<std::pair<uint32_t, double>> memory_bandwidth_gbps;
   bool fractional_timestamps = false;  // some ts written with a fraction or exponent
   Convention convention = Convention::kXpuperf;
+  // Under kHta: the earliest ts (ns, rounded as HTA rounds) of the rows HTA keeps, before the last
+  // ProfilerStep is dropped; HTA aligns a run's ranks by the smallest of these. INT64_MAX if none.
+  int64_t hta_first_ts_ns = INT64_MAX;
+  // Under kHta: the range of each integer column of HTA's frame over the rows it keeps, before
+  // the last ProfilerStep is dropped (pandas downcasts each to the smallest integer type that
+  // holds it; the dtype outlives the drop). ts and dur in whole µs; pid and tid as stored here.
+  struct HtaRange {
+    int64_t min = INT64_MAX, max = INT64_MIN;
+    void Add(int64_t v) {
+      if (v < min) min = v;
+      if (v > max) max = v;
+    }
+  };
+  HtaRange hta_ts_us, hta_dur_us, hta_stream, hta_correlation, hta_file_index, hta_pid, hta_tid;
   std::vector<DeviceProperties> devices;
   StringTable strings;
   std::vector<TraceEvent> events;    // sorted by ts_ns
