@@ -79,6 +79,8 @@ class PyTraceRun {
     out["hta_float_times"] = float_times_[index];
     out["hta_first_ts_ns"] = t.hta_first_ts_ns;
     out["elements_without_ts"] = t.elements_without_ts;
+    out["string_pids"] = t.string_pids;
+    out["string_tids"] = t.string_tids;
     // HTA's integer columns' ranges before its drop of the last step: (min, max) or None.
     const std::pair<const char*, const Trace::HtaRange*> ranges[] = {
         {"ts", &t.hta_ts_us},         {"dur", &t.hta_dur_us},

@@ -43,10 +43,11 @@ def _downcast_dtype(value_range, wide: bool = False):
     return np.int64
 
 
-def _thread_ids(values: np.ndarray, value_range, strings):
-    """HTA's pid or tid column: the trace's integers (downcast), or, when some are strings
-    (the reader stores -(1 + string id)), an object column of ints and strings."""
-    if value_range is None or value_range[0] >= 0:
+def _thread_ids(values: np.ndarray, value_range, any_string: bool, strings):
+    """HTA's pid or tid column: the trace's integers (downcast), or, when some element of
+    traceEvents gave a string (the reader stores it as -(1 + string id)), a column of Python
+    objects, ints and strings, as pandas builds it."""
+    if not any_string:
         return values.astype(_downcast_dtype(value_range))
     return np.array([strings[-1 - v] if v < 0 else int(v) for v in values.tolist()],
                     dtype=object)
@@ -102,8 +103,10 @@ def rank_frame(pd, events, info, dropped_last_step: bool):
         gbps[hit] = values[found[hit]]
     return pd.DataFrame({
         "memory_bw_gbps": gbps,
-        "pid": _thread_ids(events["pid"][order], ranges["pid"], events["strings"]),
-        "tid": _thread_ids(events["tid"][order], ranges["tid"], events["strings"]),
+        "pid": _thread_ids(events["pid"][order], ranges["pid"], info["string_pids"],
+                           events["strings"]),
+        "tid": _thread_ids(events["tid"][order], ranges["tid"], info["string_tids"],
+                           events["strings"]),
         "ts": ts.astype(ts_dtype),
         "dur": dur.astype(dur_dtype),
         "stream": stream_values.astype(stream_dtype),

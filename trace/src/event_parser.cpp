@@ -459,6 +459,8 @@ Status EventParser::ParseEvent(od::object object) {
             std::string_view text;
             if (!StringOf(value, &text)) break;
             id = InternId(text);
+            // HTA's pid/tid column is then of Python objects (idempotent: no rollback needed).
+            (Is(key, "pid") ? trace_.string_pids : trace_.string_tids) = true;
           } else if (IntegerOf(value, &number)) {
             id = static_cast<int32_t>(number);
           }

@@ -157,6 +157,8 @@ struct Trace {
   int64_t metadata_events = 0;    // M events seen (not stored; process/thread names read from them)
   int64_t skipped_events = 0;     // events without a usable ts (kept out of the analyses)
   int64_t elements_without_ts = 0;  // traceEvents elements with no `ts` key (flows not read)
+  bool string_pids = false;         // some element (metadata included) gave its pid as a string
+  bool string_tids = false;         // same for tid
   // args."memory bandwidth (GB/s)" of the events that have one (Kineto's memcpy/memset), by
   // TraceEvent::file_index, in file order: HTA's memory_bw_gbps column.
   std::vector<std::pair<uint32_t, double>> memory_bandwidth_gbps;
