@@ -129,6 +129,7 @@ def test_generated(hta_referee, tmp_path, seed):
 
 
 def test_unknown_rank_is_an_error(trace_dir, tmp_path):
-    path = os.path.join(trace_dir, "critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz")
+    path = os.path.join(trace_dir,
+                        "critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz")
     with pytest.raises(ValueError, match="no trace for rank 5"):
         XpuperfAnalysis(trace_dir=_single(tmp_path, path)).get_idle_time_breakdown(ranks=[5])

@@ -7,10 +7,11 @@ traceEvents (column `index`); when it drops the last ProfilerStep, the frame bec
 kernels (in file order, each repeated once per kept CPU event of its correlation) followed by the
 kept CPU events. Its analyses pick rows in that order (the streams come out in the order of their
 first kernel there), look up launches by label (`join(on="index_correlation")`) and sort with
-pandas' default (unstable) sort, whose order of equal timestamps depends on the input order. To give HTA's numbers exactly, the frame is rebuilt here in HTA's order
-with HTA's labels (from each event's file position, carried by the reader) and the same pandas
-operations are applied to it. The reader does the parsing, HTA's row selection, rounding and
-index_correlation (trace/src/hta_convention.cpp).
+pandas' default (unstable) sort, whose order of equal timestamps depends on the input order.
+To give HTA's numbers exactly, the frame is rebuilt here in HTA's order, with HTA's labels and
+dtypes (from each event's file position and the column ranges, carried by the reader), and the
+same pandas operations are applied to it. The reader does the parsing, HTA's row selection,
+rounding, index_correlation and the last step's drop (trace/src/hta_convention.cpp).
 """
 
 from __future__ import annotations
@@ -56,8 +57,8 @@ def _thread_ids(values: np.ndarray, value_range, any_string: bool, strings):
 def rank_frame(pd, events, info, dropped_last_step: bool):
     """HTA's frame of one rank (columns ts, dur, stream, cat, name, correlation, index,
     index_correlation, in HTA's dtypes; index = HTA's row labels), in HTA's row order. `events`
-    is TraceRun.events(i), `info` TraceRun.info(i). ts is not aligned (HTA subtracts the run's first timestamp): only
-    differences of it are used."""
+    is TraceRun.events(i), `info` TraceRun.info(i). ts is not aligned (HTA subtracts the
+    run's first timestamp; the counters do that themselves)."""
     strings = np.array(events["strings"], dtype=object)
     file_index = events["file_index"].astype(np.int64)
     stream = events["stream"]

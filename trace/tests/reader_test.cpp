@@ -367,9 +367,6 @@ TEST(ReaderTest, DirectoryIsOneRunRankedByDistributedInfoOrName) {
   std::filesystem::remove_all(dir);
 }
 
-}  // namespace
-}  // namespace xpuperf::trace
-
 // Each event keeps its position in traceEvents (every element counted: metadata, flows, events
 // without ts), whichever way the chunks are cut, and events undone by a wrong chunk guess ("}, {"
 // inside a name) are not counted twice.
@@ -418,3 +415,6 @@ TEST(ReaderTest, HtaIndexCorrelationLinksLaunchAndKernel) {
   EXPECT_EQ(by_name["k1"], std::make_pair(2u, 1));
   EXPECT_EQ(by_name["k2"], std::make_pair(3u, 0));
 }
+
+}  // namespace
+}  // namespace xpuperf::trace
