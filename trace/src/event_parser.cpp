@@ -638,7 +638,7 @@ Status EventParser::ParseEvent(od::object object) {
 }
 
 void SortEventsByStart(std::vector<TraceEvent>& events) {
-  // Sorting 24-byte keys and then moving each 80-byte event once is several times faster than
+  // Sorting 24-byte keys and then moving each 88-byte event once is several times faster than
   // sorting the events themselves. At equal start the longer event, the enclosing one, comes
   // first; then file order, so the result does not depend on the sort's internals.
   struct Key {
