@@ -1,7 +1,8 @@
 // Fuzzes what reaches the agent from outside: RPC frames and requests (dynolog's framing, every
 // call answered against a real registry and a capture directory in a temporary folder), Kineto
-// IPC datagrams, on-demand config text, and capture's host/credential text. The first byte
-// selects the input.
+// IPC datagrams, on-demand config text, capture's host/credential text, and the Alertmanager
+// webhook messages `capture --on-alert` receives (parsed, then decided on as the receiver does).
+// The first byte selects the input (modulo 5).
 #include <unistd.h>
 
 #include <cstddef>
@@ -17,6 +18,8 @@
 #include "xpuperf/agent/rpc_client.h"
 #include "xpuperf/agent/rpc_handler.h"
 #include "xpuperf/agent/rpc_protocol.h"
+#include "xpuperf/capture/alert_payload.h"
+#include "xpuperf/capture/alert_trigger.h"
 
 using namespace xpuperf::agent;
 
@@ -53,7 +56,7 @@ Fixture& Shared() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   const std::string input(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 4) {
+  switch (data[0] % 5) {
     case 0: {  // a frame: header then request JSON
       if (input.size() < kFrameHeaderBytes) break;
       (void)ParseFrameLength(input.substr(0, kFrameHeaderBytes), kMaxRequestBytes);
@@ -73,6 +76,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::string log_file;
       (void)ParseOnDemandConfig(input);
       (void)ConfineOnDemandConfig(input, "/tmp/agent-fuzz-folder", log_file);
+      break;
+    }
+    case 4: {
+      auto message = xpuperf::capture::ParseWebhookMessage(input);
+      if (message.ok()) {
+        xpuperf::capture::TriggerPolicy policy;
+        policy.max_concurrent = 1000;
+        xpuperf::capture::AlertTrigger trigger(policy);
+        for (const auto& alert : message->alerts) {
+          auto decision = trigger.Decide(alert, xpuperf::capture::AlertTrigger::Clock::now());
+          trigger.Finished(decision);
+        }
+      }
       break;
     }
     default: {

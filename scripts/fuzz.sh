@@ -94,8 +94,8 @@ if [ "$targets" = alerts ] || [ "$targets" = all ]; then
   ./build-fuzz/fuzz/alerts_rules_fuzzer -max_total_time="$seconds" -max_len=8192 -rss_limit_mb=2048 \
     "$alerts_corpus"
 fi
-# The agent: RPC frames and requests, Kineto IPC datagrams, config text, capture's host names;
-# seeded from fuzz/corpus/agent (the first byte of each seed selects the input).
+# The agent: RPC frames and requests, Kineto IPC datagrams, config text, capture's host names,
+# `capture --on-alert`'s webhook messages (selector 4); seeded from fuzz/corpus/agent (the first byte of each seed selects the input).
 if [ "$targets" = agent ] || [ "$targets" = all ]; then
   agent_corpus=build-fuzz/corpus-agent
   mkdir -p "$agent_corpus"

@@ -77,6 +77,38 @@ void AddCaptureCommand(CLI::App& app, CommandActions& actions) {
                       "File holding 'user:password' for agents with basic_auth_users");
   command->add_flag("--no-analyze", c.no_analyze, "Only gather the files");
   command->add_flag("--json", c.json, "The analysis as JSON");
+  command->add_option("--on-alert", c.on_alert,
+                      "Automatic capture: receive Alertmanager webhooks on HOST:PORT, capture the "
+                      "node of each firing alert labelled xpuperf_capture=\"true\", post the "
+                      "findings back (docs/CAPTURE.md)");
+  command->add_option(
+      "--alertmanager", c.alertmanagers,
+      "--on-alert: post findings alerts to this Alertmanager (base URL; repeatable)");
+  command->add_option("--alertmanager-ca-file", c.alertmanager_ca_file,
+                      "--on-alert: CA of an https Alertmanager");
+  command->add_option("--alertmanager-credentials-file", c.alertmanager_credentials_file,
+                      "--on-alert: 'user:password' for Alertmanager's basic auth");
+  command->add_option("--web-config", c.web_config,
+                      "--on-alert: TLS and basic-auth users of the receiver (the `serve` web "
+                      "config); needed off loopback");
+  command
+      ->add_option("--agent-port", c.agent_port,
+                   "--on-alert: agent port on nodes named by instance/hostname/node labels")
+      ->capture_default_str();
+  command
+      ->add_option("--cooldown", c.cooldown_seconds,
+                   "--on-alert: at most one capture per alert name and node this often, s")
+      ->capture_default_str();
+  command->add_option("--max-concurrent", c.max_concurrent, "--on-alert: captures at once")
+      ->capture_default_str();
+  command
+      ->add_option("--max-duration-ms", c.max_duration_ms,
+                   "--on-alert: longest capture an alert's annotation may ask for")
+      ->capture_default_str();
+  command
+      ->add_option("--findings-ttl", c.findings_ttl_seconds,
+                   "--on-alert: findings alerts end after this, s (or when the alert resolves)")
+      ->capture_default_str();
   actions.push_back({command, [options] { return RunCapture(*options, std::cout, std::cerr); }});
 }
 

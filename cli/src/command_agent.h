@@ -41,10 +41,26 @@ struct CaptureCommandOptions {
   std::string credentials_file;  // "user:password"
   bool no_analyze = false;
   bool json = false;  // the analysis as JSON
+  // Automatic capture (`--on-alert LISTEN`): an Alertmanager webhook receiver that captures the
+  // node an opted-in alert fired for and posts the findings back (capture/alert_receiver.h).
+  // --hosts/--hostfile then list the agents it may capture (empty: any).
+  std::string on_alert;                    // HOST:PORT, [V6]:PORT, :PORT
+  std::vector<std::string> alertmanagers;  // base URLs the findings alerts go to
+  std::string alertmanager_ca_file;
+  std::string alertmanager_credentials_file;  // "user:password" for Alertmanager's basic auth
+  std::string web_config;                     // the receiver's TLS / basic auth
+  int agent_port = 1778;
+  double cooldown_seconds = 600;
+  int max_concurrent = 2;
+  int64_t max_duration_ms = 60000;
+  double findings_ttl_seconds = 4 * 3600;
 };
 
 // Exit 0 every host gathered, 3 some hosts failed (partial), 1 none gathered, 2 bad options.
 int RunCapture(const CaptureCommandOptions& options, std::ostream& out, std::ostream& err);
 inline constexpr int kExitPartial = 3;
+// `capture --on-alert`: serves until SIGINT/SIGTERM (exit 0), 1 when it cannot start, 2 bad
+// options.
+int RunCaptureOnAlert(const CaptureCommandOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace xpuperf::cli

@@ -39,6 +39,7 @@ int RunCapture(const CaptureCommandOptions& options, std::ostream& out, std::ost
     err << "xpuperf capture: error: " << why << "\n";
     return kExitUsage;
   };
+  if (!options.on_alert.empty()) return RunCaptureOnAlert(options, out, err);
   capture::CaptureOptions run;
   if (!options.hosts.empty() && !options.hostfile.empty()) {
     return usage("give --hosts or --hostfile, not both");
