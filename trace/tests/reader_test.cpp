@@ -6,6 +6,7 @@
 #include <map>
 
 #include "trace_test_util.h"
+#include "xpuperf/trace/hta_convention.h"
 
 namespace xpuperf::trace {
 namespace {
@@ -364,6 +365,55 @@ TEST(ReaderTest, DirectoryIsOneRunRankedByDistributedInfoOrName) {
   EXPECT_EQ(run->ranks[0].rank, 2);
   EXPECT_EQ(run->ranks[1].rank, 5);
   std::filesystem::remove_all(dir);
+}
+
+// Each event keeps its position in traceEvents (every element counted: metadata, flows, events
+// without ts), whichever way the chunks are cut, and events undone by a wrong chunk guess ("}, {"
+// inside a name) are not counted twice.
+TEST(ReaderTest, EventsKeepTheirPositionInTheFile) {
+  std::string events;
+  for (int i = 0; i < 300; ++i) {
+    if (!events.empty()) events += ", ";
+    if (i % 7 == 3) {
+      events += R"({"ph": "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {"name": "t"}})";
+    } else if (i % 11 == 5) {
+      events += R"({"ph": "s", "id": 1, "pid": 1, "tid": 2, "ts": 5, "cat": "ac2g", "name": "f"})";
+    } else {
+      events += R"({"ph": "X", "cat": "cpu_op", "name": "op}, {)" + std::to_string(i) +
+                R"(", "pid": 1, "tid": 2, "ts": )" + std::to_string(1000 - i) + R"(, "dur": 1})";
+    }
+  }
+  const std::string json = KinetoJson(events);
+  for (bool guess : {true, false}) {
+    auto parsed = ParseTrace(json, "positions.json", ChunkOptions(150, guess));
+    ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+    const Trace& t = parsed.value();
+    ASSERT_FALSE(t.events.empty());
+    for (const TraceEvent& e : t.events) {
+      // The name carries the position it was written at.
+      EXPECT_EQ(t.Name(e), "op}, {" + std::to_string(e.file_index));
+    }
+  }
+}
+
+// HTA's index_correlation: a launch and its kernel point at each other's file position; a GPU
+// op whose launch is not in the file gets 0, an event without a correlation -1.
+TEST(ReaderTest, HtaIndexCorrelationLinksLaunchAndKernel) {
+  const std::string json = KinetoJson(
+      R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 9, "dur": 8},)"
+      R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": 10, "dur": 3, "args": {"correlation": 7}},)"
+      R"({"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 20, "dur": 4, "args": {"stream": 7, "correlation": 7}},)"
+      R"({"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 30, "dur": 4, "args": {"stream": 7, "correlation": 99}})");
+  Trace t = ParseOrDie(json);
+  ApplyHtaConvention(t, /*drop_last_profiler_step=*/false);
+  std::map<std::string, std::pair<uint32_t, int32_t>> by_name;
+  for (const TraceEvent& e : t.events) {
+    by_name[std::string(t.Name(e))] = {e.file_index, e.hta_index_correlation};
+  }
+  EXPECT_EQ(by_name["cudaLaunchKernel"], std::make_pair(1u, 2));
+  EXPECT_EQ(by_name["aten::mm"], std::make_pair(0u, -1));
+  EXPECT_EQ(by_name["k1"], std::make_pair(2u, 1));
+  EXPECT_EQ(by_name["k2"], std::make_pair(3u, 0));
 }
 
 }  // namespace
