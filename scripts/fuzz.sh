@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers with libFuzzer (clang + ASan + UBSan), seeded with the recorded trees' files.
-# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|all]   (default 60 seconds per target, all)
+# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|files|all]   (default 60 seconds per target, all)
+#   parsers: procfs/sysfs; trace: the trace reader; files: suites, workloads, spec sheets, result
+#   files and memory timelines (one target each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -12,7 +14,9 @@ fi
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DXPUPERF_FUZZ=ON -DXPUPERF_SANITIZE=address,undefined -DXPUPERF_BUILD_TESTS=OFF \
   -DXPUPERF_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build build-fuzz --target parsers_fuzzer trace_reader_fuzzer
+file_targets="suite workload spec_sheet results memory_timeline"
+cmake --build build-fuzz --target parsers_fuzzer trace_reader_fuzzer \
+  $(for t in $file_targets; do echo "${t}_fuzzer"; done)
 # Seeds: each recorded procfs/sysfs text, prefixed with the byte that selects its parser.
 corpus=build-fuzz/corpus
 mkdir -p "$corpus"
@@ -28,15 +32,34 @@ for t in "$trees"/*/; do
   for f in "$t"/proc/[0-9]*/status; do seed 5 "$f"; done
   for f in "$t"/proc/[0-9]*/statm; do seed 6 "$f"; done
 done
-if [ "$targets" != trace ]; then
+if [ "$targets" = parsers ] || [ "$targets" = all ]; then
   ./build-fuzz/fuzz/parsers_fuzzer -max_total_time="$seconds" -max_len=65536 "$corpus"
 fi
 # The trace reader: seeded with the synthetic snippets of fuzz/corpus/trace (a working copy, so
 # what libFuzzer adds stays out of the repository).
-if [ "$targets" != parsers ]; then
+if [ "$targets" = trace ] || [ "$targets" = all ]; then
   trace_corpus=build-fuzz/corpus-trace
   mkdir -p "$trace_corpus"
   cp fuzz/corpus/trace/* "$trace_corpus/"
   ./build-fuzz/fuzz/trace_reader_fuzzer -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 \
     "$trace_corpus"
+fi
+# The parsers of user files, each seeded with the repository's own files of its kind (copied, so
+# what libFuzzer adds stays out of the repository).
+if [ "$targets" = files ] || [ "$targets" = all ]; then
+  seed_files() {  # target, files...
+    local dir=build-fuzz/corpus-$1
+    shift
+    mkdir -p "$dir"
+    for f in "$@"; do [ -f "$f" ] && cp "$f" "$dir/$(echo "$f" | md5sum | cut -c1-8)-$(basename "$f")"; done
+  }
+  seed_files suite bench/suites/*.yaml
+  seed_files workload roofline/tests/data/*.yaml cli/tests/data/roofline/*.yaml
+  seed_files spec_sheet spec/sheets/*.yaml
+  seed_files results roofline/tests/data/*/results.jsonl cli/tests/data/roofline/*/results.jsonl
+  seed_files memory_timeline fuzz/corpus/trace/memory_timeline.json
+  for t in $file_targets; do
+    ./build-fuzz/fuzz/"${t}"_fuzzer -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 \
+      build-fuzz/corpus-"$t"
+  done
 fi

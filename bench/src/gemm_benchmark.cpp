@@ -62,6 +62,12 @@ class GemmBenchmark final : public Benchmark {
   std::string description() const override {
     return "OpenBLAS dgemm/sgemm, C = A B row-major; square and LLM-shaped m, n, k";
   }
+  std::optional<ParameterSchema> parameter_schema() const override {
+    const double max = static_cast<double>(kMaxElements);
+    return ParameterSchema{ChoiceParameter("precision", "fp64", {"fp64", "fp32"}),
+                           IntegerParameter("m", 512, 1, max), IntegerParameter("n", 512, 1, max),
+                           IntegerParameter("k", 512, 1, max)};
+  }
   std::vector<nlohmann::json> default_sweep() const override {
     return {{{"precision", "fp64"}, {"m", 1024}, {"n", 1024}, {"k", 1024}},
             {{"precision", "fp32"}, {"m", 1024}, {"n", 1024}, {"k", 1024}}};

@@ -53,6 +53,9 @@ class PeakFmaBenchmark final : public Benchmark {
   std::string description() const override {
     return "peak FP rate: 12 independent FMA chains per thread in vector registers (fp64, fp32)";
   }
+  std::optional<ParameterSchema> parameter_schema() const override {
+    return ParameterSchema{ChoiceParameter("precision", "fp64", {"fp64", "fp32", "bf16", "int8"})};
+  }
   std::vector<nlohmann::json> default_sweep() const override {
     return {{{"precision", "fp64"}}, {{"precision", "fp32"}}};
   }

@@ -6,6 +6,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "xpuperf/bench/registry.h"
+#include "xpuperf/core/input_file.h"
+
 namespace xpuperf::bench {
 namespace {
 
@@ -49,9 +52,14 @@ Status ReadSampling(const YAML::Node& node, std::string_view source, SamplingOpt
       return ParseErrorAt(source, item.second.Mark(), "'" + key + "' must be a number");
     }
   }
-  if (sampling.samples < 1 || sampling.warmup_samples < 0 || !(sampling.min_sample_seconds > 0)) {
+  // The ranges of the command-line overrides (docs/POLICIES.md): a sample ends within a second,
+  // so Ctrl-C is honoured promptly.
+  if (sampling.samples < 1 || sampling.samples > 100000 || sampling.warmup_samples < 0 ||
+      sampling.warmup_samples > 1000 || !(sampling.min_sample_seconds >= 1e-6) ||
+      !(sampling.min_sample_seconds <= 1.0)) {
     return ParseErrorAt(source, node.Mark(),
-                        "sampling needs samples >= 1, warmup_samples >= 0, min_sample_seconds > 0");
+                        "sampling needs 1 <= samples <= 100000, 0 <= warmup_samples <= 1000 and "
+                        "1e-06 <= min_sample_seconds <= 1");
   }
   return Status::Ok();
 }
@@ -101,13 +109,21 @@ Result<SuiteEntry> ReadEntry(const YAML::Node& node, std::string_view source,
 
 }  // namespace
 
+static Result<Suite> ParseSuiteDocument(const YAML::Node& root, std::string_view source);
+
 Result<Suite> ParseSuite(std::string_view yaml, std::string_view source) {
-  YAML::Node root;
+  // Every yaml-cpp conversion below may throw (a list used as a key...): fenced here, so a hostile
+  // file gives a one-line error and never an uncaught exception.
   try {
-    root = YAML::Load(std::string(yaml));
+    return ParseSuiteDocument(YAML::Load(std::string(yaml)), source);
   } catch (const YAML::Exception& e) {
     return ParseErrorAt(source, e.mark, e.msg);
+  } catch (const std::exception& e) {
+    return MakeError(ErrorCode::kParse, fmt::format("{}: {}", source, e.what()));
   }
+}
+
+static Result<Suite> ParseSuiteDocument(const YAML::Node& root, std::string_view source) {
   if (!root.IsMap()) return ParseErrorAt(source, root.Mark(), "a suite must be a mapping");
   Suite suite;
   XPUPERF_RETURN_IF_ERROR(ReadSampling(root["sampling"], source, suite.sampling));
@@ -141,10 +157,22 @@ Result<Suite> ParseSuite(std::string_view yaml, std::string_view source) {
 
 Status ValidateSuite(const Suite& suite, const BenchmarkRegistry& registry) {
   for (const SuiteEntry& entry : suite.entries) {
-    if (registry.Find(entry.benchmark) == nullptr) {
+    const Benchmark* benchmark = registry.Find(entry.benchmark);
+    if (benchmark == nullptr) {
       return MakeError(ErrorCode::kNotFound,
                        fmt::format("{}:{}: unknown benchmark '{}' (known: {})", suite.name,
                                    entry.line, entry.benchmark, registry.Names()));
+    }
+    // Every point is checked before the first one runs: a typo fails in a second, not an hour in.
+    if (const auto schema = benchmark->parameter_schema()) {
+      for (const nlohmann::json& point : entry.sweep) {
+        if (Result<nlohmann::json> resolved = ResolvePoint(entry.benchmark, *schema, point);
+            !resolved.ok()) {
+          return MakeError(
+              ErrorCode::kInvalidArgument,
+              fmt::format("{}:{}: {}", suite.name, entry.line, resolved.error().message));
+        }
+      }
     }
   }
   return Status::Ok();
@@ -165,11 +193,8 @@ Result<Suite> LoadSuite(const std::string& name_or_path) {
     }
     return ParseSuite(found->second, name_or_path + ".yaml");
   }
-  std::ifstream file(name_or_path);
-  if (!file) return MakeError(ErrorCode::kIo, "cannot read suite file " + name_or_path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return ParseSuite(text.str(), name_or_path);
+  XPUPERF_ASSIGN_OR_RETURN(const std::string text, ReadInputFile(name_or_path));
+  return ParseSuite(text, name_or_path);
 }
 
 }  // namespace xpuperf::bench

@@ -12,6 +12,8 @@
 #include <set>
 
 #include "xpuperf/cli/commands.h"
+#include "xpuperf/core/input_file.h"
+#include "xpuperf/core/output_file.h"
 #include "xpuperf/trace/reader.h"
 
 namespace xpuperf::cli {
@@ -21,27 +23,6 @@ int Fail(std::ostream& err, const Error& error) {
   err << "xpuperf analyze: " << error.message << "\n";
   return ExitCodeFor(error) == kExitUsage && error.code == ErrorCode::kNotFound ? kExitUsage
                                                                                 : kExitFailure;
-}
-
-Status WriteAtomically(const std::string& path, const std::string& text) {
-  std::string temp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream file(temp, std::ios::binary | std::ios::trunc);
-    if (!file) return MakeError(ErrorCode::kIo, path + ": cannot write");
-    file << text;
-    file.flush();
-    if (!file) {
-      std::remove(temp.c_str());
-      return MakeError(ErrorCode::kIo, path + ": write failed");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::remove(temp.c_str());
-    return MakeError(ErrorCode::kIo, path + ": cannot rename into place: " + ec.message());
-  }
-  return Status::Ok();
 }
 
 }  // namespace
@@ -64,9 +45,17 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
       return kExitUsage;
     }
   }
+  // The report's path is checked before the trace is read: a bad --html fails at once.
+  if (!options.html.empty()) {
+    if (Result<OutputTarget> target = PrepareOutput(options.html); !target.ok()) {
+      return Fail(err, target.error());
+    }
+  }
   std::error_code ec;
   if (!std::filesystem::exists(options.path, ec)) {
-    err << "xpuperf analyze: " << options.path << ": no such file or directory\n";
+    // ELOOP, EACCES...: name the real cause, not "no such file".
+    err << "xpuperf analyze: " << options.path << ": "
+        << DescribeFileError(options.path, ec ? ec.value() : ENOENT) << "\n";
     return kExitUsage;
   }
   trace::TraceRun run;
@@ -120,7 +109,7 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     return kExitUsage;
   }
   if (!options.html.empty()) {
-    Status written = WriteAtomically(options.html, RenderAnalyzeHtml(run, report));
+    Status written = WriteOutputFile(options.html, RenderAnalyzeHtml(run, report));
     if (!written.ok()) return Fail(err, written.error());
   }
   if (options.json) {

@@ -8,16 +8,14 @@
 #include <sstream>
 
 #include "xpuperf/bench/result_reader.h"
+#include "xpuperf/core/input_file.h"
 
 namespace xpuperf::roofline {
 namespace {
 
 Result<std::string> ReadText(const std::filesystem::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return MakeError(ErrorCode::kIo, "cannot read " + path.string());
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
+  // Regular files only, bounded (xpuperf/core/input_file.h): a FIFO here must not block.
+  return ReadInputFile(path.string(), uint64_t{1} << 30);
 }
 
 std::string StringField(const nlohmann::json& object, const char* key) {

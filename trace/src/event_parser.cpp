@@ -304,9 +304,14 @@ Status EventParser::ParseChunk(std::string_view chunk, size_t file_offset) {
     const char* where = nullptr;
     if (doc.current_location().get(where)) where = nullptr;
     if (code == simdjson::INCORRECT_TYPE) {
-      Error error = ChunkError(code, file_offset, chunk, where);
-      error.message += " (not a trace: every trace event is a JSON object)";
-      return error;
+      // Valid JSON of the wrong shape (an array of numbers) is not "malformed JSON".
+      const std::string message = ChunkError(code, file_offset, chunk, where).message;
+      const size_t at = message.find(" at byte ");
+      const std::string byte =
+          at == std::string::npos ? "" : message.substr(at, message.find(':', at + 1) - at);
+      return MakeError(ErrorCode::kParse,
+                       trace_.source + ": not a trace: an element of the event array" + byte +
+                           " is not a JSON object (every trace event is an object)");
     }
     return ChunkError(code, file_offset, chunk, where);
   }
@@ -376,6 +381,7 @@ Status EventParser::ParseEvent(od::object object) {
   TraceEvent event;
   char phase = 0;
   bool has_ts = false;
+  bool bad_duration = false;  // "dur" present but negative, NaN or unreadable
   bool has_category = false;
   bool dims_pending = false;
   size_t dims_start = trace_.dims.size();
@@ -409,8 +415,11 @@ Status EventParser::ParseEvent(od::object object) {
           event.category = InternName(cat);
           has_category = true;
         } else if (Is(key, "dur")) {
+          // A negative, NaN or unreadable duration makes the event unusable: it is skipped and
+          // counted in skipped_events, never analysed as a zero-length event.
           if (!MicrosTextToNanos(ScalarText(value), &event.dur_ns) || event.dur_ns < 0) {
             event.dur_ns = 0;
+            bad_duration = true;
           }
         } else if (Is(key, "pid") || Is(key, "tid")) {
           int32_t id = 0;
@@ -519,8 +528,8 @@ Status EventParser::ParseEvent(od::object object) {
   // (year 2116), dur < 2^48 ns (3 days), byte counts < 2^48.
   constexpr int64_t kMaxTs = int64_t{1} << 62, kMaxDur = int64_t{1} << 48,
                     kMaxBytes = int64_t{1} << 48;
-  if (has_ts &&
-      (event.ts_ns >= kMaxTs || event.ts_ns <= -(kMaxTs >> 2) || event.dur_ns >= kMaxDur)) {
+  if (has_ts && (bad_duration || event.ts_ns >= kMaxTs || event.ts_ns <= -(kMaxTs >> 2) ||
+                 event.dur_ns >= kMaxDur)) {
     has_ts = false;
   }
   if (event.bytes >= kMaxBytes || event.bytes < -1) event.bytes = -1;

@@ -13,6 +13,7 @@
 
 #include "event_parser.h"
 #include "json_blocks.h"
+#include "xpuperf/core/cancellation.h"
 
 namespace xpuperf::trace {
 namespace {
@@ -158,6 +159,8 @@ Result<size_t> TopLevelScanner::ParseEvents(size_t pos, internal::EventParser& p
   // array ends early. Then the events of that attempt are undone and the chunk is found exactly.
   size_t chunk_start = pos + 1;
   for (;;) {
+    // A chunk is ~kDefaultChunkBytes (milliseconds of work): Ctrl-C stops a long parse promptly.
+    XPUPERF_RETURN_IF_ERROR(CheckCancelled());
     if (speculate_) {
       size_t guess = GuessChunkEnd(chunk_start);
       if (guess != std::string_view::npos) {

@@ -2,8 +2,11 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
+
+#include "elf_exports.h"
 
 namespace xpuperf::nvidia {
 namespace {
@@ -116,6 +119,13 @@ std::string NvmlLibraryPath(const std::string& explicit_path) {
 }
 
 Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Open(const std::string& path) {
+  // A path given by the user (absolute or relative, not a bare soname the loader searches) is
+  // read before dlopen: a truncated file or another library must not fault or run constructors.
+  // A missing file is left to dlopen, whose message names it.
+  struct stat info {};
+  if (path.find('/') != std::string::npos && ::stat(path.c_str(), &info) == 0) {
+    XPUPERF_RETURN_IF_ERROR(CheckSharedLibraryExports(path, {"nvmlInit_v2", "nvmlInit"}));
+  }
   ::dlerror();
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {

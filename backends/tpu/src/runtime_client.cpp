@@ -91,7 +91,16 @@ Error ErrorFromGrpcStatus(const grpc::Status& status, const std::string& target,
   const std::string& detail = status.error_message();
   switch (status.error_code()) {
     case grpc::StatusCode::UNAVAILABLE:
-      // Connection refused is by far the common case: no program with libtpu is running.
+      // Connection refused is by far the common case: no program with libtpu is running. Anything
+      // else (an HTTP/1 server, a socket closed during the handshake) is something else listening
+      // on the port, and saying "no libtpu process" would send the user looking in the wrong place.
+      if (!detail.empty() && detail.find("Connection refused") == std::string::npos &&
+          detail.find("connection refused") == std::string::npos) {
+        return MakeError(ErrorCode::kUnavailable,
+                         fmt::format("the server at {} is not the TPU runtime's gRPC service ({} "
+                                     "failed: {})",
+                                     target, rpc, detail));
+      }
       return MakeError(ErrorCode::kUnavailable,
                        NoServerMessage(target.substr(target.find_last_of(':') + 1)));
     case grpc::StatusCode::DEADLINE_EXCEEDED:
