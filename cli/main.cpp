@@ -41,10 +41,23 @@ int main(int argc, char** argv) {
   AddDevicesCommand(app, actions);
   AddMetricsCommand(app, actions);
   AddTopCommand(app, actions);
+#if XPUPERF_WITH_BENCHMARKS
   AddBenchCommand(app, actions);
   AddCompareCommand(app, actions);
   AddRooflineCommands(app, actions);
+#else
+  const std::string no_benchmarks = "built without the benchmarks (XPUPERF_WITH_BENCHMARKS=OFF)";
+  AddUnavailableCommand(app, actions, "bench", "Microbenchmarks", no_benchmarks);
+  AddUnavailableCommand(app, actions, "compare", "Compare two runs or traces", no_benchmarks);
+  AddUnavailableCommand(app, actions, "roofline", "Roofline of a benchmark run", no_benchmarks);
+  AddUnavailableCommand(app, actions, "diagnose", "Verdicts and advice", no_benchmarks);
+#endif
+#if XPUPERF_WITH_TRACES
   AddAnalyzeCommand(app, actions);
+#else
+  AddUnavailableCommand(app, actions, "analyze", "Analyse a profiler trace",
+                        "built without trace analysis (XPUPERF_WITH_TRACES=OFF)");
+#endif
 
   // CLI11 reports a mistyped command as "A subcommand is required"; name it instead.
   const std::string first = argc > 1 ? argv[1] : "";

@@ -11,6 +11,10 @@ if(XPUPERF_SANITIZE)
     -fsanitize=${XPUPERF_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
   target_link_options(xpuperf_build_flags INTERFACE -fsanitize=${XPUPERF_SANITIZE})
 endif()
+if(XPUPERF_FUZZ)
+  # Coverage feedback needs the libraries under test instrumented too (fuzz/ links them).
+  target_compile_options(xpuperf_build_flags INTERFACE -fsanitize=fuzzer-no-link)
+endif()
 
 # xpuperf_component(NAME <name> [DEPS ...]): a static library from src/*.cpp with include/ public,
 # aliased as xpuperf::<name>.

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "xpuperf/core/cpuinfo.h"
 #include "xpuperf/cpu/cpufreq.h"
-#include "xpuperf/cpu/cpuinfo.h"
 #include "xpuperf/cpu/hwmon.h"
 #include "xpuperf/cpu/meminfo.h"
 #include "xpuperf/cpu/powercap.h"
@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)cpu::ParseMemInfo(text);
       break;
     case 2:
-      (void)cpu::ParseCpuInfo(text);
+      (void)xpuperf::ParseCpuInfo(text);
       break;
     case 3:
       (void)cpu::ParseScalingCurFreqHertz(text);

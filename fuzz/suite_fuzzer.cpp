@@ -5,11 +5,11 @@
 #include <cstdint>
 #include <string_view>
 
-#include "xpuperf/bench/registry.h"
 #include "xpuperf/bench/suite.h"
+#include "xpuperf/builtin_benchmarks.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const xpuperf::bench::BenchmarkRegistry registry = xpuperf::bench::MakeBuiltinRegistry();
+  static const xpuperf::bench::BenchmarkRegistry registry = xpuperf::MakeBuiltinBenchmarkRegistry();
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   auto suite = xpuperf::bench::ParseSuite(text, "fuzz.yaml");
   if (suite.ok()) (void)xpuperf::bench::ValidateSuite(*suite, registry);

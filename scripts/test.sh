@@ -2,6 +2,7 @@
 # Installs what is missing, builds, and runs the whole test suite.
 #   scripts/test.sh              tests in build/
 #   scripts/test.sh --sanitize   the same under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)
+#   scripts/test.sh --minimal    core + CPU backend + CLI only, every optional part off (build-minimal/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -11,6 +12,12 @@ if [ "${1:-}" = "--sanitize" ]; then
     -DXPUPERF_BUILD_BENCHMARKS=OFF
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   export LSAN_OPTIONS="suppressions=$PWD/scripts/sanitizers/lsan.supp:print_suppressions=0"
+elif [ "${1:-}" = "--minimal" ]; then
+  # What an embedder without gRPC, BLAS, MPI, simdjson, curses or CUDA builds.
+  build_dir=build-minimal
+  bash scripts/build.sh "$build_dir" -DXPUPERF_BUILD_TESTS=ON -DXPUPERF_BUILD_BENCHMARKS=OFF \
+    -DXPUPERF_WITH_TPU=OFF -DXPUPERF_WITH_BENCHMARKS=OFF -DXPUPERF_WITH_MPI=OFF \
+    -DXPUPERF_WITH_TRACES=OFF -DXPUPERF_WITH_TUI=OFF -DXPUPERF_CUDA=OFF
 else
   build_dir=build
   bash scripts/build.sh "$build_dir" -DXPUPERF_BUILD_TESTS=ON -DXPUPERF_BUILD_BENCHMARKS=ON

@@ -4,19 +4,19 @@
 
 #include "xpuperf/bench/fma_kernels.h"
 #include "xpuperf/bench/nominal_peak.h"
-#include "xpuperf/cpu/cpuinfo.h"
+#include "xpuperf/core/cpuinfo.h"
 #include "xpuperf/spec/smbios_memory.h"
 
 namespace xpuperf::analysis {
 
 Result<spec::SpecSheet> CpuSpecSheet(const Device& device, const std::string& root) {
-  XPUPERF_ASSIGN_OR_RETURN(const cpu::CpuInfo info, cpu::ReadCpuInfo(root));
+  XPUPERF_ASSIGN_OR_RETURN(const CpuInfo info, ReadCpuInfo(root));
   spec::SpecSheet sheet;
   sheet.computed = true;
   sheet.device = device.model;
   sheet.vendor = device.vendor;
   const int cores =
-      device.topology.cores > 0 ? device.topology.cores : cpu::TopologyFromCpuInfo(info).cores;
+      device.topology.cores > 0 ? device.topology.cores : TopologyFromCpuInfo(info).cores;
   const bench::SimdLevel level =
       info.cpus.empty() ? bench::SimdLevel::kSse2 : bench::BestSimdLevel(info.cpus.front().flags);
   sheet.source = fmt::format(

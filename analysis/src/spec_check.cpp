@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "xpuperf/bench/figures.h"
 #include "xpuperf/core/json.h"
 
 namespace xpuperf::analysis {
@@ -14,12 +15,24 @@ namespace {
 
 using bench::ResultRecord;
 
-constexpr std::string_view kFlopsSuffix = "_flops";
-constexpr std::string_view kBusbwSuffix = "_busbw";
 constexpr std::string_view kTensorSuffix = "_tensor";
 
 bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() > suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+// The records of the run that are figures of `kind` (bench/figures.h: the gpu_* benchmarks count
+// like their CPU namesakes), of the run's device (bench::FigureDeviceId), with their scope.
+std::vector<std::pair<const ResultRecord*, std::string>> FiguresOf(
+    const bench::ResultDirectory& run, bench::FigureKind kind) {
+  const std::string device_id = bench::FigureDeviceId(run.records);
+  std::vector<std::pair<const ResultRecord*, std::string>> figures;
+  for (const ResultRecord& r : run.records) {
+    if (!bench::OnFigureDevice(r.device_id, device_id)) continue;
+    const std::optional<bench::Figure> figure = bench::ClassifyRecord(r.measurement);
+    if (figure && figure->kind == kind) figures.emplace_back(&r, figure->scope);
+  }
+  return figures;
 }
 
 // A measurement in base units with where it came from.
@@ -124,14 +137,14 @@ void AddComputeRows(const bench::ResultDirectory& run, const spec::SpecSheet& sh
   // Per precision: the best of peak_fma (vector units), of gemm (matrix units where the device
   // has them) and of both.
   std::map<std::string, std::optional<Best>> vector_best, gemm_best, any_best;
-  for (const ResultRecord& r : run.records) {
-    const bench::Measurement& m = r.measurement;
-    if ((m.benchmark != "peak_fma" && m.benchmark != "gemm") || !EndsWith(m.metric, kFlopsSuffix)) {
-      continue;
+  for (bench::FigureKind kind :
+       {bench::FigureKind::kComputePeak, bench::FigureKind::kComputeGemm}) {
+    for (const auto& [r, precision] : FiguresOf(run, kind)) {
+      Consider(
+          kind == bench::FigureKind::kComputeGemm ? gemm_best[precision] : vector_best[precision],
+          *r);
+      Consider(any_best[precision], *r);
     }
-    const std::string precision = m.metric.substr(0, m.metric.size() - kFlopsSuffix.size());
-    Consider(m.benchmark == "gemm" ? gemm_best[precision] : vector_best[precision], r);
-    Consider(any_best[precision], r);
   }
   std::set<std::string> precisions;
   for (const auto& [precision, best] : any_best) {
@@ -171,11 +184,7 @@ void AddComputeRows(const bench::ResultDirectory& run, const spec::SpecSheet& sh
 void AddMemoryRow(const bench::ResultDirectory& run, const spec::SpecSheet& sheet, double threshold,
                   std::vector<CheckRow>& rows) {
   std::optional<Best> best;
-  for (const ResultRecord& r : run.records) {
-    if (r.measurement.benchmark == "stream" && r.measurement.metric == "triad_bandwidth") {
-      Consider(best, r);
-    }
-  }
+  for (const auto& [r, scope] : FiguresOf(run, bench::FigureKind::kMainMemory)) Consider(best, *r);
   std::optional<double> spec;
   std::string spec_from;
   if (sheet.memory_bandwidth_bytes_per_second > 0) {
@@ -207,18 +216,16 @@ void AddNetworkRows(const bench::ResultDirectory& run, const spec::SpecSheet& sh
   };
   std::map<std::string, OpBest> ops;
   std::vector<std::string> order;
-  for (const ResultRecord& r : run.records) {
-    if (!EndsWith(r.measurement.metric, kBusbwSuffix) || !BaseValue(r)) continue;
-    const std::string op =
-        r.measurement.metric.substr(0, r.measurement.metric.size() - kBusbwSuffix.size());
+  for (const auto& [r, op] : FiguresOf(run, bench::FigureKind::kNetwork)) {
+    if (!BaseValue(*r)) continue;
     if (!ops.count(op)) order.push_back(op);
     OpBest& entry = ops[op];
-    const double bytes = MessageBytes(r.measurement.parameters).value_or(0);
+    const double bytes = MessageBytes(r->measurement.parameters).value_or(0);
     if (bytes > entry.message_bytes) {
       entry.message_bytes = bytes;
       entry.best.reset();
     }
-    if (bytes == entry.message_bytes) Consider(entry.best, r);
+    if (bytes == entry.message_bytes) Consider(entry.best, *r);
   }
   std::optional<double> spec;
   std::string spec_from = "the sheet has no network link";
@@ -241,15 +248,17 @@ void AddNetworkRows(const bench::ResultDirectory& run, const spec::SpecSheet& sh
 void AddHostTransferRows(const bench::ResultDirectory& run, const spec::SpecSheet& sheet,
                          double threshold, std::vector<CheckRow>& rows) {
   struct Direction {
+    const char* scope;
     const char* metric;
     const char* label;
     bool towards_device;
   };
-  for (const Direction& d : {Direction{"h2d_bandwidth", "h2d bandwidth", true},
-                             Direction{"d2h_bandwidth", "d2h bandwidth", false}}) {
+  const auto links = FiguresOf(run, bench::FigureKind::kHostLink);
+  for (const Direction& d : {Direction{"h2d", "h2d_bandwidth", "h2d bandwidth", true},
+                             Direction{"d2h", "d2h_bandwidth", "d2h bandwidth", false}}) {
     std::optional<Best> best;
-    for (const ResultRecord& r : run.records) {
-      if (r.measurement.metric == d.metric) Consider(best, r);
+    for (const auto& [r, scope] : links) {
+      if (scope == d.scope) Consider(best, *r);
     }
     std::optional<double> spec;
     std::string spec_from = "the sheet has no host link";

@@ -11,7 +11,7 @@
 #include "xpuperf/bench/read_kernel.h"
 #include "xpuperf/bench/registry.h"
 #include "xpuperf/bench/threads.h"
-#include "xpuperf/cpu/cpuinfo.h"
+#include "xpuperf/core/cpuinfo.h"
 
 namespace xpuperf::bench {
 namespace {
@@ -89,7 +89,7 @@ class CacheSweepBenchmark final : public Benchmark {
                                    "memory",
                                    max_bytes / kKiB, memory >> 20));
     }
-    XPUPERF_ASSIGN_OR_RETURN(const cpu::CpuInfo info, cpu::ReadCpuInfo(root_));
+    XPUPERF_ASSIGN_OR_RETURN(const CpuInfo info, ReadCpuInfo(root_));
     const SimdLevel level = BestSimdLevel(info.cpus.front().flags);
     // One thread: the plateaus are then the per-core cache sizes hwloc reports per instance.
     const PinnedOpenMpTeam team(1);

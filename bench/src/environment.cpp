@@ -6,9 +6,9 @@
 #include "xpuperf/bench/nominal_peak.h"
 #include "xpuperf/bench/results.h"
 #include "xpuperf/bench/threads.h"
+#include "xpuperf/core/cpuinfo.h"
 #include "xpuperf/core/json.h"
 #include "xpuperf/core/version.h"
-#include "xpuperf/cpu/cpuinfo.h"
 
 namespace xpuperf::bench {
 
@@ -25,7 +25,7 @@ nlohmann::json DescribeEnvironment(const Device& device, const RunInfo& run) {
   env["compiler"] = std::string("g++ ") + __VERSION__;
   env["openmp"] = {{"version", _OPENMP}, {"max_threads", omp_get_max_threads()}};
   env["openblas"] = {{"config", OpenBlasConfig()}, {"threads", OpenBlasThreads()}};
-  if (auto info = cpu::ReadCpuInfo("/"); info.ok() && !info->cpus.empty()) {
+  if (auto info = ReadCpuInfo("/"); info.ok() && !info->cpus.empty()) {
     const SimdLevel level = BestSimdLevel(info->cpus.front().flags);
     env["simd_kernels"] = SimdLevelName(level);
     const int cores = device.topology.cores > 0 ? device.topology.cores : 1;

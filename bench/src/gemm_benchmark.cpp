@@ -8,7 +8,7 @@
 #include "xpuperf/bench/nominal_peak.h"
 #include "xpuperf/bench/registry.h"
 #include "xpuperf/bench/threads.h"
-#include "xpuperf/cpu/cpuinfo.h"
+#include "xpuperf/core/cpuinfo.h"
 
 namespace xpuperf::bench {
 namespace {
@@ -101,7 +101,7 @@ class GemmBenchmark final : public Benchmark {
     m.formula = fmt::format("FLOP = 2 m n k = 2 x {} x {} x {} = {:.6g}; ", shape.m, shape.n,
                             shape.k, flops) +
                 m.formula;
-    if (auto info = cpu::ReadCpuInfo(root_); info.ok()) {
+    if (auto info = ReadCpuInfo(root_); info.ok()) {
       const SimdLevel level = BestSimdLevel(info->cpus.front().flags);
       AttachNominalPeak(m, *info, root_, context.device, threads, precision, level);
     }

@@ -15,24 +15,24 @@ struct Frequency {
   std::string source;
 };
 
-Frequency PeakFrequency(const cpu::CpuInfo& info, const std::string& root) {
+Frequency PeakFrequency(const CpuInfo& info, const std::string& root) {
   const std::string path = (root == "/" ? std::string() : root) +
                            "/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq";
   std::ifstream file(path);
   double khz = 0;
   if (file >> khz && khz > 0) return {khz * 1e3, "cpufreq cpuinfo_max_freq"};
   double mhz = 0;
-  for (const cpu::LogicalCpuInfo& cpu : info.cpus) mhz = std::max(mhz, cpu.mhz.value_or(0));
+  for (const LogicalCpuInfo& cpu : info.cpus) mhz = std::max(mhz, cpu.mhz.value_or(0));
   if (mhz > 0) return {mhz * 1e6, "highest 'cpu MHz' in /proc/cpuinfo (on VMs the nominal clock)"};
   return {};
 }
 
 }  // namespace
 
-NominalPeak ComputeNominalPeak(const cpu::CpuInfo& info, const std::string& root, int cores,
+NominalPeak ComputeNominalPeak(const CpuInfo& info, const std::string& root, int cores,
                                Precision precision, SimdLevel level) {
   if (info.cpus.empty() || cores < 1) return {0, "unknown: no CPUs in /proc/cpuinfo"};
-  const cpu::LogicalCpuInfo& first = info.cpus.front();
+  const LogicalCpuInfo& first = info.cpus.front();
   const Frequency frequency = PeakFrequency(info, root);
   if (frequency.hertz <= 0) {
     return {0, "unknown: no cpufreq cpuinfo_max_freq and no 'cpu MHz' in /proc/cpuinfo"};
@@ -55,7 +55,7 @@ NominalPeak ComputeNominalPeak(const cpu::CpuInfo& info, const std::string& root
   return {flops, description};
 }
 
-void AttachNominalPeak(Measurement& m, const cpu::CpuInfo& info, const std::string& root,
+void AttachNominalPeak(Measurement& m, const CpuInfo& info, const std::string& root,
                        const Device* device, int threads, Precision precision, SimdLevel level) {
   const int topology_cores = device != nullptr ? device->topology.cores : 0;
   const int cores = topology_cores > 0 ? std::min(threads, topology_cores) : threads;

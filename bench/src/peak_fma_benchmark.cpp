@@ -10,7 +10,7 @@
 #include "xpuperf/bench/nominal_peak.h"
 #include "xpuperf/bench/registry.h"
 #include "xpuperf/bench/threads.h"
-#include "xpuperf/cpu/cpuinfo.h"
+#include "xpuperf/core/cpuinfo.h"
 
 namespace xpuperf::bench {
 namespace {
@@ -74,7 +74,7 @@ class PeakFmaBenchmark final : public Benchmark {
 
   Result<std::vector<Measurement>> Run(const nlohmann::json& point, RunContext& context) override {
     XPUPERF_ASSIGN_OR_RETURN(const Precision precision, PrecisionOf(point));
-    XPUPERF_ASSIGN_OR_RETURN(const cpu::CpuInfo info, cpu::ReadCpuInfo(root_));
+    XPUPERF_ASSIGN_OR_RETURN(const CpuInfo info, ReadCpuInfo(root_));
     const SimdLevel level = BestSimdLevel(info.cpus.front().flags);
     const PinnedOpenMpTeam team(context.threads);
     const int threads = team.size();

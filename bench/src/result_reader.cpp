@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -220,18 +221,29 @@ Result<ResultDirectory> ReadResultDirectory(const std::string& directory) {
         ErrorCode::kNotFound,
         fmt::format("{} is not a result directory: it has no results.jsonl", directory));
   }
-  ResultDirectory out;
-  out.path = directory;
   XPUPERF_ASSIGN_OR_RETURN(const std::string text, ReadText(results));
-  XPUPERF_ASSIGN_OR_RETURN(out.records, ParseResultsJsonl(text, results.string()));
-
+  std::optional<std::string> env_text;
   const fs::path environment = dir / "environment.json";
   if (fs::exists(environment, error)) {
-    XPUPERF_ASSIGN_OR_RETURN(const std::string env_text, ReadText(environment));
-    json env = json::parse(env_text, nullptr, /*allow_exceptions=*/false);
+    XPUPERF_ASSIGN_OR_RETURN(env_text, ReadText(environment));
+  }
+  return ParseResultDirectory(text, env_text, directory);
+}
+
+Result<ResultDirectory> ParseResultDirectory(std::string_view results_jsonl,
+                                             const std::optional<std::string>& environment_json,
+                                             const std::string& directory) {
+  namespace fs = std::filesystem;
+  const fs::path dir(directory);
+  ResultDirectory out;
+  out.path = directory;
+  XPUPERF_ASSIGN_OR_RETURN(out.records,
+                           ParseResultsJsonl(results_jsonl, (dir / "results.jsonl").string()));
+  if (environment_json) {
+    json env = json::parse(*environment_json, nullptr, /*allow_exceptions=*/false);
     if (env.is_discarded() || !env.is_object()) {
       return MakeError(ErrorCode::kParse,
-                       fmt::format("{}: not a JSON object", environment.string()));
+                       fmt::format("{}: not a JSON object", (dir / "environment.json").string()));
     }
     out.environment = std::move(env);
   }

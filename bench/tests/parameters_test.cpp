@@ -4,8 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include "xpuperf/bench/registry.h"
-#include "xpuperf/bench/suite.h"
 
 namespace xpuperf::bench {
 namespace {
@@ -41,33 +39,6 @@ TEST(ParametersTest, EveryKindOfBadValueNamesTheKey) {
   EXPECT_EQ(ErrorOf({{"scale", "x"}}), "gemm: 'scale' must be a number (got \"x\")");
   EXPECT_EQ(ErrorOf({{"scale", 11}}), "gemm: 'scale' must be between 0 and 10 (got 11)");
   EXPECT_EQ(ErrorOf(nlohmann::json::array()), "gemm: a sweep point must be a mapping (got [])");
-}
-
-TEST(ParametersTest, SuitesAreCheckedBeforeAnythingRuns) {
-  const BenchmarkRegistry registry = MakeBuiltinRegistry();
-  for (const char* point : {"{mm: 64}", "{m: 64.5}", "{precision: fp16}", "{m: [1, 2]}"}) {
-    auto suite = ParseSuite(
-        std::string("benchmarks:\n  - benchmark: gemm\n    sweep: [") + point + "]\n", "t.yaml");
-    if (!suite.ok()) continue;  // a list value is refused by the parser itself
-    Status valid = ValidateSuite(*suite, registry);
-    ASSERT_FALSE(valid.ok()) << point;
-    EXPECT_NE(valid.error().message.find("t.yaml:2: gemm: "), std::string::npos)
-        << valid.error().message;
-  }
-  // Every built-in suite passes its own benchmarks' descriptions.
-  for (const auto& [name, text] : BuiltinSuites()) {
-    auto suite = ParseSuite(text, name);
-    ASSERT_TRUE(suite.ok()) << name;
-    EXPECT_TRUE(ValidateSuite(*suite, registry).ok()) << name;
-  }
-  // Sampling ranges.
-  for (const char* sampling : {"{samples: 0}", "{samples: 1000001}", "{min_sample_seconds: 5}",
-                               "{min_sample_seconds: .nan}", "{warmup_samples: -1}"}) {
-    auto suite = ParseSuite(std::string("sampling: ") + sampling + "\nbenchmarks: []\n", "t.yaml");
-    EXPECT_FALSE(suite.ok()) << sampling;
-  }
-  // A list as a key is a one-line error, not an uncaught exception.
-  EXPECT_FALSE(ParseSuite("? [a, b]\n: 1\n", "t.yaml").ok());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "xpuperf/cli/commands.h"
@@ -33,5 +34,8 @@ void AddBenchNetworkCommand(CLI::App& bench, CommandActions& actions);
 void AddCompareCommand(CLI::App& app, CommandActions& actions);
 void AddRooflineCommands(CLI::App& app, CommandActions& actions);  // roofline and diagnose
 void AddAnalyzeCommand(CLI::App& app, CommandActions& actions);
+// A command of a part this build leaves out: any arguments, exit 1 with "unsupported: <reason>".
+void AddUnavailableCommand(CLI::App& app, CommandActions& actions, const std::string& name,
+                           const std::string& description, const std::string& reason);
 
 }  // namespace xpuperf::cli

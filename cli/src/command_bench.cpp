@@ -13,6 +13,7 @@
 #include "xpuperf/bench/runner.h"
 #include "xpuperf/bench/suite.h"
 #include "xpuperf/bench/threads.h"
+#include "xpuperf/builtin_benchmarks.h"
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/core/clock.h"
 #include "xpuperf/cpu/cpu_backend.h"
@@ -152,7 +153,7 @@ Status ValidateOverrides(const BenchOptions& options) {
 }  // namespace
 
 int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) {
-  const bench::BenchmarkRegistry registry = bench::MakeBuiltinRegistry();
+  const bench::BenchmarkRegistry registry = MakeBuiltinBenchmarkRegistry();
   if (options.action == "list") return PrintList(registry, out);
   if (Status valid = ValidateOverrides(options); !valid.ok()) {
     err << "xpuperf bench: " << valid.error().message << "\n";

@@ -52,7 +52,11 @@ class GpuBenchmarksTest : public testing::Test {
     return std::move(*measured);
   }
 
-  bench::BenchmarkRegistry registry_ = bench::MakeBuiltinRegistry();
+  bench::BenchmarkRegistry registry_ = [] {
+    bench::BenchmarkRegistry registry;
+    AddCudaBenchmarks(registry);
+    return registry;
+  }();
   std::vector<Device> devices_;
   bench::HostQueue host_queue_;
   bench::RunContext context_;

@@ -4,19 +4,12 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <optional>
 
 #include "xpuperf/bench/result_reader.h"
-#include "xpuperf/core/input_file.h"
 
 namespace xpuperf::roofline {
 namespace {
-
-Result<std::string> ReadText(const std::filesystem::path& path) {
-  // Regular files only, bounded (xpuperf/core/input_file.h): a FIFO here must not block.
-  return ReadInputFile(path.string(), uint64_t{1} << 30);
-}
 
 std::string StringField(const nlohmann::json& object, const char* key) {
   const auto it = object.find(key);
@@ -61,13 +54,12 @@ std::optional<double> UnitToBase(std::string_view unit) {
   return std::nullopt;
 }
 
-Result<BenchResults> ParseBenchResults(std::string_view results_jsonl,
-                                       std::string_view environment_json, std::string_view source) {
+BenchResults FromResultDirectory(const bench::ResultDirectory& run) {
   BenchResults results;
-  XPUPERF_ASSIGN_OR_RETURN(
-      std::vector<bench::ResultRecord> records,
-      bench::ParseResultsJsonl(results_jsonl, fmt::format("{}/results.jsonl", source)));
-  for (const bench::ResultRecord& r : records) {
+  results.directory = run.path;
+  // The records' own device and run fields first (the roofline draws the records' device), then
+  // environment.json's.
+  for (const bench::ResultRecord& r : run.records) {
     if (results.run_id.empty()) results.run_id = r.run_id;
     if (results.host.empty()) results.host = r.host;
     if (results.backend.empty()) results.backend = r.device_backend;
@@ -77,32 +69,41 @@ Result<BenchResults> ParseBenchResults(std::string_view results_jsonl,
     record.device_id = r.device_id;
     results.records.push_back(std::move(record));
   }
-  results.environment = nlohmann::json::object();
-  if (!environment_json.empty()) {
-    nlohmann::json env = nlohmann::json::parse(environment_json, nullptr, false);
-    if (env.is_discarded() || !env.is_object()) {
-      return MakeError(ErrorCode::kParse,
-                       fmt::format("{}/environment.json: not a JSON object", source));
-    }
-    results.environment = env;
-    if (results.run_id.empty()) results.run_id = StringField(env, "run_id");
-    if (results.host.empty()) results.host = StringField(env, "host");
-    if (auto it = env.find("device"); it != env.end() && it->is_object()) {
-      if (results.backend.empty()) results.backend = StringField(*it, "backend");
-      if (results.device_model.empty()) results.device_model = StringField(*it, "model");
-      results.device_memory_bytes = NumberField(*it, "memory_bytes");
-    }
-    if (auto it = env.find("skipped"); it != env.end() && it->is_array()) {
-      for (const auto& entry : *it) {
-        if (entry.is_string()) results.skipped.push_back(entry.get<std::string>());
-      }
-    }
+  results.environment = run.environment;
+  const nlohmann::json& env = run.environment;
+  if (results.run_id.empty()) results.run_id = StringField(env, "run_id");
+  if (results.host.empty()) results.host = StringField(env, "host");
+  if (auto it = env.find("device"); it != env.end() && it->is_object()) {
+    if (results.backend.empty()) results.backend = StringField(*it, "backend");
+    if (results.device_model.empty()) results.device_model = StringField(*it, "model");
+    results.device_memory_bytes = NumberField(*it, "memory_bytes");
   }
+  results.skipped = run.skipped;
+  return results;
+}
+
+namespace {
+
+Result<BenchResults> NonEmpty(BenchResults results, std::string_view source) {
   if (results.records.empty()) {
     return MakeError(ErrorCode::kParse,
                      fmt::format("{}/results.jsonl holds no measurements", source));
   }
   return results;
+}
+
+}  // namespace
+
+Result<BenchResults> ParseBenchResults(std::string_view results_jsonl,
+                                       std::string_view environment_json, std::string_view source) {
+  std::optional<std::string> environment;
+  if (!environment_json.empty()) environment = std::string(environment_json);
+  XPUPERF_ASSIGN_OR_RETURN(
+      const bench::ResultDirectory run,
+      bench::ParseResultDirectory(results_jsonl, environment, std::string(source)));
+  BenchResults results = FromResultDirectory(run);
+  results.directory.clear();  // parsed from text, not read from a directory
+  return NonEmpty(std::move(results), source);
 }
 
 Result<BenchResults> ReadBenchResults(const std::string& directory) {
@@ -116,14 +117,8 @@ Result<BenchResults> ReadBenchResults(const std::string& directory) {
     return MakeError(ErrorCode::kNotFound,
                      directory + " has no results.jsonl (run `xpuperf bench run --out DIR` first)");
   }
-  XPUPERF_ASSIGN_OR_RETURN(std::string jsonl, ReadText(dir / "results.jsonl"));
-  std::string environment;
-  if (fs::exists(dir / "environment.json", error)) {
-    XPUPERF_ASSIGN_OR_RETURN(environment, ReadText(dir / "environment.json"));
-  }
-  XPUPERF_ASSIGN_OR_RETURN(BenchResults results, ParseBenchResults(jsonl, environment, directory));
-  results.directory = directory;
-  return results;
+  XPUPERF_ASSIGN_OR_RETURN(const bench::ResultDirectory run, bench::ReadResultDirectory(directory));
+  return NonEmpty(FromResultDirectory(run), directory);
 }
 
 }  // namespace xpuperf::roofline

@@ -6,17 +6,10 @@
 #include <cmath>
 #include <map>
 
+#include "xpuperf/bench/figures.h"
+
 namespace xpuperf::roofline {
 namespace {
-
-bool EndsWith(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
-std::string Prefix(std::string_view metric) {
-  const size_t underscore = metric.find('_');
-  return std::string(metric.substr(0, underscore));
-}
 
 double NumberParameter(const BenchRecord& record, const char* key, double fallback = 0) {
   const auto it = record.parameters.find(key);
@@ -126,8 +119,8 @@ Ceilings CeilingsFromResults(const BenchResults& results) {
   std::map<std::string, std::vector<const BenchRecord*>> peak, gemm, cache, host, network;
   const BenchRecord* triad = nullptr;
   std::vector<const BenchRecord*> d2d;
-  // One device's roofline: the first accelerator of the run when it has one (its gpu_*
-  // benchmarks), else the host CPU.
+  // One device's roofline (bench::FigureDeviceId): the first accelerator of the run when it has
+  // one (its gpu_* benchmarks), else the host CPU.
   std::string device_id, backend = results.backend;
   for (const BenchRecord& record : results.records) {
     if (!record.device_backend.empty() && record.device_backend != "cpu") {
@@ -137,37 +130,40 @@ Ceilings CeilingsFromResults(const BenchResults& results) {
     }
   }
   const BenchRecord* l2_sweep_best = nullptr;
-  for (const BenchRecord& original : results.records) {
-    if (!device_id.empty() && original.device_id != device_id) continue;
-    // The GPU benchmarks (gpu_gemm, gpu_stream, ...) count like their CPU namesakes.
-    const bool gpu = original.benchmark.rfind("gpu_", 0) == 0;
-    if (gpu && original.benchmark == "gpu_l2_sweep") {
-      if (original.metric == "read_bandwidth" &&
-          NumberParameter(original, "working_set_bytes") <= NumberParameter(original, "l2_bytes") &&
-          (l2_sweep_best == nullptr || original.value > l2_sweep_best->value)) {
-        l2_sweep_best = &original;
-      }
-      continue;
-    }
-    const BenchRecord& record = original;
-    const std::string benchmark = gpu ? record.benchmark.substr(4) : record.benchmark;
-    const std::string& metric = record.metric;
-    if (benchmark == "peak_fma" && (EndsWith(metric, "_flops") || EndsWith(metric, "_ops"))) {
-      peak[Prefix(metric)].push_back(&record);
-    } else if (benchmark == "gemm" && (EndsWith(metric, "_flops") || EndsWith(metric, "_ops"))) {
-      gemm[Prefix(metric)].push_back(&record);
-    } else if (benchmark == "cache_sweep" && EndsWith(metric, "_read_bandwidth") &&
-               metric != "read_bandwidth") {
-      cache[Prefix(metric)].push_back(&record);
-    } else if (benchmark == "stream" && metric == "triad_bandwidth") {
-      if (triad == nullptr || record.value > triad->value) triad = &record;
-    } else if (benchmark == "host_transfer" &&
-               (metric == "h2d_bandwidth" || metric == "d2h_bandwidth")) {
-      host[Prefix(metric)].push_back(&record);
-    } else if (benchmark == "host_transfer" && metric == "d2d_bandwidth") {
-      d2d.push_back(&record);
-    } else if (benchmark == "collectives" && EndsWith(metric, "_busbw")) {
-      network[metric.substr(0, metric.size() - 6)].push_back(&record);
+  for (const BenchRecord& record : results.records) {
+    if (!bench::OnFigureDevice(record.device_id, device_id)) continue;
+    // Which figure the record is, in the one place that says so (the gpu_* benchmarks count like
+    // their CPU namesakes).
+    const std::optional<bench::Figure> figure =
+        bench::ClassifyRecord(record.benchmark, record.metric, record.parameters);
+    if (!figure) continue;
+    switch (figure->kind) {
+      case bench::FigureKind::kComputePeak:
+        peak[figure->scope].push_back(&record);
+        break;
+      case bench::FigureKind::kComputeGemm:
+        gemm[figure->scope].push_back(&record);
+        break;
+      case bench::FigureKind::kCacheBandwidth:
+        cache[figure->scope].push_back(&record);
+        break;
+      case bench::FigureKind::kL2Sweep:
+        if (l2_sweep_best == nullptr || record.value > l2_sweep_best->value) {
+          l2_sweep_best = &record;
+        }
+        break;
+      case bench::FigureKind::kMainMemory:
+        if (triad == nullptr || record.value > triad->value) triad = &record;
+        break;
+      case bench::FigureKind::kDeviceCopy:
+        d2d.push_back(&record);
+        break;
+      case bench::FigureKind::kHostLink:
+        host[figure->scope].push_back(&record);
+        break;
+      case bench::FigureKind::kNetwork:
+        network[figure->scope].push_back(&record);
+        break;
     }
   }
 

@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "cpu_readings.h"
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 #include "xpuperf/cpu/topology.h"
 
 namespace xpuperf::cpu {

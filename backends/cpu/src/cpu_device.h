@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "xpuperf/core/cpuinfo.h"
 #include "xpuperf/core/device.h"
 #include "xpuperf/core/status.h"
-#include "xpuperf/cpu/cpuinfo.h"
 #include "xpuperf/cpu/meminfo.h"
 
 namespace xpuperf::cpu {

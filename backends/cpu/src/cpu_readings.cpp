@@ -3,9 +3,9 @@
 #include <map>
 #include <set>
 
+#include "xpuperf/core/cpuinfo.h"
 #include "xpuperf/core/metric_catalog.h"
 #include "xpuperf/cpu/cpufreq.h"
-#include "xpuperf/cpu/cpuinfo.h"
 #include "xpuperf/cpu/edac.h"
 #include "xpuperf/cpu/hwmon.h"
 

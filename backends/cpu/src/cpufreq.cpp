@@ -1,6 +1,6 @@
 #include "xpuperf/cpu/cpufreq.h"
 
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::cpu {
 namespace {

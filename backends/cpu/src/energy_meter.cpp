@@ -5,7 +5,7 @@
 
 #include "cpu_readings.h"
 #include "xpuperf/core/metric_catalog.h"
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::cpu {
 namespace {

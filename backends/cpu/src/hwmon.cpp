@@ -4,7 +4,7 @@
 #include <map>
 #include <utility>
 
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::cpu {
 namespace {

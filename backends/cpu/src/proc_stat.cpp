@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::cpu {
 namespace {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::cpu {
 namespace {

@@ -6,9 +6,9 @@
 #include <string_view>
 #include <vector>
 
-#include "xpuperf/cpu/cpuinfo.h"
+#include "xpuperf/core/cpuinfo.h"
+#include "xpuperf/core/sysfs_file.h"
 #include "xpuperf/cpu/simd_utilization.h"
-#include "xpuperf/cpu/sysfs_file.h"
 
 namespace xpuperf::cpu {
 namespace {

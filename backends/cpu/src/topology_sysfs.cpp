@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 #include "xpuperf/cpu/topology.h"
 
 namespace xpuperf::cpu {

@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "test_tree.h"
+#include "xpuperf/core/cpuinfo.h"
 #include "xpuperf/cpu/cpufreq.h"
-#include "xpuperf/cpu/cpuinfo.h"
 #include "xpuperf/cpu/meminfo.h"
 #include "xpuperf/cpu/proc_stat.h"
 #include "xpuperf/cpu/process_stats.h"

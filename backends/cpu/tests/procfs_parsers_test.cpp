@@ -1,7 +1,7 @@
 // The pure /proc parsers: exact values from well-formed text, kParse (never a crash) otherwise.
 #include <gtest/gtest.h>
 
-#include "xpuperf/cpu/cpuinfo.h"
+#include "xpuperf/core/cpuinfo.h"
 #include "xpuperf/cpu/meminfo.h"
 #include "xpuperf/cpu/proc_stat.h"
 #include "xpuperf/cpu/process_stats.h"

@@ -2,11 +2,11 @@
 #include <gtest/gtest.h>
 
 #include "test_tree.h"
+#include "xpuperf/core/sysfs_file.h"
 #include "xpuperf/cpu/cpufreq.h"
 #include "xpuperf/cpu/edac.h"
 #include "xpuperf/cpu/hwmon.h"
 #include "xpuperf/cpu/powercap.h"
-#include "xpuperf/cpu/sysfs_file.h"
 
 namespace xpuperf::cpu {
 namespace {

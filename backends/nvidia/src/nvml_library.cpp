@@ -1,6 +1,5 @@
 #include "nvml_library.h"
 
-#include <dlfcn.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 
@@ -12,14 +11,15 @@ namespace xpuperf::nvidia {
 namespace {
 
 template <typename Fn>
-bool Resolve(void* handle, const char* symbol, Fn& out) {
-  out = reinterpret_cast<Fn>(::dlsym(handle, symbol));
+bool Resolve(const DynamicLibrary& handle, const char* symbol, Fn& out) {
+  out = reinterpret_cast<Fn>(handle.FindSymbol(symbol));
   return out != nullptr;
 }
 
 // The first symbol of `symbols` the library has, with its name; {nullptr, ""} when none.
 template <typename Fn>
-std::string_view ResolveFirst(void* handle, std::initializer_list<const char*> symbols, Fn& out) {
+std::string_view ResolveFirst(const DynamicLibrary& handle,
+                              std::initializer_list<const char*> symbols, Fn& out) {
   for (const char* symbol : symbols) {
     if (Resolve(handle, symbol, out)) return symbol;
   }
@@ -27,7 +27,7 @@ std::string_view ResolveFirst(void* handle, std::initializer_list<const char*> s
   return {};
 }
 
-void ResolveOptional(void* handle, NvmlApi& api) {
+void ResolveOptional(const DynamicLibrary& handle, NvmlApi& api) {
   Resolve(handle, "nvmlSystemGetDriverVersion", api.system_get_driver_version);
   ResolveFirst(handle, {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"},
                api.system_get_cuda_driver_version);
@@ -71,8 +71,8 @@ void ResolveOptional(void* handle, NvmlApi& api) {
   } else {
     api.process_entry_bytes = sizeof(nvml::ProcessInfoV2);
     if (api.compute_running_processes_symbol == "nvmlDeviceGetComputeRunningProcesses_v3" &&
-        ::dlsym(handle, "nvmlDeviceGetConfComputeMemSizeInfo") != nullptr &&
-        ::dlsym(handle, "nvmlDeviceGetRunningProcessDetailList") == nullptr) {
+        handle.FindSymbol("nvmlDeviceGetConfComputeMemSizeInfo") != nullptr &&
+        handle.FindSymbol("nvmlDeviceGetRunningProcessDetailList") == nullptr) {
       api.process_entry_bytes = nvml::kLargestProcessEntry;
     }
   }
@@ -126,14 +126,15 @@ Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Open(const std::string& path) 
   if (path.find('/') != std::string::npos && ::stat(path.c_str(), &info) == 0) {
     XPUPERF_RETURN_IF_ERROR(CheckSharedLibraryExports(path, {"nvmlInit_v2", "nvmlInit"}));
   }
-  ::dlerror();
-  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* why = ::dlerror();
-    return MakeError(ErrorCode::kUnavailable, fmt::format("{} not found ({})", path,
-                                                          why != nullptr ? why : "dlopen failed"));
-  }
-  std::unique_ptr<NvmlLibrary> library(new NvmlLibrary(handle));
+  // "<path> not found (<dlerror>)" with kUnavailable; NVML is unloaded after nvmlShutdown.
+  XPUPERF_ASSIGN_OR_RETURN(DynamicLibrary opened,
+                           DynamicLibrary::Open({path}, DynamicLibraryOptions{
+                                                            .bind_now = true,
+                                                            .unload = true,
+                                                            .missing_code = ErrorCode::kUnavailable,
+                                                        }));
+  std::unique_ptr<NvmlLibrary> library(new NvmlLibrary(std::move(opened)));
+  const DynamicLibrary& handle = library->library_;
   NvmlApi& api = library->api_;
   nvml::InitFn init = nullptr;
   const std::string_view init_symbol = ResolveFirst(handle, {"nvmlInit_v2", "nvmlInit"}, init);
@@ -166,8 +167,8 @@ Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Open(const std::string& path) 
 }
 
 NvmlLibrary::~NvmlLibrary() {
+  // Before library_ is destroyed (and unloaded).
   if (initialized_) api_.shutdown();
-  ::dlclose(handle_);
 }
 
 std::string NvmlLibrary::Describe(nvml::Return code) const {

@@ -1,5 +1,5 @@
-// Internal to the NVIDIA backend: libnvidia-ml.so.1 opened with dlopen, every symbol resolved with
-// dlsym, nvmlInit_v2 on open and nvmlShutdown + dlclose on destruction.
+// Internal to the NVIDIA backend: libnvidia-ml.so.1 opened with xpuperf::DynamicLibrary (bound
+// now), every symbol looked up, nvmlInit_v2 on open and nvmlShutdown + dlclose on destruction.
 #pragma once
 
 #include <memory>
@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "nvml_abi.h"
+#include "xpuperf/core/dynamic_library.h"
 #include "xpuperf/core/status.h"
 
 namespace xpuperf::nvidia {
@@ -84,8 +85,8 @@ class NvmlLibrary {
   std::string Describe(nvml::Return code) const;
 
  private:
-  explicit NvmlLibrary(void* handle) : handle_(handle) {}
-  void* handle_;
+  explicit NvmlLibrary(DynamicLibrary library) : library_(std::move(library)) {}
+  DynamicLibrary library_;
   bool initialized_ = false;
   NvmlApi api_;
 };

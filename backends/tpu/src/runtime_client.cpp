@@ -4,7 +4,7 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/security/credentials.h>
 
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::tpu {
 namespace {
@@ -132,10 +132,10 @@ Result<std::vector<int>> ParseRuntimePorts(const char* env_value) {
   std::string_view text = env_value ? env_value : "";
   while (!text.empty()) {
     const size_t comma = text.find(',');
-    std::string_view entry = cpu::TrimWhitespace(text.substr(0, comma));
+    std::string_view entry = TrimWhitespace(text.substr(0, comma));
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
     if (entry.empty()) continue;
-    auto port = cpu::ParseUnsigned(entry);
+    auto port = ParseUnsigned(entry);
     if (!port || *port == 0 || *port > 65535) {
       return MakeError(ErrorCode::kInvalidArgument,
                        fmt::format("TPU_RUNTIME_METRICS_PORTS: '{}' is not a port number (expected "

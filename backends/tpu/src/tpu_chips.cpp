@@ -6,12 +6,10 @@
 #include <array>
 #include <map>
 
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::tpu {
 namespace {
-
-using cpu::JoinRoot;
 
 constexpr uint64_t kGiB = uint64_t{1} << 30;
 
@@ -34,7 +32,7 @@ constexpr std::array kKnownChips = {
 
 // sysfs ids are "0x1ae0\n".
 std::optional<uint16_t> ReadHexId(const std::string& path) {
-  auto text = cpu::ReadTrimmedFile(path);
+  auto text = ReadTrimmedFile(path);
   if (!text.ok()) return std::nullopt;
   std::string_view s = *text;
   if (s.starts_with("0x")) s.remove_prefix(2);
@@ -69,10 +67,10 @@ std::string FindDeviceNode(std::string_view root, const std::string& function_di
     std::string group = LinkBasename(function_dir + "/iommu_group");
     return group.empty() ? std::string() : "/dev/vfio/" + group;
   }
-  auto entries = cpu::ListDirectory(function_dir + "/accel");
+  auto entries = ListDirectory(function_dir + "/accel");
   if (entries.ok()) {
     for (const std::string& name : *entries) {
-      if (cpu::ParseIndexedName(name, "accel")) return "/dev/" + name;
+      if (ParseIndexedName(name, "accel")) return "/dev/" + name;
     }
   }
   return {};
@@ -92,7 +90,7 @@ std::optional<ChipGeneration> LookupChipGeneration(uint16_t device_id,
 
 Result<std::vector<TpuChip>> DiscoverTpuChips(std::string_view root) {
   const std::string pci_dir = JoinRoot(root, "/sys/bus/pci/devices");
-  XPUPERF_ASSIGN_OR_RETURN(auto addresses, cpu::ListDirectory(pci_dir));
+  XPUPERF_ASSIGN_OR_RETURN(auto addresses, ListDirectory(pci_dir));
   std::sort(addresses.begin(), addresses.end());
   // Keyed by "domain:bus:device" (the address without ".function"), in bus order.
   std::map<std::string, TpuChip> chips;
@@ -124,13 +122,13 @@ Result<std::vector<TpuChip>> DiscoverTpuChips(std::string_view root) {
 
 std::vector<int> FindDeviceOwners(std::string_view root, std::string_view device_node) {
   std::vector<int> pids;
-  auto entries = cpu::ListDirectory(JoinRoot(root, "/proc"));
+  auto entries = ListDirectory(JoinRoot(root, "/proc"));
   if (!entries.ok()) return pids;
   for (const std::string& entry : *entries) {
-    auto pid = cpu::ParseSigned(entry);
+    auto pid = ParseSigned(entry);
     if (!pid || *pid <= 0) continue;
     const std::string fd_dir = JoinRoot(root, "/proc/" + entry + "/fd");
-    auto fds = cpu::ListDirectory(fd_dir);
+    auto fds = ListDirectory(fd_dir);
     if (!fds.ok()) continue;
     for (const std::string& fd : *fds) {
       std::array<char, 4096> buffer{};

@@ -12,7 +12,10 @@
 //                  message_bytes or size_bytes) vs the network link's per-direction bandwidth
 //   host transfer  the best h2d_bandwidth vs the host link's rx (towards the device) and the best
 //                  d2h_bandwidth vs its tx
-// "Best" is the highest record value; each record's value comes from its median sample.
+// "Best" is the highest record value; each record's value comes from its median sample. Which
+// record is which figure is bench/figures.h's (shared with the roofline): the gpu_* benchmarks
+// count like their CPU namesakes, and in a run with an accelerator only the records of its first
+// accelerator count.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -6,7 +6,7 @@
 
 #include "xpuperf/bench/benchmark.h"
 #include "xpuperf/bench/fma_kernels.h"
-#include "xpuperf/cpu/cpuinfo.h"
+#include "xpuperf/core/cpuinfo.h"
 
 namespace xpuperf::bench {
 
@@ -20,12 +20,12 @@ struct NominalPeak {
 // since Haswell and Zen 2 (an assumption, not read from the CPU). Lanes: the variant's vector
 // width, halved on AMD Zen/Zen+ (family 0x17, model < 0x30) whose datapath is 128 bits. Frequency:
 // cpufreq cpuinfo_max_freq under root when present, else the highest "cpu MHz" in cpuinfo.
-NominalPeak ComputeNominalPeak(const cpu::CpuInfo& info, const std::string& root, int cores,
+NominalPeak ComputeNominalPeak(const CpuInfo& info, const std::string& root, int cores,
                                Precision precision, SimdLevel level);
 
 // Sets m.nominal_peak (GFLOP/s) and m.nominal_source for a run on `threads` threads: the cores are
 // those threads, capped by the device's physical cores when its topology is known.
-void AttachNominalPeak(Measurement& m, const cpu::CpuInfo& info, const std::string& root,
+void AttachNominalPeak(Measurement& m, const CpuInfo& info, const std::string& root,
                        const Device* device, int threads, Precision precision, SimdLevel level);
 
 }  // namespace xpuperf::bench

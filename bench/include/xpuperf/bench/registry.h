@@ -1,4 +1,7 @@
-// Every benchmark the engine knows, registered in one place (src/builtin_benchmarks.cpp).
+// A set of benchmarks found by name. The CPU benchmarks of this library are added by
+// AddCpuBenchmarks (src/cpu_benchmarks.cpp); the registry of every built-in benchmark (CPU, GPU,
+// network) is assembled outside the engine, by xpuperf::MakeBuiltinBenchmarkRegistry
+// (builtin_benchmarks/).
 #pragma once
 
 #include <memory>
@@ -22,8 +25,9 @@ class BenchmarkRegistry {
   std::vector<std::unique_ptr<Benchmark>> benchmarks_;
 };
 
-// A registry holding the built-in CPU benchmarks. Not thread-safe to run benchmarks concurrently.
-BenchmarkRegistry MakeBuiltinRegistry();
+// Adds the CPU benchmarks (peak_fma, gemm, stream, cache_sweep, host_transfer, attention) on the
+// host's root "/". Not thread-safe to run benchmarks concurrently.
+void AddCpuBenchmarks(BenchmarkRegistry& registry);
 
 // A Measurement for a throughput derived from samples: value = count / median seconds / scale.
 // `count` is FLOPs or bytes per repetition; is_flops says which field it fills.

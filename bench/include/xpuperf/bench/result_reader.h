@@ -1,8 +1,10 @@
 // Reads a result directory written by `xpuperf bench run` (results.jsonl + environment.json) back
-// into structs, for the spec check, compare and the roofline.
+// into structs: the one model of a result directory, for the spec check, compare and the roofline
+// (which records are a run's figures: figures.h).
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,5 +53,10 @@ Result<std::vector<ResultRecord>> ParseResultsJsonl(std::string_view text,
 // it is not a directory, kParse for a malformed results.jsonl line or environment.json (the file
 // and line are named). environment.json is optional.
 Result<ResultDirectory> ReadResultDirectory(const std::string& directory);
+// The same from the two files' text (environment_json nullopt when the file is absent);
+// `directory` names the files in error messages.
+Result<ResultDirectory> ParseResultDirectory(std::string_view results_jsonl,
+                                             const std::optional<std::string>& environment_json,
+                                             const std::string& directory);
 
 }  // namespace xpuperf::bench

@@ -1,5 +1,5 @@
-// A benchmark result directory as the roofline reads it (through bench::ParseResultsJsonl): the
-// records of results.jsonl and the environment.json of the run, reduced to what the roofline uses.
+// A benchmark result directory as the roofline sees it: a flat view of the one model of a result
+// directory (bench::ResultDirectory, bench/result_reader.h), reduced to what the roofline uses.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "xpuperf/bench/result_reader.h"
 #include "xpuperf/core/status.h"
 
 namespace xpuperf::roofline {
@@ -40,6 +41,9 @@ struct BenchResults {
   double device_memory_bytes = 0;    // device.memory_bytes of environment.json, 0 when unknown
   std::vector<std::string> skipped;  // points the run could not measure, with the reason
 };
+
+// The roofline's view of a run read by bench::ReadResultDirectory / ParseResultDirectory.
+BenchResults FromResultDirectory(const bench::ResultDirectory& run);
 
 // Parses the two files' text. kParse names `source` and the line for a malformed record; a record
 // without benchmark, metric, a finite value or unit is an error too.

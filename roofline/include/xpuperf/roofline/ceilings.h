@@ -64,7 +64,9 @@ struct Ceilings {
 //    copy (`host_transfer` d2d_bandwidth) when there is no STREAM result;
 //  - host link: host_transfer h2d/d2h bandwidth at the largest size;
 //  - network: collectives `<op>_busbw` at the largest size.
-// Each ceiling's recorded_value is the record's value unchanged.
+// Which record is which figure is bench/figures.h's (shared with `bench check`); the gpu_*
+// benchmarks count like their CPU namesakes. Each ceiling's recorded_value is the record's value
+// unchanged.
 Ceilings CeilingsFromResults(const BenchResults& results);
 
 // The datasheet's peaks, memory bandwidth and links as spec ceilings.

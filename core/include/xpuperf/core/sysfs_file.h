@@ -9,7 +9,7 @@
 
 #include "xpuperf/core/status.h"
 
-namespace xpuperf::cpu {
+namespace xpuperf {
 
 // root + path, where path is absolute ("/proc/stat"). Root "/" or "" yields path unchanged, so
 // error messages on a real host name the real file.
@@ -44,4 +44,4 @@ std::vector<std::string_view> SplitLines(std::string_view text);
 // "cpu12" with prefix "cpu" -> 12; nullopt unless the rest is all digits.
 std::optional<int> ParseIndexedName(std::string_view name, std::string_view prefix);
 
-}  // namespace xpuperf::cpu
+}  // namespace xpuperf

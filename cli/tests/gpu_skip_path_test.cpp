@@ -10,6 +10,7 @@
 #include "xpuperf/bench/registry.h"
 #include "xpuperf/bench/runner.h"
 #include "xpuperf/bench/suite.h"
+#include "xpuperf/builtin_benchmarks.h"
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/cuda_bench/cuda_benchmarks.h"
 
@@ -33,7 +34,7 @@ TEST(GpuSkipPathTest, BuiltWithCudaWhenTheBuildSaysSo) {
 }
 
 TEST(GpuSkipPathTest, TheBuiltinRegistryHasEveryGpuBenchmark) {
-  const bench::BenchmarkRegistry registry = bench::MakeBuiltinRegistry();
+  const bench::BenchmarkRegistry registry = MakeBuiltinBenchmarkRegistry();
   for (const char* name : kGpuBenchmarks) {
     const bench::Benchmark* benchmark = registry.Find(name);
     ASSERT_NE(benchmark, nullptr) << name;
@@ -46,7 +47,7 @@ TEST(GpuSkipPathTest, EveryGpuPointIsSkippedWithTheReason) {
   if (CudaAvailability().ok()) GTEST_SKIP() << "a CUDA device is present";
   EXPECT_EQ(CudaAvailability().error().message, ExpectedReason());
   EXPECT_TRUE(ListCudaDevices().empty());
-  const bench::BenchmarkRegistry registry = bench::MakeBuiltinRegistry();
+  const bench::BenchmarkRegistry registry = MakeBuiltinBenchmarkRegistry();
   bench::Suite suite;
   suite.name = "gpu";
   size_t points = 0;

@@ -9,7 +9,7 @@
 #include "xpuperf/core/device.h"
 #include "xpuperf/core/status.h"
 
-namespace xpuperf::cpu {
+namespace xpuperf {
 
 struct LogicalCpuInfo {
   int processor = 0;       // logical CPU number
@@ -40,4 +40,4 @@ Result<CpuInfo> ReadCpuInfo(const std::string& root);
 // "cpuinfo".
 Topology TopologyFromCpuInfo(const CpuInfo& info);
 
-}  // namespace xpuperf::cpu
+}  // namespace xpuperf

@@ -1,4 +1,4 @@
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <system_error>
 
-namespace xpuperf::cpu {
+namespace xpuperf {
 namespace {
 
 Error ErrnoError(const std::string& path, int error_number) {
@@ -178,4 +178,4 @@ std::optional<int> ParseIndexedName(std::string_view name, std::string_view pref
   return static_cast<int>(*ParseUnsigned(digits));
 }
 
-}  // namespace xpuperf::cpu
+}  // namespace xpuperf

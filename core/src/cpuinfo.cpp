@@ -1,11 +1,11 @@
-#include "xpuperf/cpu/cpuinfo.h"
+#include "xpuperf/core/cpuinfo.h"
 
 #include <set>
 #include <utility>
 
-#include "xpuperf/cpu/sysfs_file.h"
+#include "xpuperf/core/sysfs_file.h"
 
-namespace xpuperf::cpu {
+namespace xpuperf {
 namespace {
 
 // Arm "CPU implementer" codes (from the Arm ARM MIDR_EL1 register description) to vendor names.
@@ -115,4 +115,4 @@ Topology TopologyFromCpuInfo(const CpuInfo& info) {
   return topology;
 }
 
-}  // namespace xpuperf::cpu
+}  // namespace xpuperf

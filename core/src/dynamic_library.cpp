@@ -1,0 +1,68 @@
+#include "xpuperf/core/dynamic_library.h"
+
+#include <dlfcn.h>
+
+#include <utility>
+
+namespace xpuperf {
+namespace {
+
+std::string MissingPrefix(const DynamicLibraryOptions& options) {
+  return options.missing_code == ErrorCode::kUnsupported ? "unsupported: " : "";
+}
+
+}  // namespace
+
+Result<DynamicLibrary> DynamicLibrary::Open(const std::vector<std::string>& candidates,
+                                            const DynamicLibraryOptions& options) {
+  const int flags = (options.bind_now ? RTLD_NOW : RTLD_LAZY) | RTLD_LOCAL;
+  std::string last_error = "no candidates";
+  for (const std::string& candidate : candidates) {
+    dlerror();
+    if (void* handle = dlopen(candidate.c_str(), flags); handle != nullptr) {
+      return DynamicLibrary(handle, candidate, options);
+    }
+    const char* error = dlerror();
+    last_error = error != nullptr ? error : "dlopen failed";
+  }
+  const std::string name = candidates.empty() ? "library" : candidates.front();
+  return MakeError(options.missing_code,
+                   MissingPrefix(options) + name + " not found (" + last_error + ")");
+}
+
+DynamicLibrary::DynamicLibrary(DynamicLibrary&& other) noexcept
+    : handle_(std::exchange(other.handle_, nullptr)),
+      path_(std::move(other.path_)),
+      options_(other.options_) {}
+
+DynamicLibrary& DynamicLibrary::operator=(DynamicLibrary&& other) noexcept {
+  if (this != &other) {
+    Close();
+    handle_ = std::exchange(other.handle_, nullptr);
+    path_ = std::move(other.path_);
+    options_ = other.options_;
+  }
+  return *this;
+}
+
+DynamicLibrary::~DynamicLibrary() { Close(); }
+
+void DynamicLibrary::Close() {
+  if (handle_ != nullptr && options_.unload) dlclose(handle_);
+  handle_ = nullptr;
+}
+
+void* DynamicLibrary::FindSymbol(const char* name) const {
+  return handle_ != nullptr ? dlsym(handle_, name) : nullptr;
+}
+
+Result<void*> DynamicLibrary::Symbol(const char* name) const {
+  void* symbol = FindSymbol(name);
+  if (symbol == nullptr) {
+    return MakeError(options_.missing_code,
+                     MissingPrefix(options_) + name + " missing from " + path_);
+  }
+  return symbol;
+}
+
+}  // namespace xpuperf
