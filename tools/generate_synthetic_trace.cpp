@@ -22,8 +22,6 @@
 #include <string_view>
 #include <vector>
 
-#include "xpuperf/core/output_file.h"
-
 namespace {
 
 // SplitMix64: small, fast, and the same sequence on every platform.
@@ -653,20 +651,20 @@ int Usage(const char* message) {
 }
 
 int WriteRank(const Options& options, int rank, const std::string& path) {
-  // xpuperf's output policy (docs/POLICIES.md): atomic for regular files, devices written in place.
-  auto file = xpuperf::OutputFile::Open(path);
-  if (!file.ok()) {
-    std::fprintf(stderr, "generate_synthetic_trace: %s\n", file.error().message.c_str());
+  const std::string temp = path + ".tmp";
+  std::FILE* file = std::fopen(temp.c_str(), "wb");
+  if (file == nullptr) {
+    std::fprintf(stderr, "generate_synthetic_trace: cannot create %s: %s\n", temp.c_str(),
+                 std::strerror(errno));
     return 1;
   }
-  Writer writer(file->stream());
+  Writer writer(file);
   TraceGenerator(writer, options.seed, rank, options.ranks).Write(options.size);
   const bool ok = writer.Finish();
-  xpuperf::Status committed =
-      ok ? file->Commit()
-         : xpuperf::Status(xpuperf::MakeError(xpuperf::ErrorCode::kIo, path + ": write failed"));
-  if (!committed.ok()) {
-    std::fprintf(stderr, "generate_synthetic_trace: %s\n", committed.error().message.c_str());
+  if (std::fclose(file) != 0 || !ok || std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::fprintf(stderr, "generate_synthetic_trace: cannot write %s: %s\n", path.c_str(),
+                 std::strerror(errno));
+    std::remove(temp.c_str());
     return 1;
   }
   return 0;

@@ -28,7 +28,8 @@ TEST(SuiteParametersTest, SuitesAreCheckedBeforeAnythingRuns) {
   // Sampling ranges.
   for (const char* sampling : {"{samples: 0}", "{samples: 1000001}", "{min_sample_seconds: 5}",
                                "{min_sample_seconds: .nan}", "{warmup_samples: -1}"}) {
-    auto suite = bench::ParseSuite(std::string("sampling: ") + sampling + "\nbenchmarks: []\n", "t.yaml");
+    auto suite =
+        bench::ParseSuite(std::string("sampling: ") + sampling + "\nbenchmarks: []\n", "t.yaml");
     EXPECT_FALSE(suite.ok()) << sampling;
   }
   // A list as a key is a one-line error, not an uncaught exception.
