@@ -28,6 +28,14 @@ const std::string kData = XPUPERF_TEST_DATA_DIR;
 const std::string kTrace = kData + "/analyze/base.json";
 
 class HostileInputTest : public ::testing::Test {
+ public:
+  static std::string Read(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
@@ -41,12 +49,6 @@ class HostileInputTest : public ::testing::Test {
   std::string Write(const std::string& name, const std::string& text) const {
     std::ofstream(Path(name), std::ios::binary) << text;
     return Path(name);
-  }
-  static std::string Read(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
   }
   // Entries of the test directory whose name holds ".tmp-" or ".partial-": leftovers.
   int Leftovers() const {
