@@ -213,6 +213,9 @@ Result<ResultDirectory> ReadResultDirectory(const std::string& directory) {
   std::error_code error;
   const fs::path dir(directory);
   if (Status is_dir = CheckInputDirectory(directory); !is_dir.ok()) {
+    if (is_dir.error().code == ErrorCode::kNotFound) {
+      return MakeError(ErrorCode::kNotFound, fmt::format("no result directory {}", directory));
+    }
     return MakeError(is_dir.error().code, "not a result directory: " + is_dir.error().message);
   }
   const fs::path results = dir / "results.jsonl";
