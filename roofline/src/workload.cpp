@@ -29,7 +29,7 @@ class Parser {
 
   // A misspelled key must not be ignored: "flop" for "flops" would turn a compute-bound point
   // memory-bound. Names the key, its line and the keys this map takes.
-  Status KnownKeys(const YAML::Node& map, std::initializer_list<std::string_view> known,
+  Status KnownKeys(const YAML::Node& map, const std::vector<std::string_view>& known,
                    std::string_view where) const {
     for (const auto& item : map) {
       const std::string key = item.first.IsScalar() ? item.first.Scalar() : std::string("?");
@@ -100,7 +100,8 @@ class Parser {
     const YAML::Node node = entry[found];
     if (!node.IsMap()) return At(node, fmt::format("'{}' is not a map", found));
     const std::string helper(found);
-    static const std::map<std::string, std::initializer_list<std::string_view>> kHelperKeys = {
+    // Vectors, not initializer_lists: a list's array would not outlive this initialisation.
+    static const std::map<std::string, std::vector<std::string_view>> kHelperKeys = {
         {"gemm", {"m", "n", "k", "batch", "accumulate", "dtype"}},
         {"attention", {"batch", "heads", "seq_len", "head_dim", "kv_seq_len", "causal", "dtype"}},
         {"elementwise", {"elements", "inputs", "outputs", "flops_per_element", "dtype"}},
