@@ -1,6 +1,8 @@
 #include "xpuperf/builtin_backends.h"
 
+#include "xpuperf/amd/amd_backend.h"
 #include "xpuperf/cpu/cpu_backend.h"
+#include "xpuperf/intel/intel_backend.h"
 #include "xpuperf/nvidia/nvidia_backend.h"
 #if XPUPERF_WITH_TPU
 #include "xpuperf/tpu/tpu_backend.h"
@@ -15,12 +17,14 @@ void RegisterBuiltinBackends(BackendRegistry& registry) {
 #else
   // Listed with the reason, so `devices` says why there are no TPUs.
   registry.Register("tpu", "Google TPU chips (built without gRPC: XPUPERF_WITH_TPU=OFF)",
-                    [](const BackendOptions&) -> Result<std::unique_ptr<Backend>> {
+                    [](const BackendOptions&) -> Result<std::unique_ptr<Backend> > {
                       return MakeError(ErrorCode::kUnsupported,
                                        "unsupported: built without the TPU backend (gRPC)");
                     });
 #endif
   nvidia::RegisterNvidiaBackend(registry);
+  amd::RegisterAmdBackend(registry);
+  intel::RegisterIntelBackend(registry);
 }
 
 const BackendRegistry& BuiltinBackendRegistry() {

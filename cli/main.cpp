@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
       "  xpuperf top                          live view; q quits\n"
       "  xpuperf bench run --suite quick      measure peak FP, GEMM, STREAM and caches\n"
       "  xpuperf bench list                   the benchmarks and suites\n"
+      "  xpuperf serve                        Prometheus exporter on 127.0.0.1:10877\n"
+      "  xpuperf record -- python train.py    energy, power, memory over a job's life\n"
       "Exit codes: 0 ok, 1 failure, 2 usage error, 3 a gate had nothing to judge, 130/143\n"
       "interrupted by SIGINT/SIGTERM (docs/POLICIES.md).");
 
@@ -58,6 +60,14 @@ int main(int argc, char** argv) {
   AddUnavailableCommand(app, actions, "analyze", "Analyse a profiler trace",
                         "built without trace analysis (XPUPERF_WITH_TRACES=OFF)");
 #endif
+  AddAlertCommand(app, actions);
+#if XPUPERF_WITH_EXPORTER
+  AddServeCommand(app, actions);
+#else
+  AddUnavailableCommand(app, actions, "serve", "Prometheus exporter",
+                        "built without the exporter (XPUPERF_WITH_EXPORTER=OFF)");
+#endif
+  AddRecordCommand(app, actions);
 
   // CLI11 reports a mistyped command as "A subcommand is required"; name it instead.
   const std::string first = argc > 1 ? argv[1] : "";

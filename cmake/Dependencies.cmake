@@ -14,9 +14,11 @@ option(XPUPERF_WITH_TPU "The TPU backend (gRPC client of the libtpu runtime metr
 option(XPUPERF_WITH_BENCHMARKS
        "Benchmarks, bench check, compare, roofline and diagnose (OpenBLAS, OpenMP, yaml-cpp)" ON)
 option(XPUPERF_WITH_MPI "bench network and the collectives benchmark over MPI" ON)
-option(XPUPERF_WITH_TRACES "Trace reading and analysis: analyze, roofline --trace (simdjson, zlib)"
-       ON)
+option(XPUPERF_WITH_TRACES "Trace reading and analysis: analyze, roofline --trace (simdjson)" ON)
 option(XPUPERF_WITH_TUI "The curses view of top (top --plain works without it)" ON)
+option(XPUPERF_WITH_EXPORTER
+       "serve: the Prometheus exporter (cpp-httplib, OpenSSL, libdeflate, libxcrypt, yaml-cpp, gRPC)"
+       ON)
 
 # xpuperf_feature_off(OPTION REASON): turns an optional part off for this configuration.
 macro(xpuperf_feature_off option reason)
@@ -34,10 +36,9 @@ if(XPUPERF_WITH_TPU)
   endif()
 endif()
 if(XPUPERF_WITH_TRACES)
-  find_package(simdjson CONFIG)  # libsimdjson-dev: simdjson::simdjson
-  find_package(ZLIB)  # .json.gz traces
-  if(NOT simdjson_FOUND OR NOT ZLIB_FOUND)
-    xpuperf_feature_off(XPUPERF_WITH_TRACES "simdjson or zlib not found")
+  find_package(simdjson CONFIG)  # libsimdjson-dev: simdjson::simdjson (zlib is core's)
+  if(NOT simdjson_FOUND)
+    xpuperf_feature_off(XPUPERF_WITH_TRACES "simdjson not found")
   endif()
 endif()
 if(XPUPERF_WITH_BENCHMARKS AND NOT XPUPERF_WITH_TRACES)
@@ -73,6 +74,22 @@ if(XPUPERF_WITH_TUI)
     xpuperf_feature_off(XPUPERF_WITH_TUI "ncursesw not found: top prints plain tables")
   endif()
 endif()
+if(XPUPERF_WITH_EXPORTER)
+  # cpp-httplib (libcpp-httplib-dev, built with OpenSSL), OpenSSL, libdeflate (gzip), libxcrypt
+  # (bcrypt), yaml-cpp (web config) and gRPC (the kubelet's pod-resources API).
+  pkg_check_modules(CPPHTTPLIB IMPORTED_TARGET cpp-httplib)
+  pkg_check_modules(LIBDEFLATE IMPORTED_TARGET libdeflate)
+  pkg_check_modules(LIBXCRYPT IMPORTED_TARGET libxcrypt)
+  find_package(OpenSSL COMPONENTS SSL Crypto)
+  find_package(yaml-cpp)
+  find_package(Protobuf)
+  find_package(gRPC CONFIG)
+  if(NOT CPPHTTPLIB_FOUND OR NOT LIBDEFLATE_FOUND OR NOT LIBXCRYPT_FOUND OR NOT OpenSSL_FOUND
+     OR NOT yaml-cpp_FOUND OR NOT Protobuf_FOUND OR NOT gRPC_FOUND)
+    xpuperf_feature_off(XPUPERF_WITH_EXPORTER
+                        "cpp-httplib, OpenSSL, libdeflate, libxcrypt, yaml-cpp or gRPC not found")
+  endif()
+endif()
 if(XPUPERF_BUILD_TESTS)
   find_package(GTest REQUIRED)
   include(GoogleTest)
@@ -81,4 +98,5 @@ if(XPUPERF_BUILD_BENCHMARKS)
   find_package(benchmark REQUIRED)
 endif()
 message(STATUS "xpuperf parts: TPU=${XPUPERF_WITH_TPU} benchmarks=${XPUPERF_WITH_BENCHMARKS} "
-               "MPI=${XPUPERF_WITH_MPI} traces=${XPUPERF_WITH_TRACES} TUI=${XPUPERF_WITH_TUI}")
+               "MPI=${XPUPERF_WITH_MPI} traces=${XPUPERF_WITH_TRACES} TUI=${XPUPERF_WITH_TUI} "
+               "exporter=${XPUPERF_WITH_EXPORTER}")

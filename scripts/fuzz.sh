@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers with libFuzzer (clang + ASan + UBSan), seeded with the recorded trees' files.
-# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|files|all]   (default 60 seconds per target, all)
-#   parsers: procfs/sysfs; trace: the trace reader; files: suites, workloads, spec sheets, result
-#   files and memory timelines (one target each).
+# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|gpu|exporter|record|alerts|files|all]
+#   (default 60 seconds per target, all). files: suites, workloads, spec sheets, result files and
+#   memory timelines (one target each, SECONDS each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -14,9 +14,20 @@ fi
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DXPUPERF_FUZZ=ON -DXPUPERF_SANITIZE=address,undefined -DXPUPERF_BUILD_TESTS=OFF \
   -DXPUPERF_BUILD_BENCHMARKS=OFF >/dev/null
+# The parsers of user files, one target each.
 file_targets="suite workload spec_sheet results memory_timeline"
-cmake --build build-fuzz --target parsers_fuzzer trace_reader_fuzzer \
-  $(for t in $file_targets; do echo "${t}_fuzzer"; done)
+case "$targets" in
+  parsers) fuzz_targets="parsers_fuzzer" ;;
+  trace) fuzz_targets="trace_reader_fuzzer" ;;
+  gpu) fuzz_targets="gpu_parsers_fuzzer" ;;
+  exporter) fuzz_targets="exporter_input_fuzzer" ;;
+  record) fuzz_targets="record_timeline_fuzzer" ;;
+  alerts) fuzz_targets="alerts_rules_fuzzer" ;;
+  files) fuzz_targets="$(for t in $file_targets; do echo -n "${t}_fuzzer "; done)" ;;
+  all) fuzz_targets="parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer exporter_input_fuzzer record_timeline_fuzzer alerts_rules_fuzzer $(for t in $file_targets; do echo -n "${t}_fuzzer "; done)" ;;
+  *) echo "fuzz.sh: unknown target set '$targets' (parsers, trace, gpu, exporter, record, alerts, files, all)" >&2; exit 2 ;;
+esac
+cmake --build build-fuzz --target $fuzz_targets
 # Seeds: each recorded procfs/sysfs text, prefixed with the byte that selects its parser.
 corpus=build-fuzz/corpus
 mkdir -p "$corpus"
@@ -44,6 +55,47 @@ if [ "$targets" = trace ] || [ "$targets" = all ]; then
   ./build-fuzz/fuzz/trace_reader_fuzzer -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 \
     "$trace_corpus"
 fi
+# The GPU backends' kernel-file parsers: seeded with the gpu_metrics blobs (selector 0), the
+# recorded fdinfo texts (1), RAS counts (2) and DPM levels (3) of the AMD and Intel trees.
+if [ "$targets" = gpu ] || [ "$targets" = all ]; then
+  gpu_corpus=build-fuzz/corpus-gpu
+  mkdir -p "$gpu_corpus"
+  gpu_seed() {
+    { printf "\\x$(printf %02x "$1")"; cat "$2"; } > "$gpu_corpus/seed-$1-$(echo "$2" | md5sum | cut -c1-8)"
+  }
+  for f in backends/amd/tests/data/gpu_metrics/*.bin; do gpu_seed 0 "$f"; done
+  for f in backends/amd/tests/data/trees/*/proc/*/fdinfo/* backends/intel/tests/data/trees/*/proc/*/fdinfo/*; do
+    gpu_seed 1 "$f"
+  done
+  for f in backends/amd/tests/data/trees/*/sys/class/drm/card*/device/ras/*_err_count; do gpu_seed 2 "$f"; done
+  for f in backends/amd/tests/data/trees/*/sys/class/drm/card*/device/pp_dpm_*; do gpu_seed 3 "$f"; done
+  ./build-fuzz/fuzz/gpu_parsers_fuzzer -max_total_time="$seconds" -max_len=4096 "$gpu_corpus"
+fi
+# The exporter's inputs (web config, Accept, Authorization, --listen), seeded from fuzz/corpus/exporter.
+if [ "$targets" = exporter ] || [ "$targets" = all ]; then
+  exporter_corpus=build-fuzz/corpus-exporter
+  mkdir -p "$exporter_corpus"
+  cp fuzz/corpus/exporter/* "$exporter_corpus/"
+  ./build-fuzz/fuzz/exporter_input_fuzzer -max_total_time="$seconds" -max_len=8192 "$exporter_corpus"
+fi
+# The recording reader (analyze --telemetry), seeded from fuzz/corpus/record.
+if [ "$targets" = record ] || [ "$targets" = all ]; then
+  record_corpus=build-fuzz/corpus-record
+  mkdir -p "$record_corpus"
+  cp fuzz/corpus/record/* "$record_corpus/"
+  record_seconds=$(( seconds < 20 ? seconds : 20 ))
+  ./build-fuzz/fuzz/record_timeline_fuzzer -max_total_time="$record_seconds" -max_len=8192 \
+    -rss_limit_mb=2048 "$record_corpus"
+fi
+# The built-in rule engine's inputs (PromQL, rule files, series notation, state files), seeded
+# from fuzz/corpus/alerts.
+if [ "$targets" = alerts ] || [ "$targets" = all ]; then
+  alerts_corpus=build-fuzz/corpus-alerts
+  mkdir -p "$alerts_corpus"
+  cp fuzz/corpus/alerts/* "$alerts_corpus/"
+  ./build-fuzz/fuzz/alerts_rules_fuzzer -max_total_time="$seconds" -max_len=8192 -rss_limit_mb=2048 \
+    "$alerts_corpus"
+fi
 # The parsers of user files, each seeded with the repository's own files of its kind (copied, so
 # what libFuzzer adds stays out of the repository).
 if [ "$targets" = files ] || [ "$targets" = all ]; then
@@ -51,7 +103,9 @@ if [ "$targets" = files ] || [ "$targets" = all ]; then
     local dir=build-fuzz/corpus-$1
     shift
     mkdir -p "$dir"
-    for f in "$@"; do [ -f "$f" ] && cp "$f" "$dir/$(echo "$f" | md5sum | cut -c1-8)-$(basename "$f")"; done
+    for f in "$@"; do
+      if [ -f "$f" ]; then cp "$f" "$dir/$(echo "$f" | md5sum | cut -c1-8)-$(basename "$f")"; fi
+    done
   }
   seed_files suite bench/suites/*.yaml
   seed_files workload roofline/tests/data/*.yaml cli/tests/data/roofline/*.yaml

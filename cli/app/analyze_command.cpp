@@ -15,10 +15,15 @@ void AddAnalyzeCommand(CLI::App& app, CommandActions& actions) {
       ->add_option("trace", options->path,
                    "Trace file, directory of per-rank traces, or memory timeline")
       ->required();
+  std::string names;
+  for (const auto& name : trace::AnalysisNames()) names += (names.empty() ? "" : ", ") + name;
   command->add_option("--analysis,-a", options->analyses,
-                      "Only these analyses (repeatable): temporal, idle, kernels, overlap, launch, "
-                      "queue, memcpy, operators, iterations, memory, stragglers, gemm, findings, "
-                      "critical_path, annotations");
+                      "Only these analyses (repeatable): " + names);
+  command
+      ->add_option("--convention", options->convention,
+                   "xpuperf (default) or hta: read the trace and define the analyses as Holistic "
+                   "Trace Analysis does (its numbers; docs/TRACES.md)")
+      ->capture_default_str();
   command->add_flag("--json", options->json, "Everything as one JSON document");
   command->add_option("--html", options->html, "Also write a single-file HTML report here");
   command->add_option("--top", options->top, "Rows of the top-k tables")->capture_default_str();
@@ -26,6 +31,13 @@ void AddAnalyzeCommand(CLI::App& app, CommandActions& actions) {
                       "Walk the critical path over the last host range (annotation or op) whose "
                       "name contains this text; default: the last ProfilerStep#N, else from the "
                       "first GPU launch to the end");
+  command->add_option("--telemetry", options->telemetry,
+                      "Lay a recording (`xpuperf record --out DIR`) over the trace: energy per "
+                      "step and op class");
+  command->add_option("--merged-trace", options->merged_trace,
+                      "With --telemetry: write the trace with the counter tracks added here");
+  command->add_option("--telemetry-offset", options->telemetry_offset_s,
+                      "With --telemetry: seconds added to the trace's wall clock");
   actions.push_back({command, [options] { return RunAnalyze(*options, std::cout, std::cerr); }});
 }
 

@@ -34,6 +34,9 @@ void AddBenchNetworkCommand(CLI::App& bench, CommandActions& actions);
 void AddCompareCommand(CLI::App& app, CommandActions& actions);
 void AddRooflineCommands(CLI::App& app, CommandActions& actions);  // roofline and diagnose
 void AddAnalyzeCommand(CLI::App& app, CommandActions& actions);
+void AddAlertCommand(CLI::App& app, CommandActions& actions);  // alert check/test/list
+void AddServeCommand(CLI::App& app, CommandActions& actions);  // serve_command.cpp
+void AddRecordCommand(CLI::App& app, CommandActions& actions);
 // A command of a part this build leaves out: any arguments, exit 1 with "unsupported: <reason>".
 void AddUnavailableCommand(CLI::App& app, CommandActions& actions, const std::string& name,
                            const std::string& description, const std::string& reason);

@@ -9,11 +9,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 
+#include "command_analyze_telemetry.h"
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/core/input_file.h"
 #include "xpuperf/core/output_file.h"
+#include "xpuperf/trace/hta_convention.h"
 #include "xpuperf/trace/reader.h"
 
 namespace xpuperf::cli {
@@ -34,6 +37,11 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
   }
   if (options.top <= 0) {
     err << "xpuperf analyze: --top must be positive\n";
+    return kExitUsage;
+  }
+  if (options.convention != "xpuperf" && options.convention != "hta") {
+    err << "xpuperf analyze: unknown convention '" << options.convention
+        << "' (known: xpuperf, hta)\n";
     return kExitUsage;
   }
   const auto& known = trace::AnalysisNames();
@@ -98,6 +106,7 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     }
     run.ranks.push_back(std::move(one));
   }
+  if (options.convention == "hta") trace::ApplyHtaConvention(run);
   trace::RunReport report =
       trace::AnalyzeRun(run, static_cast<size_t>(options.top), options.critical_path_range);
   if (!options.critical_path_range.empty() &&
@@ -108,15 +117,36 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
         << options.critical_path_range << "' in the trace\n";
     return kExitUsage;
   }
+  std::optional<nlohmann::json> telemetry;
+  if (!options.merged_trace.empty() && options.telemetry.empty()) {
+    err << "xpuperf analyze: --merged-trace needs --telemetry DIR\n";
+    return kExitUsage;
+  }
+  if (!options.telemetry.empty()) {
+    TelemetryOverlayOptions overlay{
+        options.telemetry, std::filesystem::is_directory(options.path, ec) ? "" : options.path,
+        options.merged_trace, options.telemetry_offset_s};
+    auto overlaid = AnalyzeTelemetry(run, overlay);
+    if (!overlaid.ok()) return Fail(err, overlaid.error());
+    telemetry = std::move(overlaid).value();
+  }
   if (!options.html.empty()) {
     Status written = WriteOutputFile(options.html, RenderAnalyzeHtml(run, report));
     if (!written.ok()) return Fail(err, written.error());
   }
   if (options.json) {
     std::set<std::string> wanted(options.analyses.begin(), options.analyses.end());
-    out << trace::ToJson(report, wanted).dump(2) << "\n";
+    nlohmann::json j = trace::ToJson(report, wanted);
+    if (options.convention == "hta") j["convention"] = "hta";
+    if (telemetry) j["telemetry"] = *telemetry;
+    out << j.dump(2) << "\n";
   } else {
+    if (options.convention == "hta") {
+      out << "Convention: hta (timestamps, filtering and definitions as Holistic Trace Analysis "
+             "reads them; docs/TRACES.md)\n";
+    }
     out << RenderAnalyzeText(report, options.analyses, options.top);
+    if (telemetry) out << RenderTelemetryText(*telemetry);
     if (!options.html.empty()) out << "\nHTML report: " << options.html << "\n";
   }
   return kExitOk;

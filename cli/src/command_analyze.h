@@ -12,13 +12,17 @@ namespace xpuperf::cli {
 
 struct AnalyzeOptions {
   std::string path;  // trace file, directory of per-rank traces, or memory timeline
-  std::vector<std::string> analyses;  // names from trace::AnalysisNames(); empty = all
-  bool json = false;                  // everything as one JSON document on out
-  std::string html;                   // also write a single-file HTML report here
-  int top = 10;                       // rows of the top-k tables
-  std::string critical_path_range;    // the critical path's window: a host range's name contains
-                                      // this (empty: the last ProfilerStep#N, else from the first
-                                      // GPU launch to the end)
+  std::vector<std::string> analyses;   // names from trace::AnalysisNames(); empty = all
+  bool json = false;                   // everything as one JSON document on out
+  std::string html;                    // also write a single-file HTML report here
+  int top = 10;                        // rows of the top-k tables
+  std::string convention = "xpuperf";  // "xpuperf" or "hta" (read and define as HTA does)
+  std::string critical_path_range;     // the critical path's window: a host range's name contains
+                                       // this (empty: the last ProfilerStep#N, else from the first
+                                       // GPU launch to the end)
+  std::string telemetry;               // a `record --out` directory to lay over the trace
+  std::string merged_trace;            // with telemetry: write ops + counter tracks here
+  double telemetry_offset_s = 0;       // with telemetry: added to the trace's wall times
 };
 
 // Terminal summary (what dominates, findings, advice), then the tables. Exit 0, 1 (unreadable or
@@ -38,6 +42,9 @@ int RunTraceCompare(const TraceCompareOptions& options, std::ostream& out, std::
 // Text and HTML renderings (exposed for tests).
 std::string RenderAnalyzeText(const trace::RunReport& report,
                               const std::vector<std::string>& analyses, int top);
+// One registered analysis's output: each table with rows, as a text table.
+std::string RenderOutputText(const trace::AnalysisOutput& output);
+std::string FormatCell(const trace::Cell& cell);  // the text form of one value
 std::string RenderMemoryTimelineText(const trace::MemoryTimelineSummary& summary);
 std::string RenderAnalyzeHtml(const trace::TraceRun& run, const trace::RunReport& report);
 

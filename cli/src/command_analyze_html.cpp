@@ -95,6 +95,30 @@ std::string StackedBar(const std::vector<Segment>& segments) {
   return svg.str();
 }
 
+// A registered analysis's section: its title, then each table with rows (text cells cut at 120
+// characters, as the built-in tables).
+std::string OutputHtml(std::string_view title, const trace::AnalysisOutput& output) {
+  if (!output.HasRows()) return {};
+  std::string html = fmt::format("<h2>{}</h2>", Escape(title));
+  for (const trace::Table& table : output.tables) {
+    if (table.rows.empty()) continue;
+    html += "<table><tr>";
+    for (const auto& column : table.columns) html += "<th>" + Escape(column.header) + "</th>";
+    html += "</tr>";
+    for (const auto& row : table.rows) {
+      html += "<tr>";
+      for (const auto& cell : row) {
+        std::string text = FormatCell(cell);
+        if (cell.kind == trace::CellKind::kText) text = text.substr(0, 120);
+        html += "<td>" + Escape(text) + "</td>";
+      }
+      html += "</tr>";
+    }
+    html += "</table>";
+  }
+  return html;
+}
+
 }  // namespace
 
 std::string RenderAnalyzeHtml(const trace::TraceRun& run, const trace::RunReport& report) {
@@ -161,15 +185,9 @@ td:first-child,th:first-child{text-align:left}.finding{border-left:4px solid #e0
       }
       html << "</table>";
     }
-    if (const auto& a = r.evidence.annotations; !a.by_name.empty()) {
-      html << "<h2>Annotations (record_function ranges)</h2><table><tr><th>annotation</th>"
-              "<th>count</th><th>host</th><th>GPU launched inside</th><th>GPU ops</th></tr>";
-      for (const auto& s : a.by_name) {
-        html << fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                            Escape(s.name.substr(0, 120)), s.count, Sec(s.cpu_ns), Sec(s.gpu_ns),
-                            s.gpu_ops);
-      }
-      html << "</table>";
+    const auto& registered = trace::RegisteredAnalyses();
+    for (size_t a = 0; a < registered.size() && a < r.outputs.size(); ++a) {
+      html << OutputHtml(registered[a]->title, r.outputs[a]);
     }
     if (!r.evidence.kernels.top.empty()) {
       html << "<h2>Top GPU "

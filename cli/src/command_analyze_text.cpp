@@ -61,6 +61,45 @@ bool Wanted(const std::vector<std::string>& analyses, const char* name) {
 
 }  // namespace
 
+std::string FormatCell(const trace::Cell& cell) {
+  switch (cell.kind) {
+    case trace::CellKind::kText:
+      return cell.text;
+    case trace::CellKind::kCount:
+      return Num(cell.integer);
+    case trace::CellKind::kNs:
+      return Sec(cell.integer);
+    case trace::CellKind::kBytes:
+      return FormatBytes(static_cast<double>(cell.integer));
+    case trace::CellKind::kFraction:
+      return fmt::format("{:.1f}%", 100.0 * cell.number);
+    case trace::CellKind::kNumber:
+      return fmt::format("{:.2f}", cell.number);
+  }
+  return {};
+}
+
+std::string RenderOutputText(const trace::AnalysisOutput& output) {
+  std::string text;
+  for (const trace::Table& table : output.tables) {
+    if (table.rows.empty()) continue;
+    std::vector<TextTable::Column> columns;
+    for (size_t c = 0; c < table.columns.size(); ++c) {
+      const bool is_text = !table.rows.empty() && c < table.rows[0].size() &&
+                           table.rows[0][c].kind == trace::CellKind::kText;
+      columns.push_back({table.columns[c].header, is_text ? Align::kLeft : Align::kRight});
+    }
+    TextTable t(table.caption, columns);
+    for (const auto& row : table.rows) {
+      std::vector<std::string> cells;
+      for (const auto& cell : row) cells.push_back(FormatCell(cell));
+      t.AddRow(cells);
+    }
+    text += "\n" + t.Render(60);
+  }
+  return text;
+}
+
 std::string RenderAnalyzeText(const RunReport& report, const std::vector<std::string>& analyses,
                               int top) {
   std::ostringstream out;
@@ -256,27 +295,12 @@ std::string RenderAnalyzeText(const RunReport& report, const std::vector<std::st
       }
     }
   }
-  if (Wanted(analyses, "annotations")) {
+  // The registered analyses (trace/src/registered_analyses.inc), each table as its output says.
+  const auto& registered = trace::RegisteredAnalyses();
+  for (size_t a = 0; a < registered.size(); ++a) {
+    if (!Wanted(analyses, std::string(registered[a]->name).c_str())) continue;
     for (const auto& r : report.ranks) {
-      const trace::AnnotationBreakdown& a = r.evidence.annotations;
-      if (a.by_name.empty()) continue;
-      TextTable t(fmt::format("Annotations (record_function ranges), rank {}: top {} of {} by GPU "
-                              "time launched inside",
-                              r.evidence.rank, a.by_name.size(), a.names),
-                  {{"annotation"},
-                   {"count", Align::kRight},
-                   {"host", Align::kRight},
-                   {"GPU", Align::kRight},
-                   {"GPU ops", Align::kRight},
-                   {"GPU share", Align::kRight}});
-      for (const auto& s : a.by_name) {
-        const double share = a.gpu_total_ns > 0 ? 100.0 * static_cast<double>(s.gpu_ns) /
-                                                      static_cast<double>(a.gpu_total_ns)
-                                                : 0.0;
-        t.AddRow({s.name, Num(s.count), Sec(s.cpu_ns), Sec(s.gpu_ns), Num(s.gpu_ops),
-                  fmt::format("{:.1f}%", share)});
-      }
-      out << "\n" << t.Render(60);
+      if (a < r.outputs.size()) out << RenderOutputText(r.outputs[a]);
     }
   }
   if (Wanted(analyses, "critical_path")) {

@@ -4,8 +4,8 @@
 // and neither counts the CPU record. Expected values are the fixture's, computed by hand.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "../src/command_bench_check.h"
@@ -76,6 +76,9 @@ TEST(GpuFiguresTest, RooflineSeesTheSameFigures) {
       {"L2", {7000e9, "gpu_l2_sweep"}},          {"all_reduce busbw", {430e9, "gpu_collectives"}},
       {"host h2d", {55e9, "gpu_host_transfer"}}, {"host d2h", {60e9, "gpu_host_transfer"}}};
   EXPECT_EQ(ceilings, expected) << report["ceilings"].dump(2);
+  // The report names the device of those ceilings, not the host CPU of the first record.
+  EXPECT_EQ(report["run"]["backend"], "nvidia") << report["run"].dump();
+  EXPECT_EQ(report["run"]["device_model"], "NVIDIA H100 80GB HBM3") << report["run"].dump();
 }
 
 }  // namespace

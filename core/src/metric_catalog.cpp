@@ -60,6 +60,10 @@ constexpr std::array kCatalog = {
                "CPU time of a process per wall time (100 = one core)", "device,pid"},
     MetricInfo{metrics::kProcessMemory, "bytes", K::kGauge,
                "Resident memory of a process (host RSS, or device memory it holds)", "device,pid"},
+    MetricInfo{metrics::kProcessEngineBusy, "percent", K::kGauge,
+               "Share of the window a process kept a device engine busy (DRM fdinfo: busy ns per "
+               "wall ns, or busy cycles per GPU cycles)",
+               "device,pid,engine"},
     MetricInfo{metrics::kMemoryReserved, "bytes", K::kGauge,
                "Device memory held by the driver and firmware, usable by no program", "device"},
     MetricInfo{metrics::kClockEventActive, "boolean", K::kGauge,

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "xpuperf/bench/figures.h"
 #include "xpuperf/bench/result_reader.h"
 
 namespace xpuperf::roofline {
@@ -57,13 +58,17 @@ std::optional<double> UnitToBase(std::string_view unit) {
 BenchResults FromResultDirectory(const bench::ResultDirectory& run) {
   BenchResults results;
   results.directory = run.path;
-  // The records' own device and run fields first (the roofline draws the records' device), then
-  // environment.json's.
+  // The records' own device and run fields first, then environment.json's. The device is the
+  // one whose figures the roofline draws (bench::FigureDeviceId: the first accelerator of a run
+  // that has one), so the title names the device of the ceilings.
+  const std::string figure_device = bench::FigureDeviceId(run.records);
   for (const bench::ResultRecord& r : run.records) {
     if (results.run_id.empty()) results.run_id = r.run_id;
     if (results.host.empty()) results.host = r.host;
-    if (results.backend.empty()) results.backend = r.device_backend;
-    if (results.device_model.empty()) results.device_model = r.device_model;
+    if (bench::OnFigureDevice(r.device_id, figure_device)) {
+      if (results.backend.empty()) results.backend = r.device_backend;
+      if (results.device_model.empty()) results.device_model = r.device_model;
+    }
     BenchRecord record = FromMeasurement(r.measurement);
     record.device_backend = r.device_backend;
     record.device_id = r.device_id;

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "xpuperf/trace/hta_convention.h"
+
 namespace xpuperf::trace::internal {
 namespace {
 
@@ -60,6 +62,20 @@ bool StringOf(od::value& value, std::string_view* out) {
     }
   }
   return !value.get_string().get(*out);
+}
+
+// Whether Python's int() takes the value: a number, or a string of optional blanks, an optional
+// sign, decimal digits and blanks ("0x0" and "7.0" are rejected).
+bool PythonIntAccepts(od::value& value) {
+  std::string_view token = value.raw_json_token();
+  if (token.empty() || token[0] != '"') return true;
+  std::string_view text;
+  if (!StringOf(value, &text)) return false;
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (!text.empty() && blank(text.front())) text.remove_prefix(1);
+  while (!text.empty() && blank(text.back())) text.remove_suffix(1);
+  if (!text.empty() && (text[0] == '+' || text[0] == '-')) text.remove_prefix(1);
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
 }
 
 // An integer from a number or a numeric string ("7", "0x0", "12.0"); false otherwise.
@@ -383,6 +399,7 @@ Status EventParser::ParseEvent(od::object object) {
   bool has_ts = false;
   bool bad_duration = false;  // "dur" present but negative, NaN or unreadable
   bool has_category = false;
+  bool has_duration = false;
   bool dims_pending = false;
   size_t dims_start = trace_.dims.size();
   uint32_t metadata_name = 0;  // args.name of M events
@@ -405,7 +422,11 @@ Status EventParser::ParseEvent(od::object object) {
             return Status::Ok();
           }
         } else if (Is(key, "ts")) {
-          has_ts = MicrosTextToNanos(ScalarText(value), &event.ts_ns);
+          std::string_view ts = ScalarText(value);
+          has_ts = MicrosTextToNanos(ts, &event.ts_ns);
+          if (!trace_.fractional_timestamps && ts.find_first_of(".eE") != std::string_view::npos) {
+            trace_.fractional_timestamps = true;  // HTA then rounds (hta_convention.h)
+          }
         }
         break;
       case 3:
@@ -417,6 +438,7 @@ Status EventParser::ParseEvent(od::object object) {
         } else if (Is(key, "dur")) {
           // A negative, NaN or unreadable duration makes the event unusable: it is skipped and
           // counted in skipped_events, never analysed as a zero-length event.
+          has_duration = true;
           if (!MicrosTextToNanos(ScalarText(value), &event.dur_ns) || event.dur_ns < 0) {
             event.dur_ns = 0;
             bad_duration = true;
@@ -455,7 +477,11 @@ Status EventParser::ParseEvent(od::object object) {
             } else if (Is(akey, "External id") || Is(akey, "external id")) {
               if (IntegerOf(avalue, &number)) event.external_id = number;
             } else if (Is(akey, "stream")) {
-              if (IntegerOf(avalue, &number)) event.stream = static_cast<int32_t>(number);
+              if (IntegerOf(avalue, &number)) {
+                event.stream = static_cast<int32_t>(number);
+                if (number != event.stream) event.hta_flags |= kHtaStreamWide;
+              }
+              if (!PythonIntAccepts(avalue)) event.hta_flags |= kHtaStreamNotInteger;
             } else if (Is(akey, "device")) {
               if (IntegerOf(avalue, &number)) event.device = static_cast<int32_t>(number);
             } else if (Is(akey, "bytes")) {
@@ -553,6 +579,8 @@ Status EventParser::ParseEvent(od::object object) {
     return Status::Ok();
   }
   event.phase = phase == 'I' ? 'i' : phase;
+  if (!has_category) event.hta_flags |= kHtaNoCategory;
+  if (!has_duration) event.hta_flags |= kHtaNoDuration;
   if (has_category) {
     event.kind = KindOfCategory(event.category);
   } else {
@@ -562,6 +590,11 @@ Status EventParser::ParseEvent(od::object object) {
       event.device = device->second;
       event.stream = event.tid;
     } else if (trace_.format == TraceFormat::kJax) {
+      event.kind = EventKind::kCpuOp;
+    } else if (event.pid < 0 &&
+               trace_.strings.Get(static_cast<uint32_t>(-1 - event.pid)) == "CPU functions") {
+      // PyTorch's legacy export (torch built without Kineto, profiler_util.py's
+      // export_chrome_trace): a bare array, no `cat`, operators on pid "CPU functions".
       event.kind = EventKind::kCpuOp;
     }
   }

@@ -340,7 +340,6 @@ RankEvidence SummariseRank(const Trace& trace, size_t top_k, std::string_view cr
   ev.memory = ComputeMemoryEvents(trace, top_k);
   ev.operators = ComputeOperatorBreakdown(trace, top_k);
   ev.critical_path = ComputeCriticalPath(trace, top_k, critical_path_range);
-  ev.annotations = ComputeAnnotationBreakdown(trace, top_k);
   int64_t first = INT64_MAX, last = INT64_MIN;
   std::vector<Interval> loader;
   // What each distinct name is, computed once: names repeat millions of times in large traces.

@@ -3,12 +3,14 @@
 #include <unordered_map>
 
 #include "analysis_util.h"
+#include "xpuperf/trace/hta_convention.h"
 
 namespace xpuperf::trace {
 
 using internal::KernelClassCache;
 
 TemporalBreakdown ComputeTemporalBreakdown(const Trace& trace) {
+  if (trace.convention == Convention::kHta) return ComputeHtaTemporalBreakdown(trace);
   TemporalBreakdown result;
   result.rank = trace.rank;
   KernelClassCache classes(trace);

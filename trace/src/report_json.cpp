@@ -113,21 +113,6 @@ json Memcpy(const MemcpyBandwidth& m) {
   return kinds;
 }
 
-json Annotations(const AnnotationBreakdown& a) {
-  json list = json::array();
-  for (const auto& s : a.by_name) {
-    list.push_back({{"name", s.name},
-                    {"count", s.count},
-                    {"cpu_ns", s.cpu_ns},
-                    {"gpu_ns", s.gpu_ns},
-                    {"gpu_ops", s.gpu_ops},
-                    {"gpu_share", a.gpu_total_ns > 0 ? static_cast<double>(s.gpu_ns) /
-                                                           static_cast<double>(a.gpu_total_ns)
-                                                     : 0.0}});
-  }
-  return {{"gpu_total_ns", a.gpu_total_ns}, {"names", a.names}, {"by_name", list}};
-}
-
 json CriticalPathJson(const CriticalPath& p) {
   auto share = [&](int64_t ns) {
     return p.length_ns > 0 ? static_cast<double>(ns) / static_cast<double>(p.length_ns) : 0.0;
@@ -243,11 +228,46 @@ nlohmann::json FindingsToJson(const std::vector<Finding>& findings) {
   return out;
 }
 
+json CellToJson(const Cell& cell) {
+  switch (cell.kind) {
+    case CellKind::kText:
+      return cell.text;
+    case CellKind::kCount:
+    case CellKind::kNs:
+    case CellKind::kBytes:
+      return cell.integer;
+    case CellKind::kFraction:
+    case CellKind::kNumber:
+      return cell.number;
+  }
+  return nullptr;
+}
+
+json ToJson(const AnalysisOutput& output) {
+  json out = json::object();
+  for (const Field& f : output.fields) out[f.json_key] = CellToJson(f.value);
+  for (const Table& t : output.tables) {
+    json rows = json::array();
+    for (const auto& row : t.rows) {
+      json entry = json::object();
+      for (size_t c = 0; c < t.columns.size() && c < row.size(); ++c) {
+        if (!t.columns[c].json_key.empty()) entry[t.columns[c].json_key] = CellToJson(row[c]);
+      }
+      rows.push_back(std::move(entry));
+    }
+    out[t.json_key] = std::move(rows);
+  }
+  return out;
+}
+
 const std::vector<std::string>& AnalysisNames() {
-  static const std::vector<std::string> kNames = {
-      "temporal",   "idle",   "kernels",   "overlap",       "launch",
-      "queue",      "memcpy", "operators", "iterations",    "memory",
-      "stragglers", "gemm",   "findings",  "critical_path", "annotations"};
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names = {"temporal",   "idle",   "kernels",   "overlap",      "launch",
+                                      "queue",      "memcpy", "operators", "iterations",   "memory",
+                                      "stragglers", "gemm",   "findings",  "critical_path"};
+    for (const AnalysisDescriptor* d : RegisteredAnalyses()) names.emplace_back(d->name);
+    return names;
+  }();
   return kNames;
 }
 
@@ -266,6 +286,10 @@ RunReport AnalyzeRun(const TraceRun& run, size_t top_k, std::string_view critica
     r.queue = ComputeQueueLength(trace);
     r.gemm = ComputeGemmPoints(trace);
     r.findings = EvaluateRules(r.evidence);
+    const AnalysisContext context{top_k, critical_path_range, &r.evidence};
+    for (const AnalysisDescriptor* d : RegisteredAnalyses()) {
+      r.outputs.push_back(d->compute(trace, context));
+    }
   };
   // Ranks are independent: analyse them on up to hardware_concurrency threads.
   size_t workers =
@@ -307,11 +331,16 @@ nlohmann::json ToJson(const RunReport& report, const std::set<std::string>& anal
     if (want("memcpy")) rank["memcpy_bandwidth"] = Memcpy(ev.memcpy);
     if (want("operators")) rank["operators"] = Operators(ev.operators);
     if (want("critical_path")) rank["critical_path"] = CriticalPathJson(ev.critical_path);
-    if (want("annotations")) rank["annotations"] = Annotations(ev.annotations);
     if (want("iterations")) rank["iterations"] = Iterations(ev.iterations);
     if (want("memory")) rank["memory"] = Memory(ev.memory);
     if (want("gemm")) rank["gemm_points"] = Gemm(r.gemm);
     if (want("findings")) rank["findings"] = FindingsToJson(r.findings);
+    const auto& registered = RegisteredAnalyses();
+    for (size_t a = 0; a < registered.size() && a < r.outputs.size(); ++a) {
+      if (want(std::string(registered[a]->name).c_str())) {
+        rank[std::string(registered[a]->json_key)] = ToJson(r.outputs[a]);
+      }
+    }
     ranks.push_back(rank);
   }
   json out = {{"json_schema_version", kJsonSchemaVersion}, {"ranks", ranks}};

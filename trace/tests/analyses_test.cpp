@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "trace_test_util.h"
+#include "xpuperf/trace/analysis_registry.h"
 #include "xpuperf/trace/report.h"
 
 namespace xpuperf::trace {
@@ -64,7 +65,7 @@ TEST(AnalysesTest, OperatorsExclusiveTime) {
 // Ranges on two threads: "block" [0, 100] holds another "block" [10, 50] holding "attn" [20, 40];
 // launches at 25 (kernel 30 us) and 60 (20 us) on thread 1, at 150 (5 us, outside every range);
 // "attn" [0, 10] on thread 2 launches a 7 us kernel at 5. ProfilerStep#1 is left to iterations.
-TEST(AnalysesTest, AnnotationsCountGpuTimeLaunchedInside) {
+TEST(AnalysesTest, AnnotationsAnalysisCountsGpuTimeLaunchedInside) {
   const char* events = R"json(
     {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 200},
     {"ph": "X", "cat": "user_annotation", "name": "block", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
@@ -81,20 +82,39 @@ TEST(AnalysesTest, AnnotationsCountGpuTimeLaunchedInside) {
     {"ph": "X", "cat": "kernel", "name": "k4", "pid": 0, "tid": 8, "ts": 8, "dur": 7, "args": {"stream": 8, "device": 0, "correlation": 4}}
   )json";
   Trace t = ParseOrDie(KinetoJson(events));
-  const AnnotationBreakdown a = ComputeAnnotationBreakdown(t);
-  EXPECT_EQ(a.gpu_total_ns, 62000);
-  EXPECT_EQ(a.names, 2);  // ProfilerStep#1 is not one of them
-  ASSERT_EQ(a.by_name.size(), 2u);
-  EXPECT_EQ(a.by_name[0].name, "block");
-  EXPECT_EQ(a.by_name[0].count, 1);  // the nested "block" is inside the first
-  EXPECT_EQ(a.by_name[0].cpu_ns, 100000);
-  EXPECT_EQ(a.by_name[0].gpu_ns, 50000);  // k1 once (two "block" ranges open) and k2
-  EXPECT_EQ(a.by_name[0].gpu_ops, 2);
-  EXPECT_EQ(a.by_name[1].name, "attn");
-  EXPECT_EQ(a.by_name[1].count, 2);
-  EXPECT_EQ(a.by_name[1].cpu_ns, 30000);
-  EXPECT_EQ(a.by_name[1].gpu_ns, 37000);  // k1 on thread 1, k4 on thread 2
-  EXPECT_EQ(a.by_name[1].gpu_ops, 2);
+  const AnalysisDescriptor* analysis = FindRegisteredAnalysis("annotations");
+  ASSERT_NE(analysis, nullptr);
+  const AnalysisOutput out = analysis->compute(t, AnalysisContext{});
+  ASSERT_EQ(out.fields.size(), 2u);
+  EXPECT_EQ(out.fields[0].json_key, "gpu_total_ns");
+  EXPECT_EQ(out.fields[0].value.integer, 62000);
+  EXPECT_EQ(out.fields[1].value.integer, 2);  // names: ProfilerStep#1 is not one of them
+  ASSERT_EQ(out.tables.size(), 1u);
+  const auto& rows = out.tables[0].rows;
+  ASSERT_EQ(rows.size(), 2u);
+  // Columns: name, count, host ns, GPU ns, GPU ops, GPU share.
+  EXPECT_EQ(rows[0][0].text, "block");
+  EXPECT_EQ(rows[0][1].integer, 1);  // the nested "block" is inside the first
+  EXPECT_EQ(rows[0][2].integer, 100000);
+  EXPECT_EQ(rows[0][3].integer, 50000);  // k1 once (two "block" ranges open) and k2
+  EXPECT_EQ(rows[0][4].integer, 2);
+  EXPECT_DOUBLE_EQ(rows[0][5].number, 50000.0 / 62000.0);
+  EXPECT_EQ(rows[1][0].text, "attn");
+  EXPECT_EQ(rows[1][1].integer, 2);
+  EXPECT_EQ(rows[1][2].integer, 30000);
+  EXPECT_EQ(rows[1][3].integer, 37000);  // k1 on thread 1, k4 on thread 2
+  EXPECT_EQ(rows[1][4].integer, 2);
+  // The JSON form: fields, then the table's rows by column key.
+  const nlohmann::json j = ToJson(out);
+  EXPECT_EQ(j["gpu_total_ns"], 62000);
+  EXPECT_EQ(j["by_name"][1]["name"], "attn");
+  EXPECT_EQ(j["by_name"][1]["gpu_ns"], 37000);
+  // top_k cuts the table, not the count of names.
+  AnalysisContext one;
+  one.top_k = 1;
+  const AnalysisOutput cut = analysis->compute(t, one);
+  EXPECT_EQ(cut.tables[0].rows.size(), 1u);
+  EXPECT_EQ(cut.fields[1].value.integer, 2);
 }
 
 TEST(AnalysesTest, IterationsMemcpyAndMemory) {

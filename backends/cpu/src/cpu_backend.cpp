@@ -125,7 +125,7 @@ class CpuBackend final : public Backend {
   Reading Temperature(CollectContext& c) { return TemperatureReading(root_, c.wall_ns); }
   Reading Errors(CollectContext& c) { return ErrorsReading(root_, c.wall_ns); }
   Reading Power(CollectContext& c) { return energy_.Power(c.now_ns, c.wall_ns); }
-  Reading Energy(CollectContext& c) { return energy_.Energy(c.wall_ns); }
+  Reading Energy(CollectContext& c) { return energy_.Energy(c.now_ns, c.wall_ns); }
   Reading ProcessCpu(CollectContext& c) { return processes_.Cpu(c.now_ns, c.wall_ns); }
   Reading ProcessMemory(CollectContext& c) { return processes_.Memory(c.wall_ns); }
   Reading MemoryBandwidth(CollectContext&) {

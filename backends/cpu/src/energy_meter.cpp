@@ -90,7 +90,9 @@ uint64_t EnergyMeter::CounterDelta(const Counter& counter, uint64_t raw_uj) {
   return raw_uj >= counter.last_raw_uj ? raw_uj - counter.last_raw_uj : raw_uj;
 }
 
-void EnergyMeter::RefreshCounters() {
+void EnergyMeter::RefreshCounters(int64_t now_ns) {
+  if (now_ns == last_refresh_ns_) return;
+  last_refresh_ns_ = now_ns;
   for (Counter& counter : counters_) {
     Result<uint64_t> raw = ReadUnsignedFile(counter.path);
     counter.read_ok = raw.ok();
@@ -105,7 +107,7 @@ void EnergyMeter::RefreshCounters() {
 
 Reading EnergyMeter::Power(int64_t now_ns, int64_t wall_ns) {
   if (!unsupported_reason_.empty()) return UnsupportedReading(metrics::kPower, unsupported_reason_);
-  RefreshCounters();
+  RefreshCounters(now_ns);
   Reading reading = OkReading(metrics::kPower);
   for (const PowerChannel& power : power_channels_) {
     Result<int64_t> microwatts = ReadHwmonChannel(power.chip, power.channel);
@@ -138,11 +140,11 @@ Reading EnergyMeter::Power(int64_t now_ns, int64_t wall_ns) {
       metrics::kPower, last_error_.value_or(Error{ErrorCode::kIo, "no power sensor readable"}));
 }
 
-Reading EnergyMeter::Energy(int64_t wall_ns) {
+Reading EnergyMeter::Energy(int64_t now_ns, int64_t wall_ns) {
   if (!unsupported_reason_.empty())
     return UnsupportedReading(metrics::kEnergy, unsupported_reason_);
   if (counters_.empty()) return UnsupportedReading(metrics::kEnergy, energy_unsupported_reason_);
-  RefreshCounters();
+  RefreshCounters(now_ns);
   Reading reading = OkReading(metrics::kEnergy);
   for (const Counter& counter : counters_) {
     if (!counter.read_ok) continue;

@@ -26,7 +26,8 @@ class EnergyMeter {
   // Energy per domain consumed since Open, in joules. The hardware counters start at an arbitrary
   // value and wrap; this is the wrap-corrected sum of the deltas seen since the backend opened,
   // correct as long as Collect runs at least once per counter wrap (minutes to hours).
-  Reading Energy(int64_t wall_ns);
+  // now_ns (monotonic) lets one Collect that asks for both power and energy read the counters once.
+  Reading Energy(int64_t now_ns, int64_t wall_ns);
 
  private:
   // A cumulative µJ counter: a RAPL zone's energy_uj, or a hwmon energyN_input.
@@ -47,12 +48,14 @@ class EnergyMeter {
     HwmonChannel channel;
   };
 
-  void RefreshCounters();
+  // Reads every counter, unless they were already read at monotonic time now_ns.
+  void RefreshCounters(int64_t now_ns);
   static uint64_t CounterDelta(const Counter& counter, uint64_t raw_uj);
 
   std::vector<Counter> counters_;
   std::vector<PowerChannel> power_channels_;  // hwmon only
   int64_t last_power_ns_ = 0;
+  int64_t last_refresh_ns_ = -1;
   // The most recent read failure, reported when no domain could be read in a Collect.
   std::optional<Error> last_error_;
   // Set when there is no source at all: why.

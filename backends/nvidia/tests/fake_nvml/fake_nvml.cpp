@@ -50,7 +50,7 @@ nvml::Return Check(nvml::Device device, const char* function, FakeGpu** out) {
   if (TheState().init_count == 0) return nvml::kErrorUninitialized;
   FakeGpu* gpu = GpuOf(device);
   if (gpu == nullptr) return nvml::kErrorInvalidArgument;
-  if (gpu->lost) return nvml::kErrorGpuIsLost;
+  if (gpu->IsLost()) return nvml::kErrorGpuIsLost;
   if (auto code = gpu->Number(std::string("error.") + function))
     return static_cast<nvml::Return>(*code);
   *out = gpu;
@@ -294,7 +294,12 @@ FAKE_EXPORT nvml::Return nvmlDeviceGetPowerUsage(nvml::Device device, unsigned i
 FAKE_EXPORT nvml::Return nvmlDeviceGetTotalEnergyConsumption(nvml::Device device,
                                                              unsigned long long* millijoules) {
   CHECK_DEVICE(device);
-  return NumberInto(gpu, "energy_mj", millijoules);
+  auto base = gpu->Number("energy_mj");
+  if (!base) return NumberInto(gpu, "energy_mj", millijoules);
+  // energy_mj_step: the counter advances by that much at every call, so a test knows the exact
+  // energy a sampler saw between its first and last reading.
+  *millijoules = *base + gpu->Number("energy_mj_step").value_or(0) * gpu->energy_calls++;
+  return nvml::kSuccess;
 }
 
 #ifndef FAKE_NVML_OLD_DRIVER
@@ -575,7 +580,7 @@ FAKE_EXPORT nvml::Return nvmlGpmMetricsGet(nvml::GpmMetricsGet* request) {
   if (first == nullptr || second == nullptr || first->gpu == nullptr || first->gpu != second->gpu ||
       request->numMetrics > 98)
     return nvml::kErrorInvalidArgument;
-  if (first->gpu->lost) return nvml::kErrorGpuIsLost;
+  if (first->gpu->IsLost()) return nvml::kErrorGpuIsLost;
   for (unsigned i = 0; i < request->numMetrics; ++i) {
     nvml::GpmMetric& metric = request->metrics[i];
     metric.value = 0;

@@ -1,5 +1,7 @@
 #include "fake_scenario.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -68,9 +70,15 @@ Scenario LoadScenario(const char* path) {
     gpu->index = i;
     gpu->values = per_gpu[i];
     gpu->lost = gpu->Get("lost") == "1";
+    gpu->lost_when_file = gpu->Get("lost_when_file").value_or("");
     scenario.gpus.push_back(std::move(gpu));
   }
   return scenario;
+}
+
+bool FakeGpu::IsLost() {
+  if (!lost && !lost_when_file.empty() && ::access(lost_when_file.c_str(), F_OK) == 0) lost = true;
+  return lost;
 }
 
 }  // namespace fake_nvml

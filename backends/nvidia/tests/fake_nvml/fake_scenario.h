@@ -14,13 +14,19 @@ struct FakeGpu {
   unsigned index = 0;
   std::map<std::string, std::string> values;  // keys without the "gpu.N." prefix
   bool lost = false;
+  // `lost_when_file = PATH`: the GPU falls off the bus once PATH exists (a test in another
+  // process makes a GPU lost mid-run by creating the file).
+  std::string lost_when_file;
   int gpm_samples_taken = 0;
   int xids_delivered = 0;
   bool events_registered = false;
+  unsigned long long energy_calls = 0;  // nvmlDeviceGetTotalEnergyConsumption calls answered
 
   std::optional<std::string> Get(const std::string& key) const;
   std::optional<unsigned long long> Number(const std::string& key) const;  // decimal or 0x hex
   std::optional<double> Real(const std::string& key) const;
+  // True when lost, or when lost_when_file has appeared (then it stays lost).
+  bool IsLost();
 };
 
 struct Scenario {

@@ -34,6 +34,7 @@ inline constexpr std::string_view kErrors = "errors_total";
 // Per process (label pid).
 inline constexpr std::string_view kProcessCpu = "process_cpu_percent";
 inline constexpr std::string_view kProcessMemory = "process_memory_bytes";
+inline constexpr std::string_view kProcessEngineBusy = "process_engine_busy_percent";
 // Accelerator detail with no CPU equivalent (GPU telemetry as DCGM reports it).
 inline constexpr std::string_view kMemoryReserved = "memory_reserved_bytes";
 inline constexpr std::string_view kClockEventActive = "clock_event_active";
@@ -56,6 +57,7 @@ inline constexpr std::string_view kDirection = "direction";  // host-link: tx / 
 inline constexpr std::string_view kType = "type";            // error kind, clock domain
 inline constexpr std::string_view kReason = "reason";        // clock-event reason
 inline constexpr std::string_view kPipe = "pipe";            // execution pipe: fp64, fp32, fp16
+inline constexpr std::string_view kEngine = "engine";        // GPU engine class: gfx, render, ccs
 }  // namespace labels
 
 struct MetricInfo {

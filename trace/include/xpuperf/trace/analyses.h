@@ -188,26 +188,6 @@ struct IterationBreakdown {
 };
 IterationBreakdown ComputeIterationBreakdown(const Trace& trace);
 
-// --- annotations (record_function ranges) -----------------------------------------------------
-// Per user_annotation name (ProfilerStep#N left to the iterations): the host time of its ranges
-// and the GPU ops launched inside them: a GPU op counts for every range (of distinct names) open on
-// the launching thread when its launch call started. A range nested in one of the same name is
-// not counted again.
-struct AnnotationStat {
-  std::string name;
-  int64_t count = 0;   // ranges
-  int64_t cpu_ns = 0;  // their durations
-  int64_t gpu_ns = 0;  // durations of the GPU ops launched inside them
-  int64_t gpu_ops = 0;
-};
-struct AnnotationBreakdown {
-  int rank = 0;
-  int64_t gpu_total_ns = 0;             // every GPU op of the trace, for shares
-  std::vector<AnnotationStat> by_name;  // by GPU time, then host time, at most top_k
-  int64_t names = 0;                    // distinct names before the top_k cut
-};
-AnnotationBreakdown ComputeAnnotationBreakdown(const Trace& trace, size_t top_k = 20);
-
 // --- [memory] events --------------------------------------------------------------------------
 struct AllocationSite {
   std::string op;  // innermost CPU op enclosing the allocation on its thread, or "(none)"

@@ -24,7 +24,6 @@ struct RankEvidence {
   MemoryEventsSummary memory;
   OperatorBreakdown operators;
   CriticalPath critical_path;
-  AnnotationBreakdown annotations;
   int64_t cpu_window_ns = 0;    // first to last event of any kind
   int64_t dataloader_ns = 0;    // union of *DataLoader* CPU ranges
   int64_t sync_calls = 0;       // cudaDeviceSynchronize/StreamSynchronize/EventSynchronize

@@ -8,11 +8,12 @@
 #include <vector>
 
 #include "xpuperf/trace/analyses.h"
+#include "xpuperf/trace/analysis_registry.h"
 #include "xpuperf/trace/findings.h"
 
 namespace xpuperf::trace {
 
-// Analysis names accepted by --analysis.
+// Analysis names accepted by --analysis: the built-in ones, then RegisteredAnalyses().
 const std::vector<std::string>& AnalysisNames();
 
 struct RankReport {
@@ -26,6 +27,7 @@ struct RankReport {
   QueueLength queue;
   std::vector<GemmPoint> gemm;
   std::vector<Finding> findings;
+  std::vector<AnalysisOutput> outputs;  // outputs[i] is RegisteredAnalyses()[i]'s
 };
 
 struct RunReport {
@@ -35,6 +37,10 @@ struct RunReport {
 
 RunReport AnalyzeRun(const TraceRun& run, size_t top_k = 10,
                      std::string_view critical_path_range = {});
+
+// A registered analysis's output as JSON: its fields, and each table as an array of row objects
+// (columns without a json_key left out).
+nlohmann::json ToJson(const AnalysisOutput& output);
 
 // Findings as a JSON array (rule, severity, rank, title, value, threshold, evidence, advice).
 nlohmann::json FindingsToJson(const std::vector<Finding>& findings);

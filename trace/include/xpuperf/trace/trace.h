@@ -56,6 +56,16 @@ inline bool IsGpuOp(EventKind kind) {
   return kind == EventKind::kKernel || kind == EventKind::kMemcpy || kind == EventKind::kMemset;
 }
 
+// How the analyses read a trace: xpuperf's own definitions, or HTA's (hta_convention.h).
+enum class Convention : uint8_t { kXpuperf, kHta };
+
+// TraceEvent::hta_flags: what HTA's reader would see differently (hta_convention.h).
+enum HtaFlags : uint8_t {
+  kHtaNoCategory = 1,        // no `cat` (HTA drops the row)
+  kHtaNoDuration = 2,        // no `dur` (instants, B/E pairs: HTA drops the row)
+  kHtaStreamNotInteger = 4,  // args.stream a string Python's int() rejects ("0x0"): HTA reads -1
+};
+
 // One `X` (complete) or `i` (instant) event. 80 bytes; ids index Trace::strings.
 struct TraceEvent {
   int64_t ts_ns = 0;
@@ -74,6 +84,7 @@ struct TraceEvent {
   uint32_t module = 0;      // string id of args."Module Hierarchy", 0 if none
   EventKind kind = EventKind::kOther;
   char phase = 'X';
+  uint8_t hta_flags = 0;  // HtaFlags
 
   int64_t end_ns() const { return ts_ns + dur_ns; }
 };
@@ -115,6 +126,8 @@ struct Trace {
   int64_t input_bytes = 0;        // size of the JSON text read (after decompression)
   int64_t flow_events = 0;        // s/f events seen (not stored: launches join by correlation)
   int64_t skipped_events = 0;     // events without a usable ts (kept out of the analyses)
+  bool fractional_timestamps = false;  // some ts written with a fraction or exponent
+  Convention convention = Convention::kXpuperf;
   std::vector<DeviceProperties> devices;
   StringTable strings;
   std::vector<TraceEvent> events;    // sorted by ts_ns

@@ -1,0 +1,159 @@
+#include "xpuperf/alerts/state_file.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "xpuperf/core/input_file.h"
+#include "xpuperf/core/output_file.h"
+
+namespace xpuperf::alerts {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kSchemaVersion = 1;
+
+AlertState StateFromName(const std::string& name) {
+  if (name == "firing") return AlertState::kFiring;
+  if (name == "pending") return AlertState::kPending;
+  return AlertState::kInactive;
+}
+
+json AlertJson(const Alert& a) {
+  json labels = json::object();
+  for (const auto& [k, v] : a.labels.items()) labels[k] = v;
+  json annotations = json::array();
+  for (const auto& [k, v] : a.annotations) annotations.push_back({k, v});
+  return {{"rule", a.rule},
+          {"labels", labels},
+          {"annotations", annotations},
+          {"value", a.value},
+          {"state", AlertStateName(a.state)},
+          {"active_at_ms", a.active_at_ms},
+          {"fired_at_ms", a.fired_at_ms},
+          {"resolved_at_ms", a.resolved_at_ms},
+          {"keep_firing_since_ms", a.keep_firing_since_ms}};
+}
+
+Alert AlertFromJson(const json& j) {
+  Alert a;
+  a.rule = j.at("rule").get<std::string>();
+  std::vector<std::pair<std::string, std::string>> items;
+  for (const auto& [k, v] : j.at("labels").items()) items.emplace_back(k, v.get<std::string>());
+  a.labels = Labels(std::move(items));
+  for (const json& pair : j.at("annotations")) {
+    a.annotations.emplace_back(pair.at(0).get<std::string>(), pair.at(1).get<std::string>());
+  }
+  // JSON has no NaN: nlohmann writes it as null.
+  a.value = j.at("value").is_null() ? NAN : j.at("value").get<double>();
+  a.state = StateFromName(j.at("state").get<std::string>());
+  a.active_at_ms = j.at("active_at_ms").get<int64_t>();
+  a.fired_at_ms = j.at("fired_at_ms").get<int64_t>();
+  a.resolved_at_ms = j.at("resolved_at_ms").get<int64_t>();
+  a.keep_firing_since_ms = j.at("keep_firing_since_ms").get<int64_t>();
+  return a;
+}
+
+}  // namespace
+
+std::string SerializeAlertState(const AlertStateSnapshot& snapshot) {
+  json root;
+  root["schema_version"] = kSchemaVersion;
+  root["written_at_ms"] = snapshot.written_at_ms;
+  root["alerts"] = json::array();
+  for (const Alert& a : snapshot.alerts) root["alerts"].push_back(AlertJson(a));
+  root["receivers"] = json::array();
+  for (const ReceiverState& r : snapshot.receivers) {
+    json receiver;
+    receiver["name"] = r.config.name;
+    receiver["last_queued_ms"] = r.last_queued_ms;
+    json states = json::object();
+    for (const auto& [key, state] : r.queued_state) states[key] = AlertStateName(state);
+    receiver["queued_state"] = states;
+    receiver["queue"] = json::array();
+    for (const Delivery& d : r.queue) {
+      json alerts = json::array();
+      for (const auto& [key, state] : d.alerts) alerts.push_back({key, AlertStateName(state)});
+      receiver["queue"].push_back({{"body", d.body},
+                                   {"attempts", d.attempts},
+                                   {"next_attempt_ms", d.next_attempt_ms},
+                                   {"alerts", alerts}});
+    }
+    receiver["stats"] = {{"sent", r.stats.sent},
+                         {"failed", r.stats.failed},
+                         {"dropped", r.stats.dropped},
+                         {"retried", r.stats.retried}};
+    receiver["last_error"] = r.last_error;
+    root["receivers"].push_back(std::move(receiver));
+  }
+  return root.dump(1);
+}
+
+Result<AlertStateSnapshot> ParseAlertState(std::string_view text) {
+  AlertStateSnapshot snapshot;
+  try {
+    const json root = json::parse(text);
+    if (root.at("schema_version").get<int>() != kSchemaVersion) {
+      return MakeError(ErrorCode::kParse, "alert state file: unknown schema_version");
+    }
+    snapshot.written_at_ms = root.at("written_at_ms").get<int64_t>();
+    for (const json& a : root.at("alerts")) snapshot.alerts.push_back(AlertFromJson(a));
+    for (const json& r : root.at("receivers")) {
+      ReceiverState state;
+      state.config.name = r.at("name").get<std::string>();
+      state.last_queued_ms = r.at("last_queued_ms").get<std::map<std::string, int64_t>>();
+      for (const auto& [key, value] : r.at("queued_state").items()) {
+        state.queued_state[key] = StateFromName(value.get<std::string>());
+      }
+      for (const json& d : r.at("queue")) {
+        Delivery delivery;
+        delivery.body = d.at("body").get<std::string>();
+        delivery.attempts = d.at("attempts").get<int>();
+        delivery.next_attempt_ms = d.at("next_attempt_ms").get<int64_t>();
+        for (const json& pair : d.at("alerts")) {
+          delivery.alerts.emplace_back(pair.at(0).get<std::string>(),
+                                       StateFromName(pair.at(1).get<std::string>()));
+        }
+        state.queue.push_back(std::move(delivery));
+      }
+      const json& stats = r.at("stats");
+      state.stats = {stats.at("sent").get<uint64_t>(), stats.at("failed").get<uint64_t>(),
+                     stats.at("dropped").get<uint64_t>(), stats.at("retried").get<uint64_t>()};
+      state.last_error = r.at("last_error").get<std::string>();
+      snapshot.receivers.push_back(std::move(state));
+    }
+  } catch (const json::exception& e) {
+    return MakeError(ErrorCode::kParse, fmt::format("alert state file: {}", e.what()));
+  }
+  return snapshot;
+}
+
+Status WriteAlertStateFile(const std::string& path, const AlertStateSnapshot& snapshot) {
+  // The project's output policy: a temporary file in the same directory, renamed into place.
+  return WriteOutputFile(path, SerializeAlertState(snapshot));
+}
+
+Result<AlertStateSnapshot> ReadAlertStateFile(const std::string& path) {
+  XPUPERF_ASSIGN_OR_RETURN(std::string text, ReadInputFile(path, 256 << 20));
+  auto snapshot = ParseAlertState(text);
+  if (!snapshot.ok()) {
+    return MakeError(ErrorCode::kParse, fmt::format("{}: {}", path, snapshot.error().message));
+  }
+  return snapshot;
+}
+
+void RestoreReceivers(const std::vector<ReceiverState>& saved, Notifier& notifier) {
+  for (ReceiverState& receiver : notifier.receivers()) {
+    for (const ReceiverState& s : saved) {
+      if (s.config.name != receiver.config.name) continue;
+      receiver.queue = s.queue;
+      receiver.last_queued_ms = s.last_queued_ms;
+      receiver.queued_state = s.queued_state;
+      receiver.stats = s.stats;
+      receiver.last_error = s.last_error;
+    }
+  }
+}
+
+}  // namespace xpuperf::alerts

@@ -1,0 +1,92 @@
+#include "command_alert.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "xpuperf/alerts/promtool_test.h"
+#include "xpuperf/alerts/rule_file.h"
+#include "xpuperf/alerts/state_file.h"
+#include "xpuperf/cli/commands.h"
+#include "xpuperf/core/output_file.h"
+
+namespace xpuperf::cli {
+
+int RunAlertCheck(const AlertCheckOptions& options, std::ostream& out, std::ostream& err) {
+  int status = kExitOk;
+  for (const std::string& path : options.files) {
+    auto file = alerts::LoadRuleFile(path);
+    if (!file.ok()) {
+      err << "xpuperf: error: " << file.error().message << "\n";
+      status = kExitFailure;
+      continue;
+    }
+    size_t alerting = 0, recording = 0;
+    for (const alerts::RuleGroup& group : file->groups) {
+      for (const alerts::Rule& rule : group.rules) (rule.is_alert ? alerting : recording)++;
+    }
+    out << fmt::format("{}: ok, {} groups, {} alerting and {} recording rules\n", path,
+                       file->groups.size(), alerting, recording);
+  }
+  return status;
+}
+
+int RunAlertTest(const AlertTestOptions& options, std::ostream& out, std::ostream& err) {
+  int status = kExitOk;
+  for (const std::string& path : options.files) {
+    alerts::PromtoolTestOptions test_options;
+    test_options.emit_timeline = !options.timeline_out.empty();
+    auto report = alerts::RunPromtoolTestFile(path, test_options);
+    if (!report.ok()) {
+      err << "xpuperf: error: " << report.error().message << "\n";
+      status = kExitFailure;
+      continue;
+    }
+    for (const std::string& failure : report->failures) out << "FAILED: " << failure << "\n";
+    out << fmt::format("{}: {} tests, {}\n", path, report->tests,
+                       report->failures.empty() ? "SUCCESS" : "FAILED");
+    if (!report->failures.empty()) status = kExitFailure;
+    if (!options.timeline_out.empty()) {
+      if (Status written = WriteOutputFile(options.timeline_out, report->timeline_yaml);
+          !written.ok()) {
+        err << "xpuperf: error: " << written.error().message << "\n";
+        return kExitFailure;
+      }
+    }
+  }
+  return status;
+}
+
+int RunAlertList(const AlertListOptions& options, std::ostream& out, std::ostream& err) {
+  auto snapshot = alerts::ReadAlertStateFile(options.state_file);
+  if (!snapshot.ok()) {
+    err << "xpuperf: error: " << snapshot.error().message
+        << (snapshot.error().code == ErrorCode::kNotFound
+                ? " (written by `xpuperf serve --rules FILE --alert-state FILE`)"
+                : "")
+        << "\n";
+    return kExitFailure;
+  }
+  if (options.json) {
+    out << alerts::SerializeAlertState(*snapshot) << "\n";
+    return kExitOk;
+  }
+  out << fmt::format("{:<32} {:<9} {:<25} {}\n", "ALERT", "STATE", "ACTIVE SINCE", "LABELS");
+  for (const alerts::Alert& a : snapshot->alerts) {
+    alerts::Labels labels = a.labels;
+    labels.Remove("alertname");
+    out << fmt::format("{:<32} {:<9} {:<25} {}\n", a.rule, alerts::AlertStateName(a.state),
+                       alerts::Rfc3339(a.active_at_ms), labels.ToString());
+  }
+  if (snapshot->alerts.empty()) out << "(no pending, firing or recently resolved alerts)\n";
+  for (const alerts::ReceiverState& r : snapshot->receivers) {
+    out << fmt::format("receiver {}: {} sent, {} failed, {} dropped, {} retries, {} queued{}\n",
+                       r.config.name, r.stats.sent, r.stats.failed, r.stats.dropped,
+                       r.stats.retried, r.queue.size(),
+                       r.last_error.empty() ? "" : ", last error: " + r.last_error);
+  }
+  return kExitOk;
+}
+
+}  // namespace xpuperf::cli

@@ -1,0 +1,101 @@
+#include "command_record.h"
+
+#include <ctime>
+#include <filesystem>
+#include <ostream>
+
+#include "xpuperf/cli/session_factory.h"
+#include "xpuperf/record/recording.h"
+
+namespace xpuperf::cli {
+namespace {
+
+constexpr double kMinRateHz = 0.1;
+constexpr double kMaxRateHz = 10000;
+constexpr int kExitCannotExecute = 126;  // shell conventions
+constexpr int kExitNotFound = 127;
+constexpr int kExitSignalBase = 128;
+
+std::string DefaultOutDir() {
+  std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &local);
+  return std::string("xpuperf-record-") + stamp;
+}
+
+int Usage(std::ostream& err, const std::string& message) {
+  err << "xpuperf record: " << message << "\n";
+  return kExitUsage;
+}
+
+}  // namespace
+
+int RunRecord(const RecordCommandOptions& options, std::ostream& out, std::ostream& err) {
+  if (!(options.rate_hz >= kMinRateHz && options.rate_hz <= kMaxRateHz)) {
+    return Usage(err, "--rate must be between 0.1 and 10000 Hz");
+  }
+  constexpr double kMaxDurationS = 366.0 * 24 * 3600;
+  if (!(options.duration_s >= 0 && options.duration_s <= kMaxDurationS)) {
+    return Usage(err, "--duration must be between 0 and 31622400 seconds (a year)");
+  }
+  if (!options.command.empty() && options.pid > 0) {
+    return Usage(err, "give either a command (after --) or --pid, not both");
+  }
+  if (!options.command.empty() && options.duration_s > 0) {
+    return Usage(err,
+                 "--duration is for --pid or a system-wide recording; with a command the "
+                 "recording lasts as long as the command");
+  }
+  if (options.pid < 0) return Usage(err, "--pid must be a positive process id");
+  const std::string dir = options.out.empty() ? DefaultOutDir() : options.out;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) {
+    err << "xpuperf record: cannot create the output directory '" << dir << "'"
+        << (ec ? ": " + ec.message() : std::string()) << "\n";
+    return kExitFailure;
+  }
+  Result<std::unique_ptr<Session>> session = OpenSession(options.common);
+  if (!session.ok()) {
+    err << "xpuperf record: " << session.error().message << "\n";
+    return ExitCodeFor(session.error());
+  }
+  std::string backends;
+  for (const BackendStatus& b : (*session)->backends()) {
+    if (b.available) backends += (backends.empty() ? "" : ", ") + b.name;
+  }
+  err << "xpuperf record: sampling " << (backends.empty() ? "no backend" : backends) << " at "
+      << options.rate_hz << " Hz into " << dir << "/\n";
+
+  record::RecordOptions record;
+  record.rate_hz = options.rate_hz;
+  record.out_dir = dir;
+  // The job is a real process even when --root points the backends at a recorded tree.
+  record.root = "/";
+  record.command = options.command;
+  record.attach_pid = options.pid;
+  record.duration_s = options.duration_s;
+  record.html = options.html;
+  Result<record::RecordOutcome> outcome = record::Record(**session, record, err);
+  if (!outcome.ok()) {
+    err << "xpuperf record: " << outcome.error().message << "\n";
+    if (outcome.error().code == ErrorCode::kNotFound && !options.command.empty())
+      return kExitNotFound;
+    if (outcome.error().code == ErrorCode::kUnavailable && !options.command.empty())
+      return kExitCannotExecute;
+    return kExitFailure;
+  }
+  err << "\n" << record::RenderSummaryText(outcome->summary);
+  err << "\nFiles: " << dir << "/{timeline.csv, timeline.jsonl, timeline.trace.json, summary.json"
+      << (options.html ? ", report.html" : "") << "}\n";
+  if (options.json) out << outcome->summary.dump(2) << "\n";
+  if (outcome->exit) {
+    if (outcome->exit->signaled) return kExitSignalBase + outcome->exit->signal;
+    return outcome->exit->code;
+  }
+  return kExitOk;
+}
+
+}  // namespace xpuperf::cli

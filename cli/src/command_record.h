@@ -1,0 +1,27 @@
+// `xpuperf record`: a job's energy, power, memory and utilisation over time.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "xpuperf/cli/commands.h"
+
+namespace xpuperf::cli {
+
+struct RecordCommandOptions {
+  CommonOptions common;
+  double rate_hz = 10;
+  std::string out;                   // output directory; empty = xpuperf-record-<time>
+  std::vector<std::string> command;  // the job (after --)
+  int pid = 0;                       // attach to this process instead
+  double duration_s = 0;             // stop after this long (attach or system-wide)
+  bool json = false;                 // the summary as JSON on out (the table goes to err always)
+  bool html = true;
+};
+
+// Exit code: the job's (128 + signal when a signal killed it; 127/126 when it could not be
+// started), 0 when attached or system-wide, 1 on failure, 2 on a usage error.
+int RunRecord(const RecordCommandOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace xpuperf::cli

@@ -1,0 +1,133 @@
+// `xpuperf record` files read by `analyze --telemetry`: after a kill -9 of the recorder, and a
+// handmade recording with exact energy per step; the merged Chrome trace.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+#include "record_test_util.h"
+#include "test_util.h"
+
+namespace xpuperf::cli {
+namespace {
+
+using namespace record_testing;
+using testing::RunXpuperf;
+
+TEST_F(RecordTest, KillNineLeavesFilesAnalyzeTelemetryReads) {
+  const fs::path out = dir_ / "out";
+  const fs::path job_pid = dir_ / "job.pid";
+  Background b = Start({"record", "--backend", "cpu", "--rate", "50", "--out", out.string(), "--",
+                        "sh", "-c", "echo $$ > " + job_pid.string() + "; exec sleep 30"});
+  ASSERT_TRUE(WaitForFile(job_pid, 20));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ::kill(b.pid, SIGKILL);
+  EXPECT_EQ(Wait(b.pid), 128 + SIGKILL);
+  ::kill(std::stoi(ReadAll(job_pid)), SIGKILL);
+  ::unlink(b.err_path.c_str());
+
+  // Whole lines only; the Chrome trace is still one JSON document.
+  const std::string csv = ReadAll(out / "timeline.csv");
+  ASSERT_FALSE(csv.empty());
+  EXPECT_EQ(csv.back(), '\n');
+  EXPECT_FALSE(json::parse(ReadAll(out / "timeline.trace.json"), nullptr, false).is_discarded());
+  // A trace whose two steps fall inside the recording, by wall clock (Kineto's base + ts).
+  std::istringstream lines(ReadAll(out / "timeline.jsonl"));
+  std::string header_line;
+  std::getline(lines, header_line);
+  const int64_t start = json::parse(header_line)["start_wall_ns"].get<int64_t>();
+  const int64_t base = start / 1'000'000'000 * 1'000'000'000;
+  const double offset_us = static_cast<double>(start - base) / 1e3;
+  json trace = {
+      {"schemaVersion", 1}, {"baseTimeNanoseconds", base}, {"traceEvents", json::array()}};
+  for (int step = 0; step < 2; ++step) {
+    trace["traceEvents"].push_back({{"ph", "X"},
+                                    {"cat", "user_annotation"},
+                                    {"name", "ProfilerStep#" + std::to_string(step)},
+                                    {"pid", 1},
+                                    {"tid", 1},
+                                    {"ts", offset_us + 200'000 + step * 400'000},
+                                    {"dur", 400'000}});
+  }
+  const fs::path trace_file = dir_ / "trace.json";
+  Write(trace_file, trace.dump());
+  const fs::path merged = dir_ / "merged.json";
+  auto r = RunXpuperf({"analyze", trace_file.string(), "--telemetry", out.string(), "--json",
+                       "--merged-trace", merged.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json doc = json::parse(r.out);
+  const json& telemetry = doc["telemetry"];
+  EXPECT_EQ(telemetry["alignment"]["trace_base_time_ns"].get<int64_t>(), base);
+  // The first sample follows the header's clock reading by well under 10 ms.
+  EXPECT_NEAR(telemetry["alignment"]["trace_starts_after_telemetry_seconds"].get<double>(), 0.2,
+              0.01);
+  if (!telemetry.contains("unavailable")) {  // this host has an energy source
+    ASSERT_EQ(telemetry["steps"].size(), 2u);
+    EXPECT_NEAR(telemetry["steps"][0]["duration_seconds"].get<double>(), 0.4, 1e-9);
+    EXPECT_NEAR(telemetry["steps"][0]["telemetry_coverage"].get<double>(), 1.0, 1e-6);
+  }
+  // The merged trace holds the ops and the counter tracks.
+  json merged_doc = json::parse(ReadAll(merged));
+  int ops = 0, counters = 0;
+  for (const json& e : merged_doc["traceEvents"]) {
+    ops += e["ph"] == "X";
+    counters += e["ph"] == "C";
+  }
+  EXPECT_EQ(ops, 2);
+  EXPECT_GT(counters, 10);
+}
+
+TEST_F(RecordTest, AnalyzeTelemetryEnergyPerStepIsExact) {
+  // A handmade recording: package-0 counter 0 J at t0, 10 J at t0 + 1 s, 30 J at t0 + 2 s.
+  const int64_t t0 = 1'750'000'000'000'000'000;
+  std::string jsonl =
+      "{\"type\":\"header\",\"start_wall_ns\":" + std::to_string(t0) +
+      ",\"rate_hz\":1}\n"
+      "{\"type\":\"series\",\"index\":0,\"metric\":\"energy_joules\",\"device\":\"cpu0\","
+      "\"labels\":{\"domain\":\"package-0\"},\"unit\":\"joules\"}\n";
+  for (int i = 0; i < 3; ++i) {
+    jsonl += "{\"type\":\"tick\",\"wall_ns\":" + std::to_string(t0 + i * 1'000'000'000LL) +
+             ",\"mono_ns\":" + std::to_string(i * 1'000'000'000LL) + ",\"values\":[[0," +
+             std::to_string(i == 0   ? 0
+                            : i == 1 ? 10
+                                     : 30) +
+             "]]}\n";
+  }
+  fs::create_directories(dir_ / "rec");
+  Write(dir_ / "rec" / "timeline.jsonl", jsonl);
+  // ProfilerStep#7 from t0 + 0.5 s to t0 + 1.5 s: 0.5 s at 10 W + 0.5 s at 20 W = 15 J.
+  json trace = {{"baseTimeNanoseconds", t0},
+                {"traceEvents",
+                 {{{"ph", "X"},
+                   {"cat", "user_annotation"},
+                   {"name", "ProfilerStep#7"},
+                   {"pid", 1},
+                   {"tid", 1},
+                   {"ts", 500000},
+                   {"dur", 1000000}}}}};
+  Write(dir_ / "trace.json", trace.dump());
+  auto r = RunXpuperf({"analyze", (dir_ / "trace.json").string(), "--telemetry",
+                       (dir_ / "rec").string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json t = json::parse(r.out)["telemetry"];
+  ASSERT_EQ(t["steps"].size(), 1u);
+  EXPECT_EQ(t["steps"][0]["step"], 7);
+  EXPECT_DOUBLE_EQ(t["steps"][0]["joules"].get<double>(), 15.0);
+  EXPECT_DOUBLE_EQ(t["steps"][0]["average_watts"].get<double>(), 15.0);
+  EXPECT_DOUBLE_EQ(t["joules_per_step"]["mean"].get<double>(), 15.0);
+  auto text = RunXpuperf(
+      {"analyze", (dir_ / "trace.json").string(), "--telemetry", (dir_ / "rec").string()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("J/step: mean 15.000"), std::string::npos) << text.out;
+  // A broken recording is one clear line and exit 1.
+  Write(dir_ / "rec" / "timeline.jsonl", jsonl + "garbage\n" + jsonl);
+  auto bad = RunXpuperf(
+      {"analyze", (dir_ / "trace.json").string(), "--telemetry", (dir_ / "rec").string()});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("timeline.jsonl line 6: not a JSON object"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace xpuperf::cli

@@ -1,0 +1,226 @@
+#include "snapshot_builder.h"
+
+#include <map>
+#include <set>
+
+#include "xpuperf/core/version.h"
+
+namespace xpuperf::exporter {
+
+namespace {
+
+// The identity labels of a device's series (empty values are left out: in Prometheus an empty
+// label is the same as an absent one).
+Labels DeviceLabels(const Device& device, const std::string& hostname) {
+  Labels labels;
+  labels.Set("device", device.id);
+  labels.Set("backend", device.backend);
+  if (!device.model.empty()) labels.Set("model", device.model);
+  if (!device.uuid.empty()) labels.Set("uuid", device.uuid);
+  if (!device.bus_id.empty()) labels.Set("pci_bus_id", device.bus_id);
+  if (!hostname.empty()) labels.Set("hostname", hostname);
+  return labels;
+}
+
+// Sample labels, then the device's identity, then one label set per consumer (pod).
+std::vector<Labels> SeriesLabels(const Labels& sample, const Labels& identity,
+                                 const std::vector<Labels>& consumers) {
+  Labels base = sample;
+  for (const auto& [key, value] : identity.items()) base.Set(key, value);
+  if (consumers.empty()) return {base};
+  std::vector<Labels> out;
+  for (const Labels& consumer : consumers) {
+    Labels labels = base;
+    for (const auto& [key, value] : consumer.items()) labels.Set(key, value);
+    out.push_back(std::move(labels));
+  }
+  return out;
+}
+
+HistogramPoint ToHistogram(const Distribution& d, double divisor, Labels labels) {
+  HistogramPoint h;
+  h.labels = std::move(labels);
+  uint64_t running = 0;
+  for (size_t i = 0; i < d.bounds.size(); ++i) {
+    running += i < d.counts.size() ? d.counts[i] : 0;
+    h.upper_bounds.push_back(d.bounds[i] / divisor);
+    h.cumulative.push_back(running);
+  }
+  h.count = d.count;
+  h.sum = d.sum / divisor;
+  return h;
+}
+
+struct DeviceInfo {
+  const Device* device = nullptr;
+  Labels identity;
+  std::vector<Labels> consumers;
+};
+
+bool Wanted(const std::vector<std::string>& filter, std::string_view name) {
+  if (filter.empty()) return true;
+  for (const std::string& f : filter) {
+    if (f == name) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool IsValidMetricName(std::string_view name) {
+  if (name.empty()) return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
+std::string DeviceDownReason(const std::vector<Reading>& readings, std::string_view device_id) {
+  std::string unsupported;
+  std::string no_data;
+  for (const Reading& r : readings) {
+    if (r.device != device_id) continue;
+    if (r.state == ReadingState::kOk && !r.samples.empty()) return "";
+    if (r.state == ReadingState::kNoData && no_data.empty()) no_data = r.reason;
+    if (r.state == ReadingState::kUnsupported && unsupported.empty()) unsupported = r.reason;
+  }
+  if (!no_data.empty()) return no_data;
+  if (!unsupported.empty()) return unsupported;
+  return "no value this collection";
+}
+
+BuildOutput BuildSnapshot(const BuildInput& input) {
+  BuildOutput out;
+  out.snapshot.timestamp_ns = input.now_ns;
+  std::vector<MetricFamily>& families = out.snapshot.families;
+
+  // Devices of the collectors that are up, with their identity and consumers.
+  std::map<std::string, DeviceInfo> devices;
+  for (const CollectorSnapshot& c : input.collectors) {
+    if (c.latest == nullptr) continue;
+    for (const Device& d : c.latest->devices) {
+      DeviceInfo info{&d, DeviceLabels(d, input.hostname), {}};
+      if (input.attribution != nullptr && *input.attribution)
+        info.consumers = (*input.attribution)(d);
+      devices.emplace(d.id, std::move(info));
+    }
+  }
+
+  // Catalog metrics, in catalog order; readings without a value are not exported.
+  for (const MetricInfo& info : MetricCatalog()) {
+    if (!Wanted(input.metrics, info.name)) continue;
+    const SeriesNaming naming = NamingFor(info);
+    MetricFamily family;
+    family.name = naming.name;
+    family.help = std::string(info.description) + " (" +
+                  (naming.divisor == 1 ? std::string(info.unit) : "ratio 0-1") + ")";
+    family.type = naming.type;
+    std::set<std::string> seen;  // guards against a backend repeating a label set
+    for (const CollectorSnapshot& c : input.collectors) {
+      if (c.latest == nullptr) continue;
+      for (const Reading& r : c.latest->readings) {
+        if (r.metric != info.name || r.state != ReadingState::kOk) continue;
+        auto dev = devices.find(r.device);
+        if (dev == devices.end()) continue;
+        for (const Sample& s : r.samples) {
+          for (Labels& labels :
+               SeriesLabels(s.labels, dev->second.identity, dev->second.consumers)) {
+            if (!seen.insert(labels.ToString()).second) continue;
+            if (s.is_distribution()) {
+              if (naming.type != FamilyType::kHistogram) continue;
+              family.histograms.push_back(
+                  ToHistogram(s.distribution(), naming.divisor, std::move(labels)));
+            } else if (naming.type != FamilyType::kHistogram) {
+              family.points.push_back(ScalarPoint{std::move(labels), s.scalar() / naming.divisor});
+            }
+          }
+        }
+      }
+    }
+    if (!family.empty()) families.push_back(std::move(family));
+  }
+
+  // Device inventory and health.
+  MetricFamily info{"xpuperf_device_info",
+                    "Device identity (value 1): vendor and the labels of its series",
+                    FamilyType::kInfo,
+                    {},
+                    {}};
+  MetricFamily up{"xpuperf_device_up",
+                  "1 when the device gave values in its backend's latest collection, 0 when it is "
+                  "lost or its backend is down (reason in /health)",
+                  FamilyType::kGauge,
+                  {},
+                  {}};
+  for (const CollectorSnapshot& c : input.collectors) {
+    if (c.latest == nullptr) continue;
+    for (const Device& d : c.latest->devices) {
+      const DeviceInfo& dev = devices.at(d.id);
+      Labels labels = dev.identity;
+      if (!d.vendor.empty()) labels.Set("vendor", d.vendor);
+      info.points.push_back(ScalarPoint{labels, 1});
+      const std::string reason = DeviceDownReason(c.latest->readings, d.id);
+      up.points.push_back(ScalarPoint{dev.identity, reason.empty() ? 1.0 : 0.0});
+      out.devices.push_back(DeviceState{d.id, d.backend, reason.empty(), reason});
+    }
+  }
+  if (!info.empty()) families.push_back(std::move(info));
+  if (!up.empty()) families.push_back(std::move(up));
+
+  // Collectors.
+  MetricFamily collector_up{"xpuperf_collector_up",
+                            "1 when the backend's latest collection succeeded within its deadline",
+                            FamilyType::kGauge,
+                            {},
+                            {}};
+  MetricFamily duration{"xpuperf_collector_duration_seconds",
+                        "Time the backend's latest complete collection took (seconds)",
+                        FamilyType::kGauge,
+                        {},
+                        {}};
+  MetricFamily last{"xpuperf_collector_last_success_timestamp_seconds",
+                    "Wall-clock time of the backend's latest successful collection (seconds since "
+                    "the Unix epoch)",
+                    FamilyType::kGauge,
+                    {},
+                    {}};
+  for (const CollectorSnapshot& c : input.collectors) {
+    Labels labels{{"backend", c.backend}};
+    if (!input.hostname.empty()) labels.Set("hostname", input.hostname);
+    collector_up.points.push_back(ScalarPoint{labels, c.up ? 1.0 : 0.0});
+    if (c.last_success_ns > 0) {
+      duration.points.push_back(ScalarPoint{labels, c.last_duration_seconds});
+      last.points.push_back(ScalarPoint{labels, static_cast<double>(c.last_success_ns) * 1e-9});
+    }
+  }
+  for (MetricFamily* f : {&collector_up, &duration, &last}) {
+    if (!f->empty()) families.push_back(std::move(*f));
+  }
+
+  Labels build{{"version", kVersion}};
+  families.push_back(MetricFamily{"xpuperf_build_info",
+                                  "xpuperf version (value 1)",
+                                  FamilyType::kInfo,
+                                  {ScalarPoint{build, 1}},
+                                  {}});
+
+  // Provider families last; a name that is taken or malformed is refused.
+  std::set<std::string> names;
+  for (const MetricFamily& f : families) names.insert(f.name);
+  for (const MetricFamily& f : input.extra) {
+    // Counter and info families carry their suffix, as OpenMetrics needs to declare them.
+    const bool suffix_ok = (f.type != FamilyType::kCounter || f.name.ends_with("_total")) &&
+                           (f.type != FamilyType::kInfo || f.name.ends_with("_info"));
+    if (!f.name.starts_with(kPrefix) || !IsValidMetricName(f.name) || !suffix_ok ||
+        !names.insert(f.name).second) {
+      ++out.dropped_extra_families;
+      continue;
+    }
+    if (!f.empty()) families.push_back(f);
+  }
+  return out;
+}
+
+}  // namespace xpuperf::exporter

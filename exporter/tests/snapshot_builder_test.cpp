@@ -1,0 +1,97 @@
+#include "snapshot_builder.h"
+
+#include <gtest/gtest.h>
+
+namespace xpuperf::exporter {
+namespace {
+
+CollectorSnapshot Collected(std::vector<Reading> readings) {
+  auto c = std::make_shared<Collection>();
+  Device d;
+  d.backend = "nvidia";
+  d.id = "nvidia0";
+  d.model = "GPU";
+  d.uuid = "GPU-1";
+  c->devices = {d};
+  c->readings = std::move(readings);
+  CollectorSnapshot s;
+  s.backend = "nvidia";
+  s.up = true;
+  s.last_success_ns = 1'000'000'000;
+  s.latest = c;
+  return s;
+}
+
+Reading Gauge(std::string_view metric, double value) {
+  Reading r;
+  r.metric = std::string(metric);
+  r.device = "nvidia0";
+  Sample s;
+  s.labels.Set("device", "nvidia0");
+  s.value = value;
+  r.samples = {s, s};  // a repeated label set is written once
+  return r;
+}
+
+TEST(SnapshotBuilderTest, OneSeriesPerConsumingPod) {
+  BuildInput input;
+  input.hostname = "node-1";
+  input.collectors = {Collected({Gauge(metrics::kDutyCycle, 50)})};
+  DeviceAttribution pods = [](const Device&) {
+    return std::vector<Labels>{{{"pod", "a"}, {"namespace", "n"}},
+                               {{"pod", "b"}, {"namespace", "n"}}};
+  };
+  input.attribution = &pods;
+  BuildOutput out = BuildSnapshot(input);
+  const MetricFamily* duty = out.snapshot.Find("xpuperf_duty_cycle_ratio");
+  ASSERT_NE(duty, nullptr);
+  ASSERT_EQ(duty->points.size(), 2u);
+  EXPECT_EQ(duty->points[0].labels.Get("pod"), "a");
+  EXPECT_EQ(duty->points[1].labels.Get("pod"), "b");
+  EXPECT_DOUBLE_EQ(duty->points[0].value, 0.5);
+  EXPECT_EQ(duty->points[0].labels.Get("hostname"), "node-1");
+  // Health series carry no pod labels.
+  const MetricFamily* up = out.snapshot.Find("xpuperf_device_up");
+  ASSERT_NE(up, nullptr);
+  ASSERT_EQ(up->points.size(), 1u);
+  EXPECT_FALSE(up->points[0].labels.Has("pod"));
+}
+
+TEST(SnapshotBuilderTest, UnsupportedReadingsAreAbsentNotZero) {
+  BuildInput input;
+  input.collectors = {Collected({Gauge(metrics::kPower, 300),
+                                 Reading::Unsupported(metrics::kEnergy, "nvidia0", "no counter")})};
+  BuildOutput out = BuildSnapshot(input);
+  EXPECT_NE(out.snapshot.Find("xpuperf_power_watts"), nullptr);
+  EXPECT_EQ(out.snapshot.Find("xpuperf_energy_joules_total"), nullptr);
+  ASSERT_EQ(out.devices.size(), 1u);
+  EXPECT_TRUE(out.devices[0].up);
+}
+
+TEST(SnapshotBuilderTest, ProviderFamiliesMustFollowTheRules) {
+  BuildInput input;
+  input.collectors = {Collected({Gauge(metrics::kPower, 300)})};
+  input.extra = {
+      MetricFamily{"xpuperf_alerts", "ok", FamilyType::kGauge, {ScalarPoint{{}, 1}}, {}},
+      MetricFamily{"xpuperf_checks",
+                   "counter without _total",
+                   FamilyType::kCounter,
+                   {ScalarPoint{{}, 1}},
+                   {}},
+      MetricFamily{"xpuperf_bad-name", "", FamilyType::kGauge, {ScalarPoint{{}, 1}}, {}},
+      MetricFamily{"xpuperf_power_watts", "taken", FamilyType::kGauge, {ScalarPoint{{}, 1}}, {}}};
+  BuildOutput out = BuildSnapshot(input);
+  EXPECT_NE(out.snapshot.Find("xpuperf_alerts"), nullptr);
+  EXPECT_EQ(out.snapshot.Find("xpuperf_checks"), nullptr);
+  EXPECT_EQ(out.dropped_extra_families, 3u);
+}
+
+TEST(SnapshotBuilderTest, DeviceDownReasonPrefersNoData) {
+  std::vector<Reading> readings = {Reading::Unsupported("a", "d0", "no PMU"),
+                                   Reading::NoData("b", "d0", "no data: GPU lost")};
+  EXPECT_EQ(DeviceDownReason(readings, "d0"), "no data: GPU lost");
+  EXPECT_EQ(DeviceDownReason(readings, "d1"), "no value this collection");
+}
+
+}  // namespace
+}  // namespace xpuperf::exporter

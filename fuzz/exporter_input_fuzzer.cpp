@@ -1,0 +1,32 @@
+// The exporter's parsers of user input: the web config file, the Accept header, the Authorization
+// header's base64 and the --listen address. The first byte picks the parser.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "basic_auth.h"
+#include "xpuperf/exporter/exposition.h"
+#include "xpuperf/exporter/metrics_server.h"
+#include "xpuperf/exporter/web_config.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const std::string input(reinterpret_cast<const char*>(data) + 1, size - 1);
+  switch (data[0] % 4) {
+    case 0:
+      (void)xpuperf::exporter::ParseWebConfig(input, "fuzz");
+      break;
+    case 1:
+      (void)xpuperf::exporter::NegotiateFormat(input);
+      break;
+    case 2: {
+      std::string decoded;
+      (void)xpuperf::exporter::DecodeBase64(input, decoded);
+      break;
+    }
+    case 3:
+      (void)xpuperf::exporter::ParseListenAddress(input);
+      break;
+  }
+  return 0;
+}

@@ -1,0 +1,66 @@
+// The files of a recording, written so that a kill at any moment leaves them parseable up to the
+// last flush: timeline.csv and timeline.jsonl grow by whole lines, timeline.trace.json (Chrome
+// counter tracks) keeps a valid closing after every flush, summary.json is replaced atomically.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "xpuperf/core/status.h"
+#include "xpuperf/record/timeline.h"
+
+namespace xpuperf::record {
+
+inline constexpr std::string_view kTimelineCsv = "timeline.csv";
+inline constexpr std::string_view kTimelineJsonl = "timeline.jsonl";
+inline constexpr std::string_view kTimelineTrace = "timeline.trace.json";
+inline constexpr std::string_view kSummaryJson = "summary.json";
+inline constexpr std::string_view kReportHtml = "report.html";
+
+struct RecordingHeader {
+  int64_t start_wall_ns = 0;
+  double rate_hz = 0;
+  std::vector<std::string> command;
+  int pid = 0;
+  std::string host;
+  std::vector<std::string> devices;  // device ids, in session order (Chrome-trace pids)
+};
+
+// Not thread-safe. Lines are buffered in memory and written by Flush().
+class TimelineFiles {
+ public:
+  TimelineFiles() = default;
+  TimelineFiles(TimelineFiles&& other) noexcept;
+  TimelineFiles& operator=(TimelineFiles&& other) noexcept;
+  ~TimelineFiles();
+
+  // Creates (truncates) the three timeline files in `dir`, which must exist.
+  static Result<TimelineFiles> Open(const std::string& dir, const RecordingHeader& header);
+
+  void Append(const Tick& tick, const SeriesTable& table);
+  size_t buffered_bytes() const { return csv_.size() + jsonl_.size() + trace_.size(); }
+  Status Flush();
+  // Writes summary.json under the core output policy (a temporary file renamed into place), so a
+  // reader never sees half of it.
+  Status WriteSummary(const nlohmann::json& summary);
+
+  const std::string& dir() const { return dir_; }
+
+ private:
+  void Announce(const SeriesTable& table);
+  int TracePid(const std::string& device);
+  void CloseAll();
+
+  std::string dir_;
+  int csv_fd_ = -1, jsonl_fd_ = -1, trace_fd_ = -1;
+  int64_t start_wall_ns_ = 0;
+  std::string csv_, jsonl_, trace_;  // pending complete lines
+  int64_t trace_end_ = 0;            // offset where the events end (the closing follows)
+  bool trace_has_events_ = false;
+  size_t announced_ = 0;              // series already described in timeline.jsonl
+  std::vector<std::string> devices_;  // Chrome-trace pid = index + 1
+};
+
+}  // namespace xpuperf::record

@@ -1,0 +1,241 @@
+#include "xpuperf/record/timeline_files.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <utility>
+
+#include "xpuperf/core/json.h"
+#include "xpuperf/core/output_file.h"
+#include "xpuperf/core/version.h"
+
+namespace xpuperf::record {
+namespace {
+
+constexpr std::string_view kTraceClosing = "\n]}\n";
+
+Status WriteAll(int fd, std::string_view data, const std::string& what) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return MakeError(ErrorCode::kIo, "writing " + what + ": " + std::strerror(errno));
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return Status::Ok();
+}
+
+Status PwriteAll(int fd, std::string_view data, int64_t offset, const std::string& what) {
+  while (!data.empty()) {
+    const ssize_t n = ::pwrite(fd, data.data(), data.size(), offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return MakeError(ErrorCode::kIo, "writing " + what + ": " + std::strerror(errno));
+    data.remove_prefix(static_cast<size_t>(n));
+    offset += n;
+  }
+  return Status::Ok();
+}
+
+Result<int> Create(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return MakeError(ErrorCode::kIo, "cannot create " + path + ": " + std::strerror(errno));
+  return fd;
+}
+
+// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
+void AppendCsvField(std::string& out, std::string_view field) {
+  if (field.find_first_of(",\"\n\r") == std::string_view::npos) {
+    out += field;
+    return;
+  }
+  out += '"';
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+std::string LabelText(const Labels& labels) {
+  std::string text;
+  for (const auto& [k, v] : labels.items()) {
+    if (!text.empty()) text += ';';
+    text += k + "=" + v;
+  }
+  return text;
+}
+
+}  // namespace
+
+TimelineFiles::TimelineFiles(TimelineFiles&& other) noexcept { *this = std::move(other); }
+
+TimelineFiles& TimelineFiles::operator=(TimelineFiles&& other) noexcept {
+  if (this == &other) return *this;
+  CloseAll();
+  dir_ = std::move(other.dir_);
+  csv_fd_ = std::exchange(other.csv_fd_, -1);
+  jsonl_fd_ = std::exchange(other.jsonl_fd_, -1);
+  trace_fd_ = std::exchange(other.trace_fd_, -1);
+  start_wall_ns_ = other.start_wall_ns_;
+  csv_ = std::move(other.csv_);
+  jsonl_ = std::move(other.jsonl_);
+  trace_ = std::move(other.trace_);
+  trace_end_ = other.trace_end_;
+  trace_has_events_ = other.trace_has_events_;
+  announced_ = other.announced_;
+  devices_ = std::move(other.devices_);
+  return *this;
+}
+
+TimelineFiles::~TimelineFiles() { CloseAll(); }
+
+void TimelineFiles::CloseAll() {
+  for (int* fd : {&csv_fd_, &jsonl_fd_, &trace_fd_}) {
+    if (*fd >= 0) ::close(*fd);
+    *fd = -1;
+  }
+}
+
+Result<TimelineFiles> TimelineFiles::Open(const std::string& dir, const RecordingHeader& header) {
+  TimelineFiles files;
+  files.dir_ = dir;
+  files.start_wall_ns_ = header.start_wall_ns;
+  files.devices_ = header.devices;
+  XPUPERF_ASSIGN_OR_RETURN(files.csv_fd_, Create(dir + "/" + std::string(kTimelineCsv)));
+  XPUPERF_ASSIGN_OR_RETURN(files.jsonl_fd_, Create(dir + "/" + std::string(kTimelineJsonl)));
+  XPUPERF_ASSIGN_OR_RETURN(files.trace_fd_, Create(dir + "/" + std::string(kTimelineTrace)));
+  files.csv_ = "wall_time_ns,elapsed_seconds,device,metric,labels,value,unit\n";
+  nlohmann::json head = {{"type", "header"},
+                         {"json_schema_version", kJsonSchemaVersion},
+                         {"xpuperf_version", kVersion},
+                         {"start_wall_ns", header.start_wall_ns},
+                         {"rate_hz", header.rate_hz},
+                         {"command", header.command},
+                         {"pid", header.pid > 0 ? nlohmann::json(header.pid) : nlohmann::json()},
+                         {"host", header.host},
+                         {"devices", header.devices}};
+  files.jsonl_ = head.dump() + "\n";
+  nlohmann::json other = {{"producer", "xpuperf record"},
+                          {"xpuperf_version", kVersion},
+                          {"start_wall_ns", header.start_wall_ns},
+                          {"host", header.host},
+                          {"command", header.command}};
+  std::string start =
+      "{\"displayTimeUnit\":\"ms\",\"otherData\":" + other.dump() + ",\"traceEvents\":[\n";
+  for (size_t i = 0; i < files.devices_.size(); ++i) {
+    start += fmt::format(
+        "{}{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"tid\":0,"
+        "\"args\":{{\"name\":{}}}}}",
+        i == 0 ? "" : ",\n", i + 1, nlohmann::json("telemetry " + files.devices_[i]).dump());
+  }
+  files.trace_has_events_ = !files.devices_.empty();
+  XPUPERF_RETURN_IF_ERROR(PwriteAll(files.trace_fd_, start + std::string(kTraceClosing), 0,
+                                    std::string(kTimelineTrace)));
+  files.trace_end_ = static_cast<int64_t>(start.size());
+  return files;
+}
+
+int TimelineFiles::TracePid(const std::string& device) {
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    if (devices_[i] == device) return static_cast<int>(i + 1);
+  }
+  devices_.push_back(device);
+  const int pid = static_cast<int>(devices_.size());
+  trace_ += fmt::format(
+      "{}{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"tid\":0,"
+      "\"args\":{{\"name\":{}}}}}",
+      trace_has_events_ ? ",\n" : "", pid, nlohmann::json("telemetry " + device).dump());
+  trace_has_events_ = true;
+  return pid;
+}
+
+void TimelineFiles::Announce(const SeriesTable& table) {
+  for (; announced_ < table.size(); ++announced_) {
+    const Series& s = table[static_cast<uint32_t>(announced_)];
+    nlohmann::json labels = nlohmann::json::object();
+    for (const auto& [k, v] : s.labels.items()) labels[k] = v;
+    jsonl_ += nlohmann::json({{"type", "series"},
+                              {"index", announced_},
+                              {"metric", s.metric},
+                              {"device", s.device},
+                              {"labels", labels},
+                              {"unit", s.unit}})
+                  .dump() +
+              "\n";
+  }
+}
+
+void TimelineFiles::Append(const Tick& tick, const SeriesTable& table) {
+  Announce(table);
+  const double elapsed = static_cast<double>(tick.wall_ns - start_wall_ns_) / 1e9;
+  jsonl_ += fmt::format("{{\"type\":\"tick\",\"wall_ns\":{},\"mono_ns\":{},\"values\":[",
+                        tick.wall_ns, tick.mono_ns);
+  for (size_t i = 0; i < tick.values.size(); ++i) {
+    const TickValue& v = tick.values[i];
+    const Series& s = table[v.series];
+    jsonl_ += fmt::format("{}[{},{}]", i == 0 ? "" : ",", v.series, v.value);
+    csv_ += fmt::format("{},{:.6f},", tick.wall_ns, elapsed);
+    AppendCsvField(csv_, s.device);
+    csv_ += ',';
+    AppendCsvField(csv_, s.metric);
+    csv_ += ',';
+    AppendCsvField(csv_, LabelText(s.labels));
+    csv_ += fmt::format(",{},{}\n", v.value, s.unit);
+  }
+  jsonl_ += "]}\n";
+  // Chrome counters: one event per (device, metric) with its series as args; per-core series stay
+  // in the CSV/JSONL (hundreds of tracks would bury the rest).
+  std::string current_device, current_metric;
+  bool open = false;
+  for (const TickValue& v : tick.values) {
+    const Series& s = table[v.series];
+    if (s.labels.Has("core")) continue;
+    if (open && (s.device != current_device || s.metric != current_metric)) {
+      trace_ += "}}";
+      open = false;
+    }
+    if (!open) {
+      const int pid = TracePid(s.device);
+      trace_ += fmt::format(
+          "{}{{\"ph\":\"C\",\"name\":{},\"pid\":{},\"tid\":0,\"ts\":{}.{:03},"
+          "\"args\":{{",
+          trace_has_events_ ? ",\n" : "",
+          nlohmann::json(s.metric + (s.unit.empty() ? "" : " (" + s.unit + ")")).dump(), pid,
+          tick.wall_ns / 1000, tick.wall_ns % 1000);
+      trace_has_events_ = true;
+      current_device = s.device;
+      current_metric = s.metric;
+      open = true;
+    } else {
+      trace_ += ",";
+    }
+    trace_ +=
+        fmt::format("{}:{}", nlohmann::json(s.detail.empty() ? "value" : s.detail).dump(), v.value);
+  }
+  if (open) trace_ += "}}";
+}
+
+Status TimelineFiles::Flush() {
+  if (csv_fd_ < 0) return MakeError(ErrorCode::kInternal, "timeline files are not open");
+  XPUPERF_RETURN_IF_ERROR(WriteAll(csv_fd_, csv_, std::string(kTimelineCsv)));
+  csv_.clear();
+  XPUPERF_RETURN_IF_ERROR(WriteAll(jsonl_fd_, jsonl_, std::string(kTimelineJsonl)));
+  jsonl_.clear();
+  if (!trace_.empty()) {
+    XPUPERF_RETURN_IF_ERROR(PwriteAll(trace_fd_, trace_ + std::string(kTraceClosing), trace_end_,
+                                      std::string(kTimelineTrace)));
+    trace_end_ += static_cast<int64_t>(trace_.size());
+    trace_.clear();
+  }
+  return Status::Ok();
+}
+
+Status TimelineFiles::WriteSummary(const nlohmann::json& summary) {
+  return WriteOutputFile(dir_ + "/" + std::string(kSummaryJson), summary.dump(2) + "\n");
+}
+
+}  // namespace xpuperf::record

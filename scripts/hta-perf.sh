@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# xpuperf analyze and Holistic Trace Analysis side by side, in one run, on the same traces:
+# process start to results for both, wall time and peak RSS from /usr/bin/time -v.
+#   HTA:     python -c 'TraceAnalysis(trace_dir=D).get_temporal_breakdown()'   (import included)
+#   xpuperf: xpuperf analyze --convention hta -a temporal --json FILE
+# Each trace in its own directory (HTA reads directories). Prints one row per trace: wall, CPU
+# (user + sys) and peak RSS of each, and the ratios: wall x and cpu x = HTA / xpuperf (how many
+# times faster), RSS x = xpuperf / HTA. On a shared machine the wall times of short processes
+# include run-queue waits, so the CPU ratio is the steadier figure.
+#
+# usage: scripts/hta-perf.sh XPUPERF TRACE...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+xpuperf=$(realpath "${1:?usage: scripts/hta-perf.sh XPUPERF TRACE...}")
+shift
+venv=$(bash scripts/python-env.sh hta)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+measure() {  # measure OUT CMD...: prints wall seconds, CPU seconds (user + sys), max RSS KiB
+  /usr/bin/time -v -o "$1.time" "${@:2}" > /dev/null 2> "$1.err" || { echo "failed: ${*:2}" >&2; cat "$1.err" >&2; return 1; }
+  local wall cpu rss
+  wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,p,":"); s=0; for(i=1;i<=n;i++) s=s*60+p[i]; print s}' "$1.time")
+  cpu=$(awk -F': ' '/User time|System time/ {s+=$2} END {print s}' "$1.time")
+  rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$1.time")
+  echo "$wall $cpu $rss"
+}
+printf "%-40s %6s | %7s %7s %7s | %7s %7s %6s | %7s %7s %6s\n" trace events "HTA s" "cpu s" "MiB" \
+  "xp s" "cpu s" "MiB" "wall x" "cpu x" "RSS x"
+for f in "$@"; do
+  name=$(basename "$f")
+  dir=$work/$name.d
+  mkdir -p "$dir"
+  ln -s "$(realpath "$f")" "$dir/$name"
+  events=$("$xpuperf" analyze --json -a temporal "$f" | "$venv/bin/python" -c 'import json,sys; print(sum(r["events"] for r in json.load(sys.stdin)["ranks"]))')
+  read -r hw hc hr < <(measure "$work/hta" "$venv/bin/python" -W ignore -c "
+import logging; logging.disable(logging.CRITICAL)
+from hta.trace_analysis import TraceAnalysis
+TraceAnalysis(trace_dir='$dir').get_temporal_breakdown(visualize=False)")
+  read -r xw xc xr < <(measure "$work/xp" "$xpuperf" analyze --convention hta -a temporal --json "$f")
+  awk -v n="$name" -v e="$events" -v hw="$hw" -v hc="$hc" -v hr="$hr" -v xw="$xw" -v xc="$xc" \
+      -v xr="$xr" 'BEGIN {
+    printf "%-40s %6d | %7.2f %7.2f %7.1f | %7.3f %7.3f %6.1f | %6.0fx %6.0fx %6.3f\n", substr(n,1,40), e,
+      hw, hc, hr/1024, xw, xc, xr/1024, (xw>0? hw/xw : 0), (xc>0? hc/xc : 0), xr/hr }'
+done

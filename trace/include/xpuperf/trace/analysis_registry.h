@@ -1,0 +1,90 @@
+// Trace analyses as data. An analysis is a descriptor (its name, its heading and how to compute
+// it) listed once in trace/src/registered_analyses.inc; what it computes is an AnalysisOutput of
+// typed scalar fields and tables, and the text, JSON and HTML renderers of `xpuperf analyze`
+// render any analysis's output from that alone (the model: google/benchmark's reporters, which
+// render any benchmark's counters, and perfetto's registry of trace readers). The recipe
+// (docs/TRACES.md, "Adding an analysis"): one new file trace/src/analysis_<name>.cpp defining the
+// descriptor, one line in the list. Everything here is immutable once initialised (thread-safe).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "xpuperf/trace/trace.h"
+
+namespace xpuperf::trace {
+
+struct RankEvidence;
+
+// How a value is stored, shown in the terminal/HTML and written to JSON.
+enum class CellKind {
+  kText,      // string; left-aligned
+  kCount,     // integer count; JSON integer
+  kNs,        // duration, integer ns; shown as seconds with a unit; JSON integer ns
+  kBytes,     // integer bytes; shown with a binary unit; JSON integer bytes
+  kFraction,  // share in [0, 1]; shown as a percentage with one decimal; JSON number (fraction)
+  kNumber,    // any real number; shown with two decimals; JSON number
+};
+
+struct Cell {
+  CellKind kind = CellKind::kText;
+  int64_t integer = 0;  // kCount, kNs, kBytes
+  double number = 0;    // kFraction, kNumber
+  std::string text;     // kText
+
+  static Cell Text(std::string value) { return {CellKind::kText, 0, 0, std::move(value)}; }
+  static Cell Count(int64_t value) { return {CellKind::kCount, value, 0, {}}; }
+  static Cell Ns(int64_t value) { return {CellKind::kNs, value, 0, {}}; }
+  static Cell Bytes(int64_t value) { return {CellKind::kBytes, value, 0, {}}; }
+  static Cell Fraction(double value) { return {CellKind::kFraction, 0, value, {}}; }
+  static Cell Number(double value) { return {CellKind::kNumber, 0, value, {}}; }
+};
+
+struct Column {
+  std::string header;    // terminal and HTML heading
+  std::string json_key;  // key of this cell in each JSON row object; empty = not in the JSON
+};
+
+struct Table {
+  std::string caption;   // terminal title (may carry the rank and a count)
+  std::string json_key;  // the rows as a JSON array of objects under this key
+  std::vector<Column> columns;
+  std::vector<std::vector<Cell>> rows;  // each row has one cell per column
+};
+
+struct Field {
+  std::string json_key;  // scalar in the JSON object of the analysis (not shown in text)
+  Cell value;
+};
+
+// What one analysis found in one rank (or, for a run-level analysis, in the run).
+struct AnalysisOutput {
+  std::vector<Field> fields;
+  std::vector<Table> tables;
+  bool HasRows() const;  // false: the terminal and HTML renderers leave it out
+};
+
+// What an analysis may read besides the trace: options and the evidence the findings use (so an
+// analysis can reuse what SummariseRank computed instead of walking the events again).
+struct AnalysisContext {
+  size_t top_k = 10;
+  std::string_view critical_path_range;
+  const RankEvidence* evidence = nullptr;  // this rank's, never null in AnalyzeRun
+};
+
+struct AnalysisDescriptor {
+  std::string_view name;      // --analysis NAME
+  std::string_view title;     // heading of its section in the HTML report
+  std::string_view json_key;  // its object's key in a rank's JSON
+  // Per rank; pure (called concurrently for different ranks).
+  AnalysisOutput (*compute)(const Trace& trace, const AnalysisContext& context) = nullptr;
+};
+
+// The registered analyses, in the order of trace/src/registered_analyses.inc.
+const std::vector<const AnalysisDescriptor*>& RegisteredAnalyses();
+// nullptr when no registered analysis has that name.
+const AnalysisDescriptor* FindRegisteredAnalysis(std::string_view name);
+
+}  // namespace xpuperf::trace

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""HTA as the referee of `xpuperf analyze --convention hta`.
+
+For each trace given, runs Holistic Trace Analysis (the pinned package of requirements/hta.txt) and
+`xpuperf analyze --convention hta --json` on the same file, and compares table by table: times
+(integer µs) exactly, percentages within 0.01 points, rows matched by key (rank). Nothing of HTA's
+output is stored: it is computed here, in the test run.
+
+  hta_referee.py XPUPERF [--generated N] TRACE...
+      exit 0 all agree, 1 a difference (each printed), 2 usage
+--generated N also writes N synthetic Kineto traces (fixed seeds; see generate()) to a temporary
+directory and compares on them: fractional and whole-µs timestamps, several ProfilerSteps, NCCL,
+memcpy/memset, sync events, sub-µs kernels, string streams.
+"""
+import gzip
+import json
+import logging
+import random
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+
+warnings.filterwarnings("ignore")
+logging.disable(logging.CRITICAL)
+
+PCT_TOLERANCE = 0.01  # percentage points
+
+
+def hta_temporal(trace_path):
+    """HTA's temporal breakdown of one trace file, as {rank: row}; None when HTA has no GPU kernels
+    to break down (it raises on an empty kernel frame)."""
+    from hta.trace_analysis import TraceAnalysis
+
+    with tempfile.TemporaryDirectory() as tmp:
+        # HTA reads a directory; one file in it is one rank (found by its "rank": N text).
+        os.symlink(os.path.abspath(trace_path), os.path.join(tmp, os.path.basename(trace_path)))
+        analysis = TraceAnalysis(trace_dir=tmp)
+        try:
+            df = analysis.get_temporal_breakdown(visualize=False)
+        except (IndexError, KeyError, ValueError):
+            return None
+    rows = {}
+    for _, r in df.iterrows():
+        rows[int(r["rank"])] = {
+            "idle_us": int(r["idle_time(us)"]),
+            "compute_us": int(r["compute_time(us)"]),
+            "non_compute_us": int(r["non_compute_time(us)"]),
+            "kernel_us": int(r["kernel_time(us)"]),
+            "idle_pct": float(r["idle_time_pctg"]),
+            "compute_pct": float(r["compute_time_pctg"]),
+            "non_compute_pct": float(r["non_compute_time_pctg"]),
+        }
+    return rows
+
+
+def xpuperf_temporal(xpuperf, trace_path):
+    out = subprocess.run(
+        [xpuperf, "analyze", "--convention", "hta", "--json", "-a", "temporal", trace_path],
+        check=True, capture_output=True, text=True).stdout
+    rows = {}
+    for rank in json.loads(out)["ranks"]:
+        t = rank["temporal_breakdown"]
+        if t["gpu_ops"] == 0:
+            continue
+        us = lambda ns: ns // 1000
+        rows[int(rank["rank"])] = {
+            "idle_us": us(t["idle_ns"]),
+            "compute_us": us(t["compute_ns"]),
+            "non_compute_us": us(t["non_compute_ns"]),
+            "kernel_us": us(t["window_ns"]),
+            "idle_pct": t["idle_percent"],
+            "compute_pct": t["compute_percent"],
+            "non_compute_pct": t["non_compute_percent"],
+        }
+    return rows
+
+
+KERNELS = [
+    "volta_sgemm_128x64_nn", "void at::native::vectorized_elementwise_kernel<4>(float)",
+    "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)", "ncclKernel_AllGather_RING_LL",
+    "void cudaMemcpyKernel(int)", "dma_copy_engine", "triton_poi_fused_add_0",
+]
+
+
+def generate(path, seed):
+    """A small Kineto trace whose shape follows the shared traces, with the cases where HTA's
+    conventions bite: fractional µs (seed odd) or whole µs, 4-6 ProfilerSteps, kernels of every HTA
+    kernel type on three streams, gpu_memcpy/gpu_memset, cuda_sync events (stream and
+    correlation), sub-microsecond kernels, instants, and one cuda_runtime with stream "0x0"."""
+    rng = random.Random(seed)
+    frac = seed % 2 == 1
+    t = lambda x: round(x, 3) if frac else int(x)
+    events, corr, now = [], 1, 1_000_000.0 + rng.random() * 1000
+    for step in range(rng.randint(4, 6)):
+        step_start = now
+        for _ in range(rng.randint(5, 30)):
+            now += rng.uniform(1, 40)
+            op_dur = rng.uniform(5, 80)
+            events.append({"ph": "X", "cat": "cpu_op", "name": "aten::op", "pid": 1, "tid": 1,
+                           "ts": t(now), "dur": t(op_dur)})
+            launch = now + rng.uniform(0.1, 2)
+            call_dur = rng.uniform(1, 8)
+            runtime = {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1,
+                       "tid": 1, "ts": t(launch), "dur": t(call_dur), "args": {"correlation": corr}}
+            if rng.random() < 0.05:
+                runtime["args"]["stream"] = "0x0"
+            events.append(runtime)
+            kind = rng.random()
+            stream = rng.choice([7, 7, 7, 13, 20])
+            start = launch + call_dur + rng.uniform(0, 60)
+            dur = rng.choice([rng.uniform(0.2, 0.9), rng.uniform(1, 200)])
+            if kind < 0.7:
+                events.append({"ph": "X", "cat": "kernel", "name": rng.choice(KERNELS), "pid": 0,
+                               "tid": stream, "ts": t(start), "dur": t(dur),
+                               "args": {"stream": stream, "device": 0, "correlation": corr}})
+            elif kind < 0.85:
+                events.append({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pinned)",
+                               "pid": 0, "tid": stream, "ts": t(start), "dur": t(dur),
+                               "args": {"stream": stream, "device": 0, "correlation": corr, "bytes": 4096}})
+            elif kind < 0.93:
+                events.append({"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 0,
+                               "tid": stream, "ts": t(start), "dur": t(dur),
+                               "args": {"stream": stream, "device": 0, "correlation": corr}})
+            else:
+                events.append({"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0,
+                               "tid": stream, "ts": t(start), "dur": t(dur),
+                               "args": {"stream": stream, "device": 0, "correlation": corr}})
+            if rng.random() < 0.1:
+                events.append({"ph": "i", "cat": "cpu_instant_event", "name": "mark", "pid": 1,
+                               "tid": 1, "ts": t(now), "s": "t"})
+            corr += 1
+            now += op_dur
+        events.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{step}",
+                       "pid": 1, "tid": 1, "ts": t(step_start), "dur": t(now - step_start)})
+    doc = {"schemaVersion": 1, "traceEvents": events}
+    if seed % 3 == 0:
+        doc = {"schemaVersion": 1, "distributedInfo": {"rank": seed % 5, "world_size": 8},
+               "traceEvents": events}
+    text = json.dumps(doc)
+    if path.endswith(".gz"):
+        with gzip.open(path, "wt") as f:
+            f.write(text)
+    else:
+        with open(path, "w") as f:
+            f.write(text)
+
+
+def compare(name, hta, ours):
+    problems = []
+    if set(hta) != set(ours):
+        problems.append(f"{name}: ranks HTA {sorted(hta)} xpuperf {sorted(ours)}")
+    for rank in sorted(set(hta) & set(ours)):
+        h, o = hta[rank], ours[rank]
+        for key in h:
+            if key.endswith("_pct"):
+                bad = abs(h[key] - o[key]) > PCT_TOLERANCE + 1e-9
+            else:
+                bad = h[key] != o[key]
+            if bad:
+                problems.append(f"{name} rank {rank} {key}: HTA {h[key]} xpuperf {o[key]}")
+    return problems
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    xpuperf, traces = argv[1], list(argv[2:])
+    generated = tempfile.TemporaryDirectory()
+    if traces[:1] == ["--generated"]:
+        count = int(traces[1])
+        traces = traces[2:]
+        for seed in range(1, count + 1):
+            path = os.path.join(generated.name, f"generated_{seed}.json" + (".gz" if seed % 2 else ""))
+            generate(path, seed)
+            traces.append(path)
+    problems, compared = [], 0
+    for path in traces:
+        name = os.path.basename(path)
+        hta = hta_temporal(path)
+        ours = xpuperf_temporal(xpuperf, path)
+        if hta is None:
+            if ours:
+                problems.append(f"{name}: HTA finds no GPU kernels, xpuperf reports {ours}")
+            print(f"{name}: temporal: no GPU kernels for HTA, none for xpuperf")
+            continue
+        found = compare(name, hta, ours)
+        compared += 1
+        problems += found
+        print(f"{name}: temporal: {'AGREE' if not found else 'DIFFER'} {hta}")
+    for p in problems:
+        print("DIFFERENCE " + p)
+    print(f"{compared} traces compared with HTA, {len(problems)} differences")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
