@@ -110,8 +110,11 @@ int main(int argc, char** argv) {
   for (auto it = actions.rbegin(); it != actions.rend(); ++it) {
     if (!it->command->parsed()) continue;
     int code = it->run();
-    // A command stopped by SIGINT/SIGTERM exits 128 + signal, whatever it returned.
-    if (xpuperf::CancellationRequested()) return xpuperf::CancellationExitCode();
+    // A command stopped by SIGINT/SIGTERM exits 128 + signal, whatever it returned; a daemon's
+    // signal is its normal stop.
+    if (xpuperf::CancellationRequested() && !it->signal_is_normal_stop) {
+      return xpuperf::CancellationExitCode();
+    }
     // Output lost to a full disk or a closed pipe (`> /dev/full`) is a failure, never exit 0.
     if (xpuperf::Status flushed = xpuperf::FlushStandardOutput(); !flushed.ok()) {
       std::cerr << "xpuperf: error: " << flushed.error().message << "\n";

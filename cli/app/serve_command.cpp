@@ -56,7 +56,8 @@ void AddServeCommand(CLI::App& app, CommandActions& actions) {
                    "Re-send firing alerts to Alertmanager this often, s")
       ->capture_default_str();
   AddCommonOptions(command, serve.common);
-  actions.push_back({command, [options] { return RunServe(*options, std::cout, std::cerr); }});
+  actions.push_back(
+      {command, [options] { return RunServe(*options, std::cout, std::cerr); }, true});
 }
 
 }  // namespace xpuperf::cli
