@@ -1,9 +1,13 @@
 #include "xpuperf/cli/top_model.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <fstream>
 
+#include "xpuperf/cli/format.h"
 #include "xpuperf/cli/views.h"
 #include "xpuperf/core/metric_catalog.h"
 
@@ -13,6 +17,7 @@ namespace m = metrics;
 
 TopModel::TopModel(std::unique_ptr<Session> session, std::string root)
     : session_(std::move(session)),
+      root_(root),
       processes_(std::move(root), SystemClock::Instance(), sysconf(_SC_CLK_TCK),
                  static_cast<uint64_t>(sysconf(_SC_PAGESIZE))),
       host_(HostName()) {
@@ -26,6 +31,22 @@ TopModel::TopModel(std::unique_ptr<Session> session, std::string root)
 }
 
 namespace {
+
+// The value of feature "key:value", empty when absent.
+std::string Feature(const Device& device, std::string_view key) {
+  for (const std::string& f : device.features) {
+    if (f.size() > key.size() && f.starts_with(key) && f[key.size()] == ':')
+      return f.substr(key.size() + 1);
+  }
+  return {};
+}
+
+std::string Comm(const std::string& root, int pid) {
+  std::ifstream in(root + "/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  std::getline(in, name);
+  return name;
+}
 
 void Push(std::deque<double>& history, double value) {
   history.push_back(value);
@@ -71,6 +92,15 @@ void Apply(DeviceSummary& d, const Reading& r) {
       any = true;
     }
     d.power_watts = any ? total : kNoValue;
+  } else if (r.metric == m::kProcessMemory && d.device.backend != "cpu") {
+    for (const Sample& s : r.samples) {
+      DeviceProcess p;
+      const std::string_view pid = s.labels.Get(labels::kPid);
+      if (std::from_chars(pid.data(), pid.data() + pid.size(), p.pid).ec != std::errc{}) continue;
+      p.command = std::string(s.labels.Get(labels::kCommand));
+      p.memory_bytes = s.is_distribution() ? kNoValue : s.scalar();
+      d.processes.push_back(std::move(p));
+    }
   } else if (r.metric == m::kTemperature) {
     for (const Sample& s : r.samples) {
       d.temperature_celsius = std::isnan(d.temperature_celsius)
@@ -84,24 +114,74 @@ void Apply(DeviceSummary& d, const Reading& r) {
 
 Status TopModel::Refresh() {
   static const std::vector<std::string> kMetrics = {
-      std::string(m::kDutyCycle),  std::string(m::kTensorCoreUtilization),
-      std::string(m::kMemoryUsed), std::string(m::kMemoryTotal),
-      std::string(m::kQueueSize),  std::string(m::kPower),
-      std::string(m::kTemperature)};
+      std::string(m::kDutyCycle),   std::string(m::kTensorCoreUtilization),
+      std::string(m::kMemoryUsed),  std::string(m::kMemoryTotal),
+      std::string(m::kQueueSize),   std::string(m::kPower),
+      std::string(m::kTemperature), std::string(m::kProcessMemory)};
   XPUPERF_ASSIGN_OR_RETURN(auto readings, session_->Collect(kMetrics));
   for (DeviceSummary& d : devices_) {
     d.duty_percent = d.simd_percent = d.memory_used_bytes = d.memory_total_bytes = kNoValue;
     d.power_watts = d.temperature_celsius = d.queue = kNoValue;
     d.core_duty.clear();
     d.missing.clear();
+    d.processes.clear();
     for (const Reading& r : readings) {
       if (r.device == d.device.id) Apply(d, r);
     }
+    // TPU chips: the processes holding the device node open (no per-process HBM in the runtime
+    // service); names from /proc, where they are visible.
+    for (const std::string& f : d.device.features) {
+      int pid = 0;
+      if (!f.starts_with("pid:") ||
+          std::from_chars(f.data() + 4, f.data() + f.size(), pid).ec != std::errc{}) {
+        continue;
+      }
+      if (std::none_of(d.processes.begin(), d.processes.end(),
+                       [&](const DeviceProcess& p) { return p.pid == pid; })) {
+        d.processes.push_back(DeviceProcess{pid, Comm(root_, pid), kNoValue});
+      }
+    }
+    // GPU processes keep the driver's name only: their pids are the host's, and /proc inside a
+    // container may show another process under the same number.
+    std::sort(d.processes.begin(), d.processes.end(),
+              [](const DeviceProcess& a, const DeviceProcess& b) { return a.pid < b.pid; });
     Push(d.duty_history, d.duty_percent);
     Push(d.memory_history,
          d.memory_total_bytes > 0 ? 100 * d.memory_used_bytes / d.memory_total_bytes : kNoValue);
   }
   return processes_.Refresh();
+}
+
+std::string DeviceIdentity(const Device& device) {
+  if (device.backend == "cpu") {
+    return fmt::format("({} cores, {} threads)", device.topology.cores, device.topology.threads);
+  }
+  std::vector<std::string> parts;
+  if (device.backend == "tpu" && device.topology.cores > 0) {
+    parts.push_back(fmt::format("{} TensorCore{}", device.topology.cores,
+                                device.topology.cores == 1 ? "" : "s"));
+  }
+  if (std::string cc = Feature(device, "compute_capability"); !cc.empty()) {
+    parts.push_back("compute " + cc);
+  }
+  if (device.memory_bytes > 0) {
+    parts.push_back(FormatBytes(static_cast<double>(device.memory_bytes)) +
+                    (device.backend == "tpu" ? " HBM" : ""));
+  }
+  if (std::string driver = Feature(device, "driver"); !driver.empty()) {
+    parts.push_back("driver " + driver);
+  }
+  if (std::string cuda = Feature(device, "cuda_driver"); !cuda.empty()) {
+    parts.push_back("CUDA " + cuda);
+  }
+  if (std::string node = Feature(device, "node"); !node.empty()) parts.push_back(node);
+  if (std::string runtime = Feature(device, "runtime"); !runtime.empty()) {
+    parts.push_back("runtime " + runtime);
+  }
+  if (!device.bus_id.empty()) parts.push_back("bus " + device.bus_id);
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "(" : ", ") + p;
+  return out.empty() ? out : out + ")";
 }
 
 std::string Sparkline(const std::deque<double>& values, size_t width, bool utf8) {

@@ -45,13 +45,33 @@ std::string RenderTopPlain(const TopModel& model, size_t processes) {
       cores += "\n";
     }
   }
+  // Per accelerator, the processes using it (as nvtop, nvitop and tpu-info show them).
+  TextTable device_procs("", {{"Device"},
+                              {"Identity"},
+                              {"PID", Align::kRight},
+                              {"Device memory", Align::kRight},
+                              {"Command"}});
+  bool any_accelerator = false;
+  for (const DeviceSummary& d : model.devices()) {
+    if (d.device.backend == "cpu") continue;
+    any_accelerator = true;
+    if (d.processes.empty()) {
+      device_procs.AddRow({d.device.id, DeviceIdentity(d.device), "-", "-", "no process"});
+    }
+    for (const DeviceProcess& p : d.processes) {
+      device_procs.AddRow({d.device.id, DeviceIdentity(d.device), std::to_string(p.pid),
+                           std::isnan(p.memory_bytes) ? "n/a" : FormatBytes(p.memory_bytes),
+                           p.command.empty() ? "?" : p.command});
+    }
+  }
   TextTable procs(
       "", {{"PID", Align::kRight}, {"CPU", Align::kRight}, {"Memory", Align::kRight}, {"Command"}});
   for (const ProcessUsage& p : model.processes(processes)) {
     procs.AddRow({std::to_string(p.pid), FormatPercent(p.cpu_percent),
                   FormatBytes(static_cast<double>(p.rss_bytes)), p.command});
   }
-  return devices.Render() + cores + "\n" + procs.Render() + "\n";
+  return devices.Render() + cores + "\n" + (any_accelerator ? device_procs.Render() + "\n" : "") +
+         procs.Render() + "\n";
 }
 
 }  // namespace xpuperf::cli

@@ -116,8 +116,7 @@ void Draw(const TopModel& model, const TopOptions& options, bool utf8) {
                           cols),
               COLOR_PAIR(kColorTitle) | A_BOLD);
   for (const DeviceSummary& d : model.devices()) {
-    screen.Line(fmt::format("{}  {}  ({} cores, {} threads)", d.device.id, d.device.model,
-                            d.device.topology.cores, d.device.topology.threads),
+    screen.Line(fmt::format("{}  {}  {}", d.device.id, d.device.model, DeviceIdentity(d.device)),
                 A_BOLD);
     screen.Meter("Duty", d.duty_percent,
                  std::isnan(d.duty_percent) ? "" : FormatPercent(d.duty_percent), &d.duty_history);
@@ -156,6 +155,13 @@ void Draw(const TopModel& model, const TopOptions& options, bool utf8) {
       }
     }
     if (in_line > 0) screen.Line(line);
+    // The processes on an accelerator, with the device memory each holds.
+    for (const DeviceProcess& p : d.processes) {
+      screen.Line(fmt::format("  {:>8} {:>11}  {}", p.pid,
+                              std::isnan(p.memory_bytes) ? "n/a" : FormatBytes(p.memory_bytes),
+                              p.command.empty() ? "?" : p.command),
+                  COLOR_PAIR(kColorDim));
+    }
   }
   screen.Line("");
   screen.Line(fmt::format("{:>8} {:>7} {:>11}  {}", "PID", "CPU", "MEMORY", "COMMAND"), A_REVERSE);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "test_util.h"
 
@@ -113,6 +114,36 @@ TEST_F(NvidiaCliTest, MissingLibraryFailsOnlyWhenAskedFor) {
               "open shared object file: No such file or directory)");
   }
   EXPECT_TRUE(listed);
+}
+
+}  // namespace
+}  // namespace xpuperf::cli
+
+namespace xpuperf::cli {
+namespace {
+
+TEST_F(NvidiaCliTest, TopShowsWhatIdentifiesEachGpuAndItsProcesses) {
+  auto r = RunXpuperf({"top", "--plain", "--count", "1", "--rate", "0.1", "--backend", "nvidia"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Not "(0 cores, 0 threads)": compute capability, memory, driver, CUDA, bus.
+  EXPECT_EQ(r.out.find("0 cores"), std::string::npos) << r.out;
+  EXPECT_NE(
+      r.out.find("(compute 9.0, 79.65 GiB, driver 550.54.15, CUDA 12.4, bus 00000000:19:00.0)"),
+      std::string::npos)
+      << r.out;
+  // The processes on nvidia0 with the device memory each holds; the driver names 4242 only, and
+  // 4343 stays unnamed ("?"), whatever /proc/4343 here may be.
+  std::string row4242, row4343;
+  std::stringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("nvidia0") && line.find(" 4242 ") != std::string::npos) row4242 = line;
+    if (line.starts_with("nvidia0") && line.find(" 4343 ") != std::string::npos) row4343 = line;
+  }
+  EXPECT_NE(row4242.find("1.00 GiB"), std::string::npos) << r.out;
+  EXPECT_NE(row4242.find("python3"), std::string::npos) << r.out;
+  EXPECT_NE(row4343.find("2.00 GiB"), std::string::npos) << r.out;
+  EXPECT_NE(row4343.find(" ?"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no process"), std::string::npos) << r.out;  // nvidia1
 }
 
 }  // namespace

@@ -53,20 +53,25 @@ bool Distribution::Merge(const Distribution& other) {
 std::optional<double> Distribution::Percentile(double q) const {
   if (count == 0 || counts.empty()) return std::nullopt;
   q = std::clamp(q, 0.0, 1.0);
-  const double rank = q * static_cast<double>(count);
+  const bool whole = rank == Rank::kWholeSamples;
+  const double at =
+      whole ? std::floor(q * static_cast<double>(count)) : q * static_cast<double>(count);
   uint64_t cumulative = 0;
   for (size_t i = 0; i < counts.size(); ++i) {
     if (counts[i] == 0) continue;
     const uint64_t next = cumulative + counts[i];
-    if (static_cast<double>(next) >= rank) {
+    // A whole rank that ends a bucket exactly belongs to the next non-empty one (its lower edge).
+    const bool here = whole ? static_cast<double>(next) > at : static_cast<double>(next) >= at;
+    if (here) {
       // Bucket i spans [bounds[i-1], bounds[i]); the open ends take the observed min and max.
       double lower = i == 0 ? min : bounds[i - 1];
       double upper = i < bounds.size() ? bounds[i] : max;
-      lower = std::max(lower, min);
-      upper = std::min(upper, max);
+      if (!whole) {
+        lower = std::max(lower, min);
+        upper = std::min(upper, max);
+      }
       if (upper < lower) upper = lower;
-      const double within =
-          (rank - static_cast<double>(cumulative)) / static_cast<double>(counts[i]);
+      const double within = (at - static_cast<double>(cumulative)) / static_cast<double>(counts[i]);
       return std::clamp(lower + within * (upper - lower), min, max);
     }
     cumulative = next;

@@ -42,6 +42,23 @@ TEST(DistributionTest, PercentileClampsToObservedRange) {
   EXPECT_DOUBLE_EQ(*d.Percentile(0.999), 42.0);
 }
 
+TEST(DistributionTest, WholeSampleRankIsTpuInfosRule) {
+  // 10 in [2, 4), 10 in [8, 16) (bucket [4, 8) empty); observed 2.5 .. 15.
+  Distribution d = Distribution::WithBounds({1, 2, 4, 8, 16});
+  d.Add(2.5, 10);
+  d.Add(15, 10);
+  d.rank = Distribution::Rank::kWholeSamples;
+  // p50: rank 10 ends [2, 4) exactly, so it is the lower edge of the next non-empty bucket (8);
+  // the continuous rule stays at the end of the first bucket (4, narrowed to nothing by min).
+  EXPECT_DOUBLE_EQ(*d.Percentile(0.5), 8.0);
+  // p999: rank floor(19.98) = 19 -> 9/10 into [8, 16) = 15.2 over the full edges, clamped to 15.
+  EXPECT_DOUBLE_EQ(*d.Percentile(0.999), 15.0);
+  // p90: rank 18 -> 8/10 into [8, 16) = 14.4.
+  EXPECT_DOUBLE_EQ(*d.Percentile(0.9), 14.4);
+  d.rank = Distribution::Rank::kContinuous;
+  EXPECT_DOUBLE_EQ(*d.Percentile(0.5), 4.0);
+}
+
 TEST(DistributionTest, MergeRequiresSameBounds) {
   Distribution a = Distribution::WithBounds({1, 2});
   Distribution b = Distribution::WithBounds({1, 2});

@@ -15,6 +15,10 @@ const std::vector<ClockEventReason>& ClockEventReasons() {
       {0x40, "hw_thermal_slowdown"},
       {0x80, "hw_power_brake_slowdown"},
       {0x100, "display_clock_setting"},
+      // Declared by NVIDIA's own bindings (nvidia-ml-py: nvmlClocksThrottleReasonBoardLimit and
+      // ...Reliability) though not by the 13.x header's event names; found by the vendor check.
+      {0x200, "board_limit"},
+      {0x400, "reliability"},
   };
   return reasons;
 }

@@ -15,7 +15,7 @@ struct ClockEventReason {
 // The reasons NVML defines (nvmlClocksEventReason* / nvmlClocksThrottleReason*), lowest bit first.
 const std::vector<ClockEventReason>& ClockEventReasons();
 
-// Names of the bits set in `mask`, lowest first; a bit NVML does not define is "bit_0x200".
+// Names of the bits set in `mask`, lowest first; a bit NVML does not define is "bit_0x800".
 std::vector<std::string> DecodeClockEvents(uint64_t mask);
 
 }  // namespace xpuperf::nvidia

@@ -389,6 +389,15 @@ Reading GpuReader::Errors(Gpu& gpu) const {
   return reading;
 }
 
+std::string GpuReader::ProcessName(unsigned int pid) const {
+  const NvmlApi& api = library_.api();
+  if (api.system_get_process_name == nullptr) return {};
+  char name[256] = {};
+  if (api.system_get_process_name(pid, name, sizeof(name)) != nvml::kSuccess) return {};
+  name[sizeof(name) - 1] = '\0';
+  return name;
+}
+
 Reading GpuReader::Processes(Gpu& gpu) const {
   const NvmlApi& api = library_.api();
   if (api.device_get_compute_running_processes == nullptr)
@@ -415,6 +424,9 @@ Reading GpuReader::Processes(Gpu& gpu) const {
     if (bytes == ~0ULL) continue;  // NVML's "not available"
     Sample s = MakeSample(gpu, static_cast<double>(bytes));
     s.labels.Set(labels::kPid, std::to_string(pid));
+    // The driver knows the host's pids; /proc of a container may name another process or none.
+    if (std::string command = ProcessName(pid); !command.empty())
+      s.labels.Set(labels::kCommand, command);
     reading.samples.push_back(std::move(s));
   }
   if (reading.samples.empty()) {

@@ -30,6 +30,8 @@ class GpuReader {
   Reading HostLink(Gpu& gpu) const;
   Reading Errors(Gpu& gpu) const;
   Reading Processes(Gpu& gpu) const;
+  // nvmlSystemGetProcessName of a pid; empty when the driver cannot name it.
+  std::string ProcessName(unsigned int pid) const;
   Reading LastXid(Gpu& gpu) const;
   // GPM-only metrics: one sample per (id, label value); `label` empty for an unlabelled metric.
   struct GpmSeries {

@@ -206,6 +206,8 @@ using ShutdownFn = Return (*)();
 using ErrorStringFn = const char* (*)(Return);
 using SystemGetDriverVersionFn = Return (*)(char*, unsigned int);
 using SystemGetCudaDriverVersionFn = Return (*)(int*);
+// pid, buffer, buffer length: the process name, truncated to the buffer.
+using SystemGetProcessNameFn = Return (*)(unsigned int, char*, unsigned int);
 using DeviceGetCountFn = Return (*)(unsigned int*);
 using DeviceGetHandleByIndexFn = Return (*)(unsigned int, Device*);
 using DeviceGetStringFn = Return (*)(Device, char*, unsigned int);  // name, UUID

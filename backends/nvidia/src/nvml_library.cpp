@@ -31,6 +31,7 @@ void ResolveOptional(const DynamicLibrary& handle, NvmlApi& api) {
   Resolve(handle, "nvmlSystemGetDriverVersion", api.system_get_driver_version);
   ResolveFirst(handle, {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"},
                api.system_get_cuda_driver_version);
+  Resolve(handle, "nvmlSystemGetProcessName", api.system_get_process_name);
   Resolve(handle, "nvmlDeviceGetName", api.device_get_name);
   Resolve(handle, "nvmlDeviceGetUUID", api.device_get_uuid);
   ResolveFirst(handle,

@@ -22,6 +22,8 @@ struct NvmlApi {
 
   nvml::SystemGetDriverVersionFn system_get_driver_version = nullptr;
   nvml::SystemGetCudaDriverVersionFn system_get_cuda_driver_version = nullptr;
+  // Names the host's pids, which /proc inside a container does not know.
+  nvml::SystemGetProcessNameFn system_get_process_name = nullptr;
   nvml::DeviceGetStringFn device_get_name = nullptr;
   nvml::DeviceGetStringFn device_get_uuid = nullptr;
   nvml::DeviceGetPciInfoFn device_get_pci_info = nullptr;

@@ -174,7 +174,7 @@ TEST_F(NvidiaBackendTest, ClockEventReasonsAreDecodedToNames) {
                                                               {"display_clock_setting", 0}}));
   // Without a supported mask every defined reason is listed; only gpu_idle (0x1) is active.
   const Reading a100 = One(*backend, metrics::kClockEventActive, "nvidia1");
-  ASSERT_EQ(a100.samples.size(), 9u);
+  ASSERT_EQ(a100.samples.size(), 11u);  // every reason NVML defines
   EXPECT_EQ(Value(a100, "reason", "gpu_idle"), 1.0);
   EXPECT_EQ(Value(a100, "reason", "applications_clocks_setting"), 0.0);
   EXPECT_EQ(Value(a100, "reason", "sw_power_cap"), 0.0);
@@ -238,6 +238,11 @@ TEST_F(NvidiaBackendTest, PerProcessGpuMemory) {
   ASSERT_EQ(h100.samples.size(), 2u);
   EXPECT_EQ(Value(h100, "pid", "4242"), 1073741824.0);
   EXPECT_EQ(Value(h100, "pid", "4343"), 2147483648.0);
+  // Command names from nvmlSystemGetProcessName (the host's pids); none where the driver has none.
+  for (const Sample& s : h100.samples) {
+    EXPECT_EQ(s.labels.Get("command"), s.labels.Get("pid") == "4242" ? "python3" : "")
+        << s.labels.Get("pid");
+  }
   const Reading a100 = One(*backend, metrics::kProcessMemory, "nvidia1");
   EXPECT_EQ(a100.state, ReadingState::kNoData);
   EXPECT_EQ(a100.reason, "no data: no compute process is using nvidia1");

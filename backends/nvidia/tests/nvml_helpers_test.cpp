@@ -16,9 +16,10 @@ TEST(ClockEventsTest, DecodesEachBitLowestFirst) {
   EXPECT_EQ(DecodeClockEvents(0x1ff).back(), "display_clock_setting");
   EXPECT_EQ(DecodeClockEvents(0x88),
             (std::vector<std::string>{"hw_slowdown", "hw_power_brake_slowdown"}));
+  EXPECT_EQ(DecodeClockEvents(0x600), (std::vector<std::string>{"board_limit", "reliability"}));
   // A bit NVML does not define keeps its value.
-  EXPECT_EQ(DecodeClockEvents(0x40 | 0x200),
-            (std::vector<std::string>{"hw_thermal_slowdown", "bit_0x200"}));
+  EXPECT_EQ(DecodeClockEvents(0x40 | 0x800),
+            (std::vector<std::string>{"hw_thermal_slowdown", "bit_0x800"}));
 }
 
 TEST(CpuListTest, RangesFromTheMaskWords) {

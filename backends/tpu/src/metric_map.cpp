@@ -34,6 +34,11 @@ constexpr std::array kLatencies = {
         "device_to_host"},
     LatencyMapping{"megascale.collective_end_to_end_latencies.microsecond.cumulative.distribution",
                    "collective_e2e"},
+    // tpu-info's "host compute latency" and "gRPC TCP minimum RTT" tables.
+    LatencyMapping{"megascale.mxla_compute_latencies.microsecond.cumulative.distribution",
+                   "host_compute"},
+    LatencyMapping{"megascale.grpc_tcp_min_rtt.microsecond.cumulative.distribution",
+                   "grpc_tcp_min_rtt"},
 };
 
 }  // namespace

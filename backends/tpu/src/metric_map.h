@@ -31,5 +31,7 @@ inline constexpr std::string_view kHloExecutionTiming =
     "hlo.execution.timing.distribution.microseconds";
 inline constexpr std::string_view kHbmTotal = "tpu.runtime.hbm.memory.total.bytes";
 inline constexpr double kMicrosecondsToSeconds = 1e-6;
+// Label of per-process distributions: the runtime (port) they came from, "localhost:8431".
+inline constexpr std::string_view kRuntimeLabel = "runtime";
 
 }  // namespace xpuperf::tpu

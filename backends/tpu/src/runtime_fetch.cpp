@@ -19,7 +19,8 @@ RuntimeFetch::RuntimeFetch(std::vector<RuntimeClient>& clients) {
 
 std::vector<RuntimeFetch::Answer> RuntimeFetch::Get(std::string_view runtime_name) {
   std::vector<Answer> answers;
-  for (Port& port : ports_) {
+  for (size_t index = 0; index < ports_.size(); ++index) {
+    Port& port = ports_[index];
     auto it = port.metrics.find(runtime_name);
     if (it == port.metrics.end()) {
       Result<runtime::TPUMetric> result = MakeError(ErrorCode::kInternal, "not fetched");
@@ -37,7 +38,7 @@ std::vector<RuntimeFetch::Answer> RuntimeFetch::Get(std::string_view runtime_nam
       }
       it = port.metrics.emplace(std::string(runtime_name), std::move(result)).first;
     }
-    answers.push_back(Answer{port.client, &it->second});
+    answers.push_back(Answer{index, port.client, &it->second});
   }
   return answers;
 }
@@ -70,18 +71,21 @@ std::string RuntimeFetch::UnreachableReason() const {
   return NoServerMessage(refused);
 }
 
-std::vector<runtime::GetTpuRuntimeStatusResponse> RuntimeFetch::RuntimeStatuses() {
-  std::vector<runtime::GetTpuRuntimeStatusResponse> out;
+const std::vector<std::optional<runtime::GetTpuRuntimeStatusResponse>>&
+RuntimeFetch::RuntimeStatuses() {
+  if (statuses_) return *statuses_;
+  statuses_.emplace();
   for (Port& port : ports_) {
+    auto& slot = statuses_->emplace_back();
     if (port.down) continue;
     auto status = port.client->GetRuntimeStatus();
     if (status.ok()) {
-      out.push_back(std::move(status).value());
+      slot = std::move(status).value();
     } else if (status.error().code == ErrorCode::kUnavailable) {
       port.down = status.error();
     }
   }
-  return out;
+  return *statuses_;
 }
 
 }  // namespace xpuperf::tpu

@@ -17,6 +17,7 @@ namespace xpuperf::tpu {
 class RuntimeFetch {
  public:
   struct Answer {
+    size_t port;  // index of the port (runtime) in the client list
     const RuntimeClient* client;
     // The metric, or why this port has none: kUnavailable (not reachable), kUnsupported (not
     // among the metrics the runtime lists), or the RPC's error.
@@ -32,8 +33,11 @@ class RuntimeFetch {
   // Why no port could be read: one line (NoServerMessage over all refused ports, or the first
   // other error). Empty when a port is reachable.
   std::string UnreachableReason() const;
-  // Runtime status of each reachable port that implements it.
-  std::vector<runtime::GetTpuRuntimeStatusResponse> RuntimeStatuses();
+  // Runtime status per port, in port order: nullopt for a port that is down or does not implement
+  // it. Asked once per port per RuntimeFetch.
+  const std::vector<std::optional<runtime::GetTpuRuntimeStatusResponse>>& RuntimeStatuses();
+  size_t port_count() const { return ports_.size(); }
+  const RuntimeClient& client(size_t port) const { return *ports_[port].client; }
 
  private:
   struct Port {
@@ -43,6 +47,7 @@ class RuntimeFetch {
     std::map<std::string, Result<runtime::TPUMetric>, std::less<>> metrics;
   };
   std::vector<Port> ports_;
+  std::optional<std::vector<std::optional<runtime::GetTpuRuntimeStatusResponse>>> statuses_;
 };
 
 }  // namespace xpuperf::tpu

@@ -142,10 +142,18 @@ Result<Distribution> ToDistribution(const runtime::Distribution& in, double unit
     first = std::min(first, index);
     last = std::max(last, index);
   }
+  out.rank = Distribution::Rank::kWholeSamples;
   if (out.count == 0) return out;
   const auto& raw = layout.bounds;
-  out.min = (first == 0 ? layout.underflow_lower : raw[first - 1]) * unit_scale;
-  out.max = (last == raw.size() ? layout.overflow_upper : raw[last]) * unit_scale;
+  const double edge_min = first == 0 ? layout.underflow_lower : raw[first - 1];
+  const double edge_max = last == raw.size() ? layout.overflow_upper : raw[last];
+  // The runtime sends the observed extremes; proto3 leaves both 0 when it does not. Extremes
+  // outside the non-empty buckets contradict the counts, which then win.
+  const bool observed = (in.min() != 0 || in.max() != 0) && std::isfinite(in.min()) &&
+                        std::isfinite(in.max()) && edge_min <= in.min() && in.min() <= in.max() &&
+                        in.max() <= edge_max;
+  out.min = (observed ? in.min() : edge_min) * unit_scale;
+  out.max = (observed ? in.max() : edge_max) * unit_scale;
   // The runtime's mean is of the observed values; the bucket counts define the count.
   out.sum = in.mean() * unit_scale * static_cast<double>(out.count);
   return out;

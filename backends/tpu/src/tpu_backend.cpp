@@ -8,6 +8,7 @@
 #include "metric_map.h"
 #include "runtime_client.h"
 #include "runtime_fetch.h"
+#include "runtime_owner.h"
 #include "tpu_devices.h"
 #include "tpu_readings.h"
 #include "xpuperf/core/metric_catalog.h"
@@ -26,11 +27,13 @@ constexpr std::string_view kTensorCoreReason =
 
 class TpuBackend final : public Backend {
  public:
-  TpuBackend(std::vector<Device> devices, std::vector<RuntimeClient> clients, int cores_per_chip,
-             const Clock& clock)
+  TpuBackend(std::vector<Device> devices, std::vector<RuntimeClient> clients,
+             std::vector<int> ports, int cores_per_chip, std::string root, const Clock& clock)
       : devices_(std::move(devices)),
         clients_(std::move(clients)),
+        ports_(std::move(ports)),
         cores_per_chip_(cores_per_chip),
+        root_(std::move(root)),
         clock_(clock) {}
 
   std::string_view name() const override { return "tpu"; }
@@ -46,9 +49,10 @@ class TpuBackend final : public Backend {
     // One listing per port per Collect: a runtime that (re)started since the last call is found,
     // and renamed metrics are never requested blindly.
     RuntimeFetch fetch(clients_);
-    const auto statuses = fetch.RuntimeStatuses();
-    CoreMap cores(devices_.size(), cores_per_chip_);
-    for (const auto& status : statuses) cores.AddRuntimeStatus(status);
+    const bool any_status =
+        std::any_of(fetch.RuntimeStatuses().begin(), fetch.RuntimeStatuses().end(),
+                    [](const auto& status) { return status.has_value(); });
+    const CoreMap cores = MapRuntimes(fetch, devices_, cores_per_chip_, RuntimePids());
     ReadingContext context{fetch, devices_, cores, clock_.WallNs()};
 
     std::vector<Reading> out;
@@ -69,8 +73,8 @@ class TpuBackend final : public Backend {
       } else if (name == m::kTransferLatency) {
         append(TransferLatencyReadings(context));
       } else if (const GaugeMapping* gauge = FindGauge(name)) {
-        if (name == m::kQueueSize && !fetch.Serves(gauge->runtime_name) && !statuses.empty()) {
-          append(QueueReadingsFromStatus(statuses, context));
+        if (name == m::kQueueSize && !fetch.Serves(gauge->runtime_name) && any_status) {
+          append(QueueReadingsFromStatus(context));
         } else {
           append(GaugeReadings(*gauge, context));
         }
@@ -91,9 +95,31 @@ class TpuBackend final : public Backend {
     return nullptr;
   }
 
+  // The process serving each port, for matching runtimes to chips and labelling their
+  // distributions (loopback targets only: /proc cannot see another host's processes). Scanning
+  // /proc/*/fd costs milliseconds on a busy host, so the answer is kept for kPidCacheNs; a runtime
+  // restarted in between is labelled with its old pid for at most that long.
+  const std::vector<std::optional<int>>& RuntimePids() {
+    const int64_t now = clock_.MonotonicNs();
+    if (pids_checked_ns_ >= 0 && now - pids_checked_ns_ < kPidCacheNs) return pids_;
+    pids_.clear();
+    for (size_t i = 0; i < ports_.size(); ++i) {
+      const std::string& target = clients_[i].target();
+      const bool local = target.starts_with("localhost:") || target.starts_with("127.0.0.1:");
+      pids_.push_back(local ? ListeningPid(root_, ports_[i]) : std::nullopt);
+    }
+    pids_checked_ns_ = now;
+    return pids_;
+  }
+
+  static constexpr int64_t kPidCacheNs = 10'000'000'000;  // 10 s
+  std::vector<std::optional<int>> pids_;
+  int64_t pids_checked_ns_ = -1;
   std::vector<Device> devices_;
   std::vector<RuntimeClient> clients_;
+  std::vector<int> ports_;
   int cores_per_chip_;
+  std::string root_;
   const Clock& clock_;
 };
 
@@ -144,8 +170,9 @@ Result<std::unique_ptr<Backend>> CreateTpuBackend(const BackendOptions& options,
                                    kNoChipReason, clients.front().target()));
     }
   }
-  return std::unique_ptr<Backend>(std::make_unique<TpuBackend>(
-      std::move(devices), std::move(clients), cores_per_chip, *options.clock));
+  return std::unique_ptr<Backend>(
+      std::make_unique<TpuBackend>(std::move(devices), std::move(clients), std::move(ports),
+                                   cores_per_chip, options.root, *options.clock));
 }
 
 void RegisterTpuBackend(BackendRegistry& registry) {

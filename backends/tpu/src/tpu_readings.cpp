@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <tuple>
+
 #include "runtime_values.h"
 #include "xpuperf/core/metric_catalog.h"
 
@@ -32,6 +35,13 @@ Reading Missing(std::string_view catalog, const Device& device, std::string_view
   return Reading::Unsupported(catalog, device.id, answers.front().metric->error().message);
 }
 
+// Which runtime process a per-process distribution came from.
+void LabelRuntime(const RuntimeChips* runtime, Labels& labels) {
+  if (runtime == nullptr) return;
+  labels.Set(kRuntimeLabel, runtime->target);
+  if (runtime->pid) labels.Set(labels::kPid, std::to_string(*runtime->pid));
+}
+
 Sample MakeSample(const Device& device, double value, int64_t wall_ns) {
   Sample s;
   s.labels.Set(labels::kDevice, device.id);
@@ -42,30 +52,111 @@ Sample MakeSample(const Device& device, double value, int64_t wall_ns) {
 
 }  // namespace
 
-void CoreMap::AddRuntimeStatus(const runtime::GetTpuRuntimeStatusResponse& status) {
-  for (const auto& [ordinal, state] : status.core_states()) {
-    if (!state.has_core_id() || !state.core_id().has_chip_id()) continue;
-    const int chip = state.core_id().chip_id();
-    if (chip < 0 || static_cast<size_t>(chip) >= device_count_) continue;
-    const int global =
-        state.core_id().has_global_core_id() ? state.core_id().global_core_id() : ordinal;
-    known_[global] =
-        CoreLocation{static_cast<size_t>(chip), state.core_id().core_on_chip().index()};
-  }
+std::optional<CoreLocation> CoreMap::Locate(size_t runtime, int ordinal) const {
+  if (runtime >= runtimes_.size() || ordinal < 0) return std::nullopt;
+  const RuntimeChips& r = runtimes_[runtime];
+  int chip = ordinal / cores_per_chip_;
+  int core = ordinal % cores_per_chip_;
+  if (auto it = r.known.find(ordinal); it != r.known.end()) std::tie(chip, core) = it->second;
+  if (chip < 0 || static_cast<size_t>(chip) >= r.devices.size()) return std::nullopt;
+  return CoreLocation{r.devices[static_cast<size_t>(chip)], core};
 }
 
-std::optional<CoreLocation> CoreMap::Locate(int ordinal) const {
-  if (auto it = known_.find(ordinal); it != known_.end()) return it->second;
-  if (ordinal < 0) return std::nullopt;
-  const size_t device = static_cast<size_t>(ordinal / cores_per_chip_);
-  if (device >= device_count_) return std::nullopt;
-  return CoreLocation{device, ordinal % cores_per_chip_};
+const RuntimeChips* CoreMap::RuntimeOf(size_t device) const {
+  for (const RuntimeChips& r : runtimes_) {
+    if (std::find(r.devices.begin(), r.devices.end(), device) != r.devices.end()) return &r;
+  }
+  return nullptr;
 }
 
 int CoreMap::CoresOn(size_t device) const {
   int from_status = 0;
-  for (const auto& [ordinal, location] : known_) from_status += location.device == device ? 1 : 0;
+  for (const RuntimeChips& r : runtimes_) {
+    for (const auto& [ordinal, where] : r.known) {
+      const size_t chip = static_cast<size_t>(where.first);
+      from_status += chip < r.devices.size() && r.devices[chip] == device ? 1 : 0;
+    }
+  }
   return from_status > 0 ? from_status : cores_per_chip_;
+}
+
+namespace {
+
+// ordinal -> (chip, core) from one runtime's status.
+std::map<int, std::pair<int, int>> KnownCores(const runtime::GetTpuRuntimeStatusResponse& status) {
+  std::map<int, std::pair<int, int>> known;
+  for (const auto& [ordinal, state] : status.core_states()) {
+    if (!state.has_core_id() || !state.core_id().has_chip_id()) continue;
+    const int global =
+        state.core_id().has_global_core_id() ? state.core_id().global_core_id() : ordinal;
+    known[global] = {state.core_id().chip_id(), state.core_id().core_on_chip().index()};
+  }
+  return known;
+}
+
+}  // namespace
+
+std::vector<int> RuntimeChipCounts(RuntimeFetch& fetch, int cores_per_chip) {
+  cores_per_chip = std::max(cores_per_chip, 1);
+  std::vector<int> counts(fetch.port_count(), 0);
+  const auto& statuses = fetch.RuntimeStatuses();
+  for (size_t port = 0; port < counts.size(); ++port) {
+    if (!statuses[port]) continue;
+    for (const auto& [ordinal, where] : KnownCores(*statuses[port]))
+      counts[port] = std::max(counts[port], where.first + 1);
+  }
+  // Without a status, the runtime's HBM series name its devices.
+  for (const RuntimeFetch::Answer& answer : fetch.Get(kHbmTotal)) {
+    if (!answer.metric->ok() || counts[answer.port] > 0) continue;
+    int chips = 0;
+    for (const runtime::Metric& series : answer.metric->value().metrics()) {
+      if (auto ordinal = DeviceOrdinal(series); ordinal && *ordinal >= 0)
+        chips = std::max(chips, *ordinal / cores_per_chip + 1);
+    }
+    counts[answer.port] = chips;
+  }
+  return counts;
+}
+
+CoreMap MapRuntimes(RuntimeFetch& fetch, const std::vector<Device>& devices, int cores_per_chip,
+                    const std::vector<std::optional<int>>& pids) {
+  const auto& statuses = fetch.RuntimeStatuses();
+  std::vector<RuntimeChips> runtimes(fetch.port_count());
+  for (size_t port = 0; port < runtimes.size(); ++port) {
+    runtimes[port].target = fetch.client(port).target();
+    if (port < pids.size()) runtimes[port].pid = pids[port];
+    if (statuses[port]) runtimes[port].known = KnownCores(*statuses[port]);
+  }
+  if (runtimes.size() == 1) {
+    for (size_t i = 0; i < devices.size(); ++i) runtimes[0].devices.push_back(i);
+    return CoreMap(cores_per_chip, std::move(runtimes));
+  }
+  std::vector<bool> taken(devices.size(), false);
+  // The chips a runtime's process holds open are its chips.
+  for (RuntimeChips& r : runtimes) {
+    if (!r.pid) continue;
+    const std::string feature = "pid:" + std::to_string(*r.pid);
+    for (size_t i = 0; i < devices.size(); ++i) {
+      const auto& f = devices[i].features;
+      if (!taken[i] && std::find(f.begin(), f.end(), feature) != f.end()) {
+        r.devices.push_back(i);
+        taken[i] = true;
+      }
+    }
+  }
+  // The others take the next free chips in port order, as many as they report.
+  const std::vector<int> counts = RuntimeChipCounts(fetch, cores_per_chip);
+  size_t next = 0;
+  for (size_t port = 0; port < runtimes.size(); ++port) {
+    if (!runtimes[port].devices.empty()) continue;
+    for (int chip = 0; chip < counts[port]; ++chip) {
+      while (next < devices.size() && taken[next]) ++next;
+      if (next == devices.size()) break;
+      runtimes[port].devices.push_back(next);
+      taken[next] = true;
+    }
+  }
+  return CoreMap(cores_per_chip, std::move(runtimes));
 }
 
 std::vector<Reading> GaugeReadings(const GaugeMapping& mapping, ReadingContext& context) {
@@ -78,7 +169,8 @@ std::vector<Reading> GaugeReadings(const GaugeMapping& mapping, ReadingContext& 
       auto ordinal = DeviceOrdinal(series);
       auto value = GaugeValue(series);
       if (!ordinal || !value) continue;
-      if (auto where = context.cores.Locate(*ordinal)) values[where->device][where->core] = *value;
+      if (auto where = context.cores.Locate(answer.port, *ordinal))
+        values[where->device][where->core] = *value;
     }
   }
   std::vector<Reading> out;
@@ -116,7 +208,7 @@ std::vector<Reading> HloExecutionReadings(ReadingContext& context) {
     for (const runtime::Metric& series : answer.metric->value().metrics()) {
       auto ordinal = DeviceOrdinal(series);
       if (!ordinal || !series.has_distribution()) continue;
-      auto where = context.cores.Locate(*ordinal);
+      auto where = context.cores.Locate(answer.port, *ordinal);
       if (!where) continue;
       auto d = ToDistribution(series.distribution(), kMicrosecondsToSeconds);
       if (!d.ok()) {
@@ -149,6 +241,7 @@ std::vector<Reading> HloExecutionReadings(ReadingContext& context) {
       Sample s;
       s.labels =
           Labels{{std::string(labels::kDevice), device.id}, {std::string(labels::kOp), "hlo"}};
+      LabelRuntime(context.cores.RuntimeOf(i), s.labels);
       s.timestamp_ns = context.wall_ns;
       s.value = std::move(*merged[i]);
       r.samples.push_back(std::move(s));
@@ -161,72 +254,97 @@ std::vector<Reading> HloExecutionReadings(ReadingContext& context) {
 std::vector<Reading> TransferLatencyReadings(ReadingContext& context) {
   std::vector<Reading> out;
   if (context.devices.empty()) return out;
-  const Device& first = context.devices.front();
-  Reading r;
-  r.metric = std::string(m::kTransferLatency);
-  r.device = first.id;
-  std::vector<std::string> problems;
-  std::vector<RuntimeFetch::Answer> last_answers;
-  for (const LatencyMapping& mapping : TransferLatencyMappings()) {
-    auto answers = context.fetch.Get(mapping.runtime_name);
-    // tpu-info sums the series of one buffer size over the whole runtime before taking
-    // percentiles; keyed by buffer size, in order of first appearance.
-    std::vector<std::pair<std::string, Distribution>> by_size;
-    for (const RuntimeFetch::Answer& answer : answers) {
-      if (!answer.metric->ok()) continue;
-      for (const runtime::Metric& series : answer.metric->value().metrics()) {
-        if (!series.has_distribution()) continue;
-        auto d = ToDistribution(series.distribution(), kMicrosecondsToSeconds);
-        if (!d.ok()) {
-          problems.push_back(fmt::format("{}: {}", mapping.runtime_name, d.error().message));
-          continue;
+  const auto& runtimes = context.cores.runtimes();
+  // Each runtime's latencies go on its first chip (the first device for a runtime without
+  // chips); device -> the runtimes reported there.
+  std::map<size_t, std::vector<size_t>> home;
+  for (size_t port = 0; port < runtimes.size(); ++port) {
+    home[runtimes[port].devices.empty() ? 0 : runtimes[port].devices.front()].push_back(port);
+  }
+  for (auto& [device_index, ports] : home) {
+    const Device& device = context.devices[device_index];
+    Reading r;
+    r.metric = std::string(m::kTransferLatency);
+    r.device = device.id;
+    std::vector<std::string> problems;
+    std::vector<RuntimeFetch::Answer> last_answers;
+    for (const LatencyMapping& mapping : TransferLatencyMappings()) {
+      auto all = context.fetch.Get(mapping.runtime_name);
+      std::vector<RuntimeFetch::Answer> answers;
+      for (const auto& answer : all) {
+        if (std::find(ports.begin(), ports.end(), answer.port) != ports.end())
+          answers.push_back(answer);
+      }
+      for (const RuntimeFetch::Answer& answer : answers) {
+        if (!answer.metric->ok()) continue;
+        // tpu-info sums the series of one buffer size over the whole runtime before taking
+        // percentiles; keyed by buffer size, in order of first appearance. Runtimes (processes)
+        // are never summed together.
+        std::vector<std::pair<std::string, Distribution>> by_size;
+        for (const runtime::Metric& series : answer.metric->value().metrics()) {
+          if (!series.has_distribution()) continue;
+          auto d = ToDistribution(series.distribution(), kMicrosecondsToSeconds);
+          if (!d.ok()) {
+            problems.push_back(fmt::format("{}: {}", mapping.runtime_name, d.error().message));
+            continue;
+          }
+          const std::string size = BufferSizeLabel(series);
+          auto it = std::find_if(by_size.begin(), by_size.end(),
+                                 [&](const auto& entry) { return entry.first == size; });
+          if (it == by_size.end()) {
+            by_size.emplace_back(size, std::move(d).value());
+          } else if (!it->second.Merge(*d)) {
+            problems.push_back(fmt::format("{}: series of buffer size {} use different buckets",
+                                           mapping.runtime_name, size));
+          }
         }
-        const std::string size = BufferSizeLabel(series);
-        auto it = std::find_if(by_size.begin(), by_size.end(),
-                               [&](const auto& entry) { return entry.first == size; });
-        if (it == by_size.end()) {
-          by_size.emplace_back(size, std::move(d).value());
-        } else if (!it->second.Merge(*d)) {
-          problems.push_back(fmt::format("{}: series of buffer size {} use different buckets",
-                                         mapping.runtime_name, size));
+        for (auto& [size, distribution] : by_size) {
+          Sample s;
+          s.labels = Labels{{std::string(labels::kDevice), device.id},
+                            {std::string(labels::kType), std::string(mapping.type)},
+                            {std::string(labels::kBufferSize), size}};
+          LabelRuntime(&runtimes[answer.port], s.labels);
+          s.timestamp_ns = context.wall_ns;
+          s.value = std::move(distribution);
+          r.samples.push_back(std::move(s));
         }
       }
+      if (last_answers.empty() || context.fetch.Serves(mapping.runtime_name)) {
+        last_answers = answers;
+      }
     }
-    for (auto& [size, distribution] : by_size) {
-      Sample s;
-      s.labels = Labels{{std::string(labels::kDevice), first.id},
-                        {std::string(labels::kType), std::string(mapping.type)},
-                        {std::string(labels::kBufferSize), size}};
-      s.timestamp_ns = context.wall_ns;
-      s.value = std::move(distribution);
-      r.samples.push_back(std::move(s));
+    if (!r.samples.empty()) {
+      out.push_back(std::move(r));
+    } else if (!problems.empty()) {
+      out.push_back(Reading::Unsupported(m::kTransferLatency, device.id, problems.front()));
+    } else {
+      out.push_back(Missing(m::kTransferLatency, device, "megascale transfer latency",
+                            last_answers.empty() ? context.fetch.Get(kHbmTotal) : last_answers,
+                            context.fetch));
     }
-    if (last_answers.empty() || context.fetch.Serves(mapping.runtime_name)) last_answers = answers;
   }
-  if (!r.samples.empty()) {
-    out.push_back(std::move(r));
-  } else if (!problems.empty()) {
-    out.push_back(Reading::Unsupported(m::kTransferLatency, first.id, problems.front()));
-  } else {
-    out.push_back(Missing(m::kTransferLatency, first, "megascale transfer latency", last_answers,
-                          context.fetch));
-  }
-  for (size_t i = 1; i < context.devices.size(); ++i) {
-    out.push_back(Reading::NoData(
-        m::kTransferLatency, context.devices[i].id,
-        fmt::format("transfer latencies are measured per runtime process; see {}", first.id)));
+  for (size_t i = 0; i < context.devices.size(); ++i) {
+    if (home.contains(i)) continue;
+    const RuntimeChips* owner = context.cores.RuntimeOf(i);
+    size_t where = 0;
+    if (owner != nullptr && !owner->devices.empty()) where = owner->devices.front();
+    out.push_back(
+        Reading::NoData(m::kTransferLatency, context.devices[i].id,
+                        fmt::format("transfer latencies are measured per runtime process; see {}",
+                                    context.devices[where].id)));
   }
   return out;
 }
 
-std::vector<Reading> QueueReadingsFromStatus(
-    const std::vector<runtime::GetTpuRuntimeStatusResponse>& statuses, ReadingContext& context) {
+std::vector<Reading> QueueReadingsFromStatus(ReadingContext& context) {
   std::vector<std::map<int, double>> queued(context.devices.size());
-  for (const auto& status : statuses) {
-    for (const auto& [ordinal, state] : status.core_states()) {
+  const auto& statuses = context.fetch.RuntimeStatuses();
+  for (size_t port = 0; port < statuses.size(); ++port) {
+    if (!statuses[port]) continue;
+    for (const auto& [ordinal, state] : statuses[port]->core_states()) {
       const int global =
           state.core_id().has_global_core_id() ? state.core_id().global_core_id() : ordinal;
-      if (auto where = context.cores.Locate(global)) {
+      if (auto where = context.cores.Locate(port, global)) {
         queued[where->device][where->core] = static_cast<double>(state.queued_program_info_size());
       }
     }

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -18,22 +19,43 @@ struct CoreLocation {
   int core = 0;       // core (runtime device) on that chip
 };
 
-// Where runtime device ordinals live. The runtime status names each core's chip and index on the
-// chip; without it, ordinal = chip * cores_per_chip + core.
+// One libtpu runtime (one process, one port) and the chips it drives. Each runtime numbers its
+// own devices from 0, so an ordinal means nothing without the runtime it came from.
+struct RuntimeChips {
+  std::vector<size_t> devices;  // backend device index of the runtime's chip 0, 1, ...
+  // From the runtime status: ordinal -> (the runtime's chip number, core on the chip).
+  std::map<int, std::pair<int, int>> known;
+  std::optional<int> pid;  // the process serving the port, where /proc shows it
+  std::string target;      // "localhost:8431"
+};
+
+// Where each runtime's device ordinals live. Without a status, ordinal = chip * cores_per_chip +
+// core on that runtime's chips.
 class CoreMap {
  public:
-  CoreMap(size_t device_count, int cores_per_chip)
-      : device_count_(device_count), cores_per_chip_(cores_per_chip < 1 ? 1 : cores_per_chip) {}
-  void AddRuntimeStatus(const runtime::GetTpuRuntimeStatusResponse& status);
-  std::optional<CoreLocation> Locate(int ordinal) const;
+  CoreMap(int cores_per_chip, std::vector<RuntimeChips> runtimes)
+      : cores_per_chip_(cores_per_chip < 1 ? 1 : cores_per_chip), runtimes_(std::move(runtimes)) {}
+  std::optional<CoreLocation> Locate(size_t runtime, int ordinal) const;
   // Cores known on the device (from the status, else cores_per_chip).
   int CoresOn(size_t device) const;
+  const std::vector<RuntimeChips>& runtimes() const { return runtimes_; }
+  // The runtime that drives the device; nullptr when none reports it.
+  const RuntimeChips* RuntimeOf(size_t device) const;
 
  private:
-  size_t device_count_;
   int cores_per_chip_;
-  std::map<int, CoreLocation> known_;
+  std::vector<RuntimeChips> runtimes_;
 };
+
+// What each runtime says about its chips (status, else the ordinals of its HBM series), and
+// which backend devices they are: the chips whose device node the runtime's process holds open
+// (the "pid:N" features of sysfs devices), else the next ones in port order. One runtime alone
+// drives every device in order.
+CoreMap MapRuntimes(RuntimeFetch& fetch, const std::vector<Device>& devices, int cores_per_chip,
+                    const std::vector<std::optional<int>>& pids);
+
+// The number of chips each runtime reports, in port order (0 for an unreachable one).
+std::vector<int> RuntimeChipCounts(RuntimeFetch& fetch, int cores_per_chip);
 
 struct ReadingContext {
   RuntimeFetch& fetch;
@@ -45,12 +67,12 @@ struct ReadingContext {
 std::vector<Reading> GaugeReadings(const GaugeMapping& mapping, ReadingContext& context);
 // op_execution_time_seconds{op="hlo"}: the per-core distributions of a chip merged into one.
 std::vector<Reading> HloExecutionReadings(ReadingContext& context);
-// transfer_latency_seconds{type, buffer_size}: per runtime process, not per chip, so they are
-// reported on the first device; the others say where to look.
+// transfer_latency_seconds{type, buffer_size, runtime, pid}: per runtime process, not per chip, so
+// each runtime's are reported on its first chip, labelled with the process; the other devices
+// say where to look.
 std::vector<Reading> TransferLatencyReadings(ReadingContext& context);
 // queue_size from the runtime status (queued programs per core) when hlo.queue.size.gauge is not
 // served.
-std::vector<Reading> QueueReadingsFromStatus(
-    const std::vector<runtime::GetTpuRuntimeStatusResponse>& statuses, ReadingContext& context);
+std::vector<Reading> QueueReadingsFromStatus(ReadingContext& context);
 
 }  // namespace xpuperf::tpu

@@ -24,14 +24,15 @@ void ExpectPercentiles(const Distribution& d, double p50, double p90, double p95
 
 TEST(ToDistributionTest, ExponentialBucketsGiveTpuInfoPercentiles) {
   // Buckets [2^(i-1), 2^i): 10 in [128,256), 80 in [256,512), 10 in [512,1024).
-  // tpu-info: lower * (1 + within * (g - 1)); p50 = 256 * (1 + (40/80) * 1) = 384.
+  // tpu-info: rank floor(q * count), lower * (1 + within * (g - 1)); p50 = 256 * (1 + 40/80) =
+  // 384; p999: rank 99 -> 512 * (1 + 9/10) = 972.8.
   auto d = ToDistribution(
       ExponentialDistribution(20, 2, 1, {0, 0, 0, 0, 0, 0, 0, 0, 10, 80, 10}, 400), 1);
   ASSERT_TRUE(d.ok()) << d.error().ToString();
   EXPECT_EQ(d->count, 100u);
   EXPECT_EQ(d->bounds.size(), 21u);  // scale * 2^0 .. scale * 2^20
   EXPECT_DOUBLE_EQ(d->Mean(), 400);
-  ExpectPercentiles(*d, 384, 512, 768, 1018.88);
+  ExpectPercentiles(*d, 384, 512, 768, 972.8);
 }
 
 TEST(ToDistributionTest, ConvertsMicrosecondsToSeconds) {
@@ -40,7 +41,7 @@ TEST(ToDistributionTest, ConvertsMicrosecondsToSeconds) {
   // 50/60 into [100,1000) us -> 100 * (1 + 0.8333 * 9) = 850 us.
   EXPECT_NEAR(*d->Percentile(0.5), 850e-6, 1e-15);
   EXPECT_NEAR(*d->Percentile(0.9), 7750e-6, 1e-15);
-  EXPECT_NEAR(*d->Percentile(0.999), 9977.5e-6, 1e-15);
+  EXPECT_NEAR(*d->Percentile(0.999), 9775e-6, 1e-15);  // rank 99: 39/40
   EXPECT_NEAR(d->Mean(), 2000e-6, 1e-15);
 }
 
@@ -58,13 +59,42 @@ TEST(ToDistributionTest, LinearBuckets) {
   // Width 50 from 0: 2 in [0,50), 6 in [50,100), 2 in [100,150).
   auto d = ToDistribution(LinearDistribution(4, 50, 0, {0, 2, 6, 2}, 80), 1);
   ASSERT_TRUE(d.ok());
-  ExpectPercentiles(*d, 75, 125, 137.5, 149.75);
+  ExpectPercentiles(*d, 75, 125, 125, 125);  // ranks 5, 9, 9, 9
 }
 
 TEST(ToDistributionTest, ExplicitBuckets) {
   auto d = ToDistribution(ExplicitDistribution({100, 200, 400, 800}, {0, 5, 3, 2}, 290), 1);
   ASSERT_TRUE(d.ok());
-  ExpectPercentiles(*d, 200, 600, 700, 798);
+  ExpectPercentiles(*d, 200, 600, 600, 600);  // ranks 5, 9, 9, 9 of 10
+}
+
+TEST(ToDistributionTest, ObservedExtremesAreReportedAndBoundPercentiles) {
+  // 10 in [128,256) and 10 in [256,512); the runtime saw 150..300.
+  auto d = ToDistribution(
+      testing::Observed(ExponentialDistribution(20, 2, 1, {0, 0, 0, 0, 0, 0, 0, 0, 10, 10}, 250),
+                        150, 300),
+      1e-6);
+  ASSERT_TRUE(d.ok());
+  EXPECT_NEAR(d->min, 150e-6, 1e-15);
+  EXPECT_NEAR(d->max, 300e-6, 1e-15);
+  // p90: rank 18 -> 256 * (1 + 8/10) = 460.8 us, above anything observed: clamped to 300 us.
+  EXPECT_NEAR(*d->Percentile(0.9), 300e-6, 1e-15);
+  // p50: rank 10 -> the lower edge of [256,512).
+  EXPECT_NEAR(*d->Percentile(0.5), 256e-6, 1e-15);
+}
+
+TEST(ToDistributionTest, ExtremesThatContradictTheCountsAreIgnored) {
+  // Not sent (both 0): the edges of the outermost non-empty buckets.
+  auto absent = ToDistribution(ExponentialDistribution(20, 2, 1, {0, 0, 0, 4}, 5), 1);
+  ASSERT_TRUE(absent.ok());
+  EXPECT_EQ(absent->min, 4);
+  EXPECT_EQ(absent->max, 8);
+  // A maximum beyond the last non-empty bucket cannot be true.
+  auto wrong = ToDistribution(
+      testing::Observed(ExponentialDistribution(20, 2, 1, {0, 0, 0, 4}, 5), 5, 90), 1);
+  ASSERT_TRUE(wrong.ok());
+  EXPECT_EQ(wrong->min, 4);
+  EXPECT_EQ(wrong->max, 8);
 }
 
 TEST(ToDistributionTest, EmptyDistributionHasNoPercentile) {

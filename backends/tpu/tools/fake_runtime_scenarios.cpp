@@ -31,38 +31,46 @@ FakeRuntimeScript Busy() {
                                   {GaugeForOrdinal(0, 75.5), GaugeForOrdinal(1, 12.25)}));
   s.metrics.push_back(NamedMetric("tpu.runtime.hbm.utilization.percent",
                                   {GaugeForOrdinal(0, 40), GaugeForOrdinal(1, 5)}));
+  // Seconds as a double gauge: tpu-info reads gauge.as_double (an int gauge shows as 0.00s).
   s.metrics.push_back(NamedMetric("tpu.runtime.tensorcore.idle_duration.seconds",
-                                  {IntGaugeForOrdinal(0, 0), IntGaugeForOrdinal(1, 42)}));
+                                  {GaugeForOrdinal(0, 0), GaugeForOrdinal(1, 42)}));
   // Queue size keyed the new way (string ordinal) on chip 0 and the old way (int) on chip 1.
   s.metrics.push_back(
       NamedMetric("hlo.queue.size.gauge", {WithKvOrdinal(IntGaugeForOrdinal(-1, 3), 0, true),
                                            WithKvOrdinal(IntGaugeForOrdinal(-1, 1), 1, false)}));
+  // Percentiles as tpu-info computes them: rank r = floor(q*count), in the first bucket whose
+  // cumulative count exceeds r, value = lower + (r - below)/count_in_bucket * (upper - lower);
+  // xpuperf then clamps to the observed [min, max] the runtime sends.
   // Chip 0, exponential buckets [2^(i-1), 2^i) us: 10 in [128,256), 80 in [256,512), 10 in
-  // [512,1024). p50: rank 50, (50-10)/80 = 0.5 into [256,512) -> 256*(1+0.5) = 384 us.
-  // p90: rank 90 -> 80/80 -> 512 us. p95: rank 95 -> 5/10 into [512,1024) -> 768 us.
-  // p999: rank 99.9 -> 9.9/10 -> 512*1.99 = 1018.88 us.
-  // Chip 1, explicit bounds 100,200,400,800 us: 5 in [100,200), 3 in [200,400), 2 in [400,800).
-  // p50: rank 5 -> 200 us. p90: rank 9 -> 1/2 into [400,800) -> 600 us. p95: 9.5 -> 700 us.
-  // p999: 9.99 -> 0.995 -> 798 us.
+  // [512,1024), observed 130..1000 us. p50: r 50 -> 40/80 into [256,512) -> 384 us. p90: r 90 ->
+  // 0/10 into [512,1024) -> 512 us. p95: r 95 -> 5/10 -> 768 us. p999: r 99 -> 9/10 -> 972.8 us.
+  // Chip 1, explicit bounds 100,200,400,800 us: 5 in [100,200), 3 in [200,400), 2 in [400,800),
+  // observed 120..590 us. p50: r 5 -> 0/3 into [200,400) -> 200 us. p90: r 9 -> 1/2 into
+  // [400,800) -> 600, clamped to the observed maximum 590 us; p95 and p999 (r 9) the same.
   s.metrics.push_back(NamedMetric(
       "hlo.execution.timing.distribution.microseconds",
       {WithDistribution(
-           0, ExponentialDistribution(20, 2, 1, {0, 0, 0, 0, 0, 0, 0, 0, 10, 80, 10}, 400)),
-       WithDistribution(1, ExplicitDistribution({100, 200, 400, 800}, {0, 5, 3, 2}, 290))}));
+           0, Observed(ExponentialDistribution(20, 2, 1, {0, 0, 0, 0, 0, 0, 0, 0, 10, 80, 10}, 400),
+                       130, 1000)),
+       WithDistribution(
+           1, Observed(ExplicitDistribution({100, 200, 400, 800}, {0, 5, 3, 2}, 290), 120, 590))}));
   // DCN: exponential buckets [10*10^(i-1), 10*10^i) us. "1MB+": 60 in [100,1000), 40 in
-  // [1000,10000). p50: 50/60 -> 100*(1+0.8333*9) = 850 us; p90: 30/40 -> 1000*(1+0.75*9) = 7750;
-  // p95: 35/40 -> 8875; p999: 39.9/40 -> 9977.5 us.
+  // [1000,10000), observed 105..9990 us. p50: r 50 -> 50/60 -> 100 + 0.8333*900 = 850 us;
+  // p90: r 90 -> 30/40 -> 7750; p95: r 95 -> 35/40 -> 8875; p999: r 99 -> 39/40 -> 9775 us.
   // "8MB+" comes as two series that are summed first: 5 in [1000,10000) and 5 + 10 in
-  // [10000,100000). p50: rank 10 -> 5/15 -> 10000*(1+3) = 40000 us; p90: 13/15 -> 88000;
-  // p95: 14/15 -> 94000; p999: 14.98/15 -> 99880 us.
+  // [10000,100000), observed 1200..60000 and 20000..99000 us. p50: r 10 -> 5/15 -> 40000 us;
+  // p90: r 18 -> 13/15 -> 88000; p95: r 19 -> 14/15 -> 94000; p999: r 19 -> 94000 us.
   s.metrics.push_back(NamedMetric(
       "megascale.dcn_transfer_latencies.microsecond.cumulative.distribution",
-      {LatencySeries("1MB+", ExponentialDistribution(5, 10, 10, {0, 0, 60, 40}, 2000)),
-       LatencySeries("8MB+", ExponentialDistribution(5, 10, 10, {0, 0, 0, 5, 5}, 30000)),
-       LatencySeries("8MB+", ExponentialDistribution(5, 10, 10, {0, 0, 0, 0, 10}, 50000))}));
-  // Host to device, linear buckets of 50 us from 0: "4MB": 2 in [0,50), 6 in [50,100), 2 in
-  // [100,150). p50: rank 5 -> 3/6 -> 75 us; p90: 1/2 into [100,150) -> 125; p95: 137.5;
-  // p999: 149.75 us.
+      {LatencySeries("1MB+",
+                     Observed(ExponentialDistribution(5, 10, 10, {0, 0, 60, 40}, 2000), 105, 9990)),
+       LatencySeries("8MB+", Observed(ExponentialDistribution(5, 10, 10, {0, 0, 0, 5, 5}, 30000),
+                                      1200, 60000)),
+       LatencySeries("8MB+", Observed(ExponentialDistribution(5, 10, 10, {0, 0, 0, 0, 10}, 50000),
+                                      20000, 99000))}));
+  // Host to device, linear buckets of 50 us from 0, no observed extremes sent (min/max are then
+  // the outer edges 0 and 150 us): "4MB": 2 in [0,50), 6 in [50,100), 2 in [100,150).
+  // p50: r 5 -> 3/6 -> 75 us; p90: r 9 -> 1/2 into [100,150) -> 125; p95 and p999 (r 9) 125 us.
   s.metrics.push_back(
       NamedMetric("megascale.host_to_device_transfer_latencies.microsecond.cumulative.distribution",
                   {LatencySeries("4MB", LinearDistribution(4, 50, 0, {0, 2, 6, 2}, 80))}));
@@ -164,6 +172,12 @@ runtime::Distribution LinearDistribution(int num_finite_buckets, double width, d
   l->set_width(width);
   l->set_offset(offset);
   return WithCounts(std::move(d), counts, mean);
+}
+
+runtime::Distribution Observed(runtime::Distribution d, double min, double max) {
+  d.set_min(min);
+  d.set_max(max);
+  return d;
 }
 
 runtime::Distribution ExplicitDistribution(std::vector<double> bounds, std::vector<int64_t> counts,

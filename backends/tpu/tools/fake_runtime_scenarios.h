@@ -23,6 +23,8 @@ runtime::Distribution LinearDistribution(int num_finite_buckets, double width, d
                                          std::vector<int64_t> counts, double mean);
 runtime::Distribution ExplicitDistribution(std::vector<double> bounds, std::vector<int64_t> counts,
                                            double mean);
+// The observed extremes the runtime sends with a distribution (same unit as its buckets).
+runtime::Distribution Observed(runtime::Distribution d, double min, double max);
 runtime::TPUMetric NamedMetric(std::string_view name, std::vector<runtime::Metric> series);
 runtime::GetTpuRuntimeStatusResponse StatusWithChips(int chips, int cores_per_chip);
 

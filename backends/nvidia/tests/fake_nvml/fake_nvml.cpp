@@ -2,7 +2,9 @@
 // nvml_abi.h, serving the GPUs of a scenario file. Built twice: a current driver, and (with
 // FAKE_NVML_OLD_DRIVER) an older one without GPM, the 12.2+ clock-event names and
 // nvmlDeviceGetTemperatureV.
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -126,6 +128,9 @@ FAKE_EXPORT nvml::Return nvmlInit_v2() {
   return nvml::kSuccess;
 }
 
+// What NVIDIA's own Python bindings (nvidia-ml-py) call for nvmlInit(); flags are not scripted.
+FAKE_EXPORT nvml::Return nvmlInitWithFlags(unsigned int /*flags*/) { return nvmlInit_v2(); }
+
 FAKE_EXPORT nvml::Return nvmlShutdown() {
   std::lock_guard<std::mutex> lock(TheState().mutex);
   State& state = TheState();
@@ -180,6 +185,23 @@ FAKE_EXPORT nvml::Return nvmlSystemGetCudaDriverVersion_v2(int* version) {
   return nvml::kSuccess;
 }
 
+// Global key `process.<pid>.name`; NVML_ERROR_NOT_FOUND for a pid the scenario does not name.
+FAKE_EXPORT nvml::Return nvmlSystemGetProcessName(unsigned int pid, char* out,
+                                                  unsigned int length) {
+  std::lock_guard<std::mutex> lock(TheState().mutex);
+  State& state = TheState();
+  if (state.init_count == 0) return nvml::kErrorUninitialized;
+  auto& global = state.scenario.global;
+  auto it = global.find("process." + std::to_string(pid) + ".name");
+  if (it == global.end()) return nvml::kErrorNotFound;
+  if (out == nullptr || length == 0) return nvml::kErrorInvalidArgument;
+  // NVML truncates the name to the buffer rather than failing.
+  const size_t n = std::min<size_t>(it->second.size(), length - 1);
+  std::memcpy(out, it->second.data(), n);
+  out[n] = '\0';
+  return nvml::kSuccess;
+}
+
 // ---- Enumeration and identity ----
 
 FAKE_EXPORT nvml::Return nvmlDeviceGetCount_v2(unsigned int* count) {
@@ -222,6 +244,17 @@ FAKE_EXPORT nvml::Return nvmlDeviceGetPciInfo_v3(nvml::Device device, nvml::PciI
   *pci = nvml::PciInfo{};
   CopyString(*bus_id, pci->busId, sizeof(pci->busId));
   pci->pciDeviceId = static_cast<unsigned>(gpu->Number("pci_device_id").value_or(0));
+  pci->pciSubSystemId = static_cast<unsigned>(gpu->Number("pci_subsystem_id").value_or(0));
+  // As the driver fills them: the numbers of "DDDDDDDD:BB:DD.F" and the legacy 16-byte form
+  // with a 4-digit domain ("0000:19:00.0").
+  unsigned domain = 0, bus = 0, slot = 0, function = 0;
+  if (std::sscanf(bus_id->c_str(), "%x:%x:%x.%x", &domain, &bus, &slot, &function) == 4) {
+    pci->domain = domain;
+    pci->bus = bus;
+    pci->device = slot;
+    std::snprintf(pci->busIdLegacy, sizeof(pci->busIdLegacy), "%04X:%02X:%02X.%X", domain & 0xffff,
+                  bus, slot, function);
+  }
   return nvml::kSuccess;
 }
 

@@ -16,6 +16,13 @@ namespace xpuperf::cli {
 
 inline constexpr double kNoValue = std::nan("");
 
+// A process using an accelerator, as nvtop, nvitop and tpu-info list them.
+struct DeviceProcess {
+  int pid = 0;
+  std::string command;             // GPU: as the driver names it; TPU: /proc/PID/comm; may be empty
+  double memory_bytes = kNoValue;  // device memory it holds; NaN where the source has none (TPU)
+};
+
 struct DeviceSummary {
   Device device;
   double duty_percent = kNoValue;
@@ -29,7 +36,13 @@ struct DeviceSummary {
   std::deque<double> duty_history;                        // oldest first, at most kHistory
   std::deque<double> memory_history;                      // percent of total
   std::map<std::string, std::string> missing;             // metric -> why it cannot be shown
+  std::vector<DeviceProcess> processes;                   // accelerators only, by pid
 };
+
+// What identifies a device on its title line: "(8 cores, 16 threads)" for a CPU; for an
+// accelerator its TensorCores or compute capability, memory, driver and device node, from what the
+// backend found ("2 TensorCores, 192 GiB HBM, /dev/vfio/0").
+std::string DeviceIdentity(const Device& device);
 
 class TopModel {
  public:
@@ -45,6 +58,7 @@ class TopModel {
 
  private:
   std::unique_ptr<Session> session_;
+  std::string root_;
   ProcessTable processes_;
   std::vector<DeviceSummary> devices_;
   std::string host_;

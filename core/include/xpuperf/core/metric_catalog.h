@@ -53,6 +53,8 @@ inline constexpr std::string_view kOp = "op";
 inline constexpr std::string_view kDomain = "domain";  // power/energy domain (package-0, dram-0)
 inline constexpr std::string_view kSensor = "sensor";  // temperature sensor
 inline constexpr std::string_view kPid = "pid";
+inline constexpr std::string_view kCommand =
+    "command";  // process name, as the device driver gives it
 inline constexpr std::string_view kDirection = "direction";  // host-link: tx / rx
 inline constexpr std::string_view kType = "type";            // error kind, clock domain
 inline constexpr std::string_view kReason = "reason";        // clock-event reason
