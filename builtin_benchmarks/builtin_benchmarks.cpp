@@ -2,6 +2,7 @@
 
 #include "xpuperf/collectives/network_benchmark.h"
 #include "xpuperf/cuda_bench/cuda_benchmarks.h"
+#include "xpuperf/pjrt_bench/pjrt_benchmarks.h"
 
 namespace xpuperf {
 
@@ -10,6 +11,7 @@ bench::BenchmarkRegistry MakeBuiltinBenchmarkRegistry() {
   bench::AddCpuBenchmarks(registry);
   registry.Add(collectives::MakeCollectivesBenchmark());
   cuda_bench::AddCudaBenchmarks(registry);  // gpu_*: "built without CUDA" when CUDA is off
+  pjrt_bench::AddPjrtBenchmarks(registry);  // pjrt_*: "no PJRT plugin found" without one
   return registry;
 }
 

@@ -1,15 +1,21 @@
 // The xpuperf command line: the commands wired in cli/app/, run in the cli library.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <string_view>
 
 #include "app/command_wiring.h"
 #include "xpuperf/core/cancellation.h"
 #include "xpuperf/core/input_file.h"
 #include "xpuperf/core/output_file.h"
 #include "xpuperf/core/version.h"
+#include "xpuperf/pjrt/probe.h"
 
 int main(int argc, char** argv) {
   using namespace xpuperf::cli;
+  // The child of `devices`' PJRT probe (xpuperf/pjrt/probe.h), not a command users type.
+  if (argc == 3 && std::string_view(argv[1]) == xpuperf::pjrt::kProbeCommand) {
+    return xpuperf::pjrt::RunProbeChild(argv[2], std::cout);
+  }
   CLI::App app{
       "xpuperf: telemetry, microbenchmarks, roofline and trace analysis for CPUs, NVIDIA "
       "GPUs and Google TPUs",

@@ -29,9 +29,10 @@ function(xpuperf_component)
                         PRIVATE ${ARG_PRIVATE_DEPS})
 endfunction()
 
-# xpuperf_component_tests(NAME <name> DEPS ...): one gtest executable from tests/*.cpp.
+# xpuperf_component_tests(NAME <name> DEPS ... [FIXTURES <fixture>]): one gtest executable from
+# tests/*.cpp; FIXTURES names a ctest fixture every test requires (a test environment).
 function(xpuperf_component_tests)
-  cmake_parse_arguments(ARG "" "NAME" "DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;FIXTURES" "DEPS" ${ARGN})
   if(NOT XPUPERF_BUILD_TESTS)
     return()
   endif()
@@ -45,5 +46,10 @@ function(xpuperf_component_tests)
   target_compile_definitions(${ARG_NAME}_tests PRIVATE
     XPUPERF_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/tests/data"
     XPUPERF_BINARY_DIR="${PROJECT_BINARY_DIR}")
-  gtest_discover_tests(${ARG_NAME}_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS ${ARG_NAME})
+  set(fixture_properties "")
+  if(ARG_FIXTURES)
+    set(fixture_properties FIXTURES_REQUIRED ${ARG_FIXTURES})
+  endif()
+  gtest_discover_tests(${ARG_NAME}_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS ${ARG_NAME}
+                       ${fixture_properties})
 endfunction()

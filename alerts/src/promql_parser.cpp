@@ -82,6 +82,18 @@ class Parser {
   }
 
  private:
+  // Parentheses, calls, aggregations and unary signs recurse; a bound keeps hostile input from
+  // overflowing the stack (real rules nest a handful of levels).
+  static constexpr int kMaxNesting = 256;
+  struct NestingGuard {
+    explicit NestingGuard(int& depth) : depth(depth) { ++depth; }
+    ~NestingGuard() { --depth; }
+    int& depth;
+  };
+  static std::string TooDeep() {
+    return fmt::format("expression nested deeper than {} levels", kMaxNesting);
+  }
+
   Error Fail(size_t at, std::string reason) const {
     return MakeError(ErrorCode::kParse, fmt::format("position {}: {}", at + 1, reason));
   }
@@ -154,6 +166,8 @@ class Parser {
   }
 
   Result<Expr> ParseBinary(int min_precedence) {
+    NestingGuard guard(depth_);
+    if (depth_ > kMaxNesting) return Fail(pos_, TooDeep());
     XPUPERF_ASSIGN_OR_RETURN(Expr lhs, ParseUnary());
     while (true) {
       SkipSpace();
@@ -226,6 +240,8 @@ class Parser {
   }
 
   Result<Expr> ParseUnary() {
+    NestingGuard guard(depth_);
+    if (depth_ > kMaxNesting) return Fail(pos_, TooDeep());
     SkipSpace();
     const size_t at = pos_;
     if (Consume("-") || Consume("+")) {
@@ -520,6 +536,7 @@ class Parser {
 
   std::string_view text_;
   size_t pos_ = 0;
+  int depth_ = 0;  // ParseBinary/ParseUnary frames active
 };
 
 void CollectNames(const ExprNode& node, std::vector<std::string>& names) {

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include <regex>
 #include <set>
 
 #include "xpuperf/core/input_file.h"
@@ -22,14 +21,20 @@ struct Located {
   }
 };
 
-bool IsValidLabelName(const std::string& name) {
-  static const std::regex kName("^[a-zA-Z_][a-zA-Z0-9_]*$");
-  return std::regex_match(name, kName);
+// [a-zA-Z_(:)][a-zA-Z0-9_(:)]*, checked by hand: libstdc++'s std::regex recurses once per
+// character and overflows the stack on names of a few thousand characters.
+bool IsValidName(const std::string& name, bool allow_colon) {
+  if (name.empty()) return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+                    (allow_colon && c == ':') || (i > 0 && c >= '0' && c <= '9');
+    if (!ok) return false;
+  }
+  return true;
 }
-bool IsValidMetricName(const std::string& name) {
-  static const std::regex kName("^[a-zA-Z_:][a-zA-Z0-9_:]*$");
-  return std::regex_match(name, kName);
-}
+bool IsValidLabelName(const std::string& name) { return IsValidName(name, false); }
+bool IsValidMetricName(const std::string& name) { return IsValidName(name, true); }
 
 Result<std::string> ScalarString(const Located& loc, const YAML::Node& node,
                                  const std::string& key) {

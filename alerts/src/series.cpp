@@ -103,6 +103,13 @@ Result<LabelMatcher> LabelMatcher::Make(std::string name, Op op, std::string val
     try {
       // Prometheus anchors label regexes at both ends; ECMAScript is close to RE2 for the
       // subset rule files use (alternation, classes, repetition). Backreferences are refused.
+      // libstdc++ compiles a regex by recursive descent: a bound on its length keeps a
+      // hostile pattern (thousands of nested groups) from overflowing the stack.
+      constexpr size_t kMaxPatternLength = 1024;
+      if (matcher.value.size() > kMaxPatternLength) {
+        return MakeError(ErrorCode::kParse, "regular expression longer than " +
+                                                std::to_string(kMaxPatternLength) + " characters");
+      }
       if (matcher.value.find("\\1") != std::string::npos) {
         return MakeError(ErrorCode::kParse, "backreferences are not RE2 syntax");
       }

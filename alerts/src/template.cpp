@@ -41,6 +41,7 @@ std::string GoFloatString(double value) {
 }
 
 Result<AlertTemplate> AlertTemplate::Parse(std::string_view text) {
+  constexpr size_t kMaxActionLength = 512;
   AlertTemplate result;
   static const std::regex kLabel(R"(^\s*\$labels\.([a-zA-Z_][a-zA-Z0-9_]*)\s*$)");
   static const std::regex kExternal(R"(^\s*\$externalLabels\.([a-zA-Z_][a-zA-Z0-9_]*)\s*$)");
@@ -62,6 +63,13 @@ Result<AlertTemplate> AlertTemplate::Parse(std::string_view text) {
                        fmt::format("template: unclosed action at offset {}", open + 1));
     }
     const std::string action{text.substr(open + 2, close - open - 2)};
+    // libstdc++'s std::regex recurses once per character matched; a bound keeps a hostile
+    // action from overflowing the stack (the supported actions are a few dozen characters).
+    if (action.size() > kMaxActionLength) {
+      return MakeError(ErrorCode::kParse,
+                       fmt::format("template: action at offset {} is longer than {} characters",
+                                   open + 1, kMaxActionLength));
+    }
     std::smatch m;
     if (std::regex_match(action, m, kLabel)) {
       result.pieces_.push_back({Piece::Kind::kLabel, m[1].str(), 0});

@@ -67,6 +67,20 @@ TEST(PromqlParse, RefusesWhatIsOutsideWithPositionAndReason) {
   EXPECT_EQ(ParseError("-a"), "position 1: unary minus is supported on number literals only");
 }
 
+TEST(PromqlParse, RefusesNestingDeeperThanTheBoundInsteadOfOverflowingTheStack) {
+  for (const std::string& open : {std::string("("), std::string("sum("), std::string("-")}) {
+    std::string text;
+    for (int i = 0; i < 100000; ++i) text += open;
+    text += "1";
+    EXPECT_NE(ParseError(text).find("nested deeper than 256 levels"), std::string::npos) << open;
+  }
+  const std::string deep_regex = std::string(4000, '(') + "a" + std::string(4000, ')');
+  EXPECT_NE(ParseError("x{a=~\"" + deep_regex + "\"}").find("longer than 1024 characters"),
+            std::string::npos);
+  std::string ok = std::string(50, '(') + "up" + std::string(50, ')');
+  EXPECT_EQ(ParseError(ok), "");
+}
+
 TEST(PromqlParse, Durations) {
   EXPECT_EQ(*ParseDuration("1h30m"), 5'400'000);
   EXPECT_EQ(*ParseDuration("500ms"), 500);

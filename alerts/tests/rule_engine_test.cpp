@@ -47,6 +47,23 @@ TEST(RuleFile, ErrorsNameFileLineAndColumn) {
   EXPECT_FALSE(file.ok());
 }
 
+TEST(RuleFile, LongNamesAndActionsAreCheckedWithoutOverflowingTheStack) {
+  const std::string name(20000, 'a');
+  auto file = ParseRuleFile("groups:\n  - name: g\n    rules:\n      - record: " + name +
+                                "\n        expr: x\n        labels:\n          " +
+                                std::string(1000, 'l') + ": v\n",
+                            "r.yml");
+  EXPECT_TRUE(file.ok()) << file.error().message;
+  file = ParseRuleFile(
+      "groups:\n  - name: g\n    rules:\n      - record: " + name + "-\n        expr: x\n",
+      "r.yml");
+  EXPECT_FALSE(file.ok());
+  auto tmpl = AlertTemplate::Parse("{{ $labels." + name + " }}");
+  ASSERT_FALSE(tmpl.ok());
+  EXPECT_NE(tmpl.error().message.find("longer than 512 characters"), std::string::npos);
+  EXPECT_TRUE(AlertTemplate::Parse("{{ $labels." + std::string(400, 'b') + " }}").ok());
+}
+
 TEST(RuleFile, ReadsPrometheusOperatorRules) {
   RuleFile file = MustParse(
       "apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nmetadata: {name: x}\n"

@@ -29,8 +29,12 @@ std::optional<std::string> ComputePrecision(std::string_view metric) {
 
 std::optional<Figure> ClassifyRecord(std::string_view benchmark, std::string_view metric,
                                      const nlohmann::json& parameters) {
-  const bool gpu = benchmark.rfind("gpu_", 0) == 0;
-  const std::string_view base = gpu ? benchmark.substr(4) : benchmark;
+  // Accelerator benchmarks count like their CPU namesakes: gpu_* (CUDA) and pjrt_* (any PJRT
+  // device: TPU, GPU, XLA's CPU), whose collectives are the devices' network.
+  const bool cuda = benchmark.rfind("gpu_", 0) == 0;
+  const bool pjrt = benchmark.rfind("pjrt_", 0) == 0;
+  const bool gpu = cuda || pjrt;
+  const std::string_view base = cuda ? benchmark.substr(4) : pjrt ? benchmark.substr(5) : benchmark;
   auto figure = [gpu](FigureKind kind, std::string scope) {
     return Figure{kind, std::move(scope), gpu};
   };

@@ -17,6 +17,9 @@ void AddDevicesCommand(CLI::App& app, CommandActions& actions) {
   auto options = std::make_shared<DevicesOptions>();
   CLI::App* command = app.add_subcommand("devices", "List the devices of this machine");
   command->add_flag("--json", options->json, "JSON output");
+  command->add_option("--pjrt-plugin", options->pjrt_plugin,
+                      "Also probe this PJRT plugin (libtpu.so, a CUDA or CPU plugin)");
+  command->add_flag("--no-pjrt{false}", options->pjrt, "Do not look for PJRT plugins");
   AddCommonOptions(command, options->common);
   actions.push_back({command, [options] { return RunDevices(*options, std::cout, std::cerr); }});
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 #include <ostream>
 
 #include "xpuperf/analysis/cpu_spec_sheet.h"
@@ -57,7 +58,17 @@ Status ValidateThreshold(double percent, const char* option) {
 
 Result<spec::SpecSheet> ResolveSpecSheet(const bench::ResultDirectory& run, const std::string& spec,
                                          const std::string& root) {
-  if (spec != "auto") return spec::LoadSpecSheet(spec);
+  if (spec != "auto") {
+    // A shipped sheet by its name ("tpu-v5e", "nvidia-h100-sxm"), unless a file of that name
+    // exists.
+    std::error_code ec;
+    if (spec.find('/') == std::string::npos && !std::filesystem::exists(spec, ec)) {
+      const std::string shipped =
+          spec::ShippedSpecSheetDir() + "/" + spec + (spec.ends_with(".yaml") ? "" : ".yaml");
+      if (std::filesystem::exists(shipped, ec)) return spec::LoadSpecSheet(shipped);
+    }
+    return spec::LoadSpecSheet(spec);
+  }
   const std::string dir = spec::ShippedSpecSheetDir();
   XPUPERF_ASSIGN_OR_RETURN(const std::vector<spec::SpecSheet> sheets, spec::LoadSpecSheets(dir));
   if (const spec::SpecSheet* sheet = spec::FindSpecSheet(sheets, run.device.model)) return *sheet;

@@ -1,5 +1,6 @@
 #include <ostream>
 
+#include "pjrt_devices.h"
 #include "xpuperf/builtin_backends.h"
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/cli/session_factory.h"
@@ -14,10 +15,14 @@ int RunDevices(const DevicesOptions& options, std::ostream& out, std::ostream& e
     return ExitCodeFor(session.error());
   }
   const auto& s = **session;
+  const std::vector<pjrt::ProbeResult> plugins =
+      options.pjrt ? ProbePjrtPlugins(options.pjrt_plugin) : std::vector<pjrt::ProbeResult>{};
   if (options.json) {
-    out << DevicesJson(HostName(), s.devices(), s.backends()).dump(2) << "\n";
+    nlohmann::json j = DevicesJson(HostName(), s.devices(), s.backends());
+    if (!plugins.empty()) j["pjrt_plugins"] = PjrtPluginsJson(plugins);  // only when any is found
+    out << j.dump(2) << "\n";
   } else {
-    out << RenderDevices(s.devices(), s.backends());
+    out << RenderDevices(s.devices(), s.backends()) << RenderPjrtPlugins(plugins);
   }
   return kExitOk;
 }

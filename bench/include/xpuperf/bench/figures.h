@@ -1,8 +1,9 @@
 // Which record of a result directory is the run's compute, memory, host-link or network figure:
 // the one place that says so, read by `bench check` (analysis/src/spec_check.cpp) and the roofline
-// (roofline/src/ceilings.cpp). A gpu_* benchmark counts like its CPU namesake (gpu_gemm like gemm,
-// gpu_stream like stream, ...). How the figures of one kind are reduced to one value (the best,
-// the one at the largest size) stays with each reader.
+// (roofline/src/ceilings.cpp). A gpu_* or pjrt_* benchmark counts like its CPU namesake (gpu_gemm
+// and pjrt_gemm like gemm, pjrt_stream like stream, pjrt_collectives like collectives, ...). How
+// the figures of one kind are reduced to one value (the best, the one at the largest size) stays
+// with each reader.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -29,7 +30,7 @@ enum class FigureKind {
 struct Figure {
   FigureKind kind = FigureKind::kComputePeak;
   std::string scope;
-  bool gpu = false;  // from a gpu_* benchmark
+  bool gpu = false;  // from an accelerator's benchmark (gpu_* or pjrt_*)
 };
 
 // The figure a record stands for, or nullopt for records that are none (latencies, write-allocate

@@ -31,6 +31,9 @@ struct CommonOptions {
 struct DevicesOptions {
   CommonOptions common;
   bool json = false;
+  // PJRT plugins (TPU, GPU, CPU) are probed in a child process each, after the backends' devices.
+  std::string pjrt_plugin;  // --pjrt-plugin PATH: probe this one first
+  bool pjrt = true;         // --no-pjrt: do not look for PJRT plugins
 };
 
 struct MetricsOptions {

@@ -1,0 +1,77 @@
+#include "pjrt_target.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+namespace xpuperf::pjrt_bench {
+
+int CpuPluginDevices() {
+  if (const char* value = std::getenv("XPUPERF_PJRT_CPU_DEVICES")) {
+    const int n = std::atoi(value);
+    if (n >= 1 && n <= 256) return n;
+  }
+  return 4;
+}
+
+Device PjrtTarget::DeviceRecord(int device) const {
+  const pjrt::DeviceDescription& d = client->devices().at(device);
+  Device record;
+  record.backend = "pjrt";
+  record.id = fmt::format("pjrt-{}{}", client->platform_name(), device);
+  record.index = device;
+  record.vendor = client->platform_name() == "tpu"    ? "Google"
+                  : client->platform_name() == "cuda" ? "NVIDIA"
+                                                      : "";
+  record.model = d.kind;
+  return record;
+}
+
+nlohmann::json PjrtTarget::Describe(int device) const {
+  const pjrt::DeviceDescription& d = client->devices().at(device);
+  return {{"plugin", location.path},
+          {"plugin_kind", location.kind},
+          {"platform", client->platform_name()},
+          {"platform_version", client->platform_version()},
+          {"pjrt_api", fmt::format("{}.{}", plugin->version().major, plugin->version().minor)},
+          {"device_kind", d.kind},
+          {"device_id", d.id}};
+}
+
+Result<PjrtTarget*> OpenTarget(const std::string& choice) {
+  static std::mutex mutex;
+  static auto* targets = new std::map<std::string, std::unique_ptr<PjrtTarget>>();
+  XPUPERF_ASSIGN_OR_RETURN(pjrt::PluginLocation location,
+                           pjrt::ResolvePlugin(choice, pjrt::DiscoveryEnvironment::FromProcess()));
+  std::lock_guard lock(mutex);
+  if (auto it = targets->find(location.path); it != targets->end()) return it->second.get();
+  XPUPERF_ASSIGN_OR_RETURN(std::shared_ptr<pjrt::Plugin> plugin, pjrt::Plugin::Load(location.path));
+  std::vector<pjrt::NamedValue> options;
+  if (location.kind == "cpu") {
+    options.push_back({"cpu_device_count", static_cast<int64_t>(CpuPluginDevices())});
+  }
+  XPUPERF_ASSIGN_OR_RETURN(std::unique_ptr<pjrt::Client> client, plugin->CreateClient(options));
+  if (client->devices().empty()) {
+    return MakeError(
+        ErrorCode::kUnsupported,
+        fmt::format("unsupported: PJRT plugin {} has no addressable device", location.path));
+  }
+  auto target = std::make_unique<PjrtTarget>();
+  target->location = std::move(location);
+  target->plugin = std::move(plugin);
+  target->client = std::move(client);
+  PjrtTarget* raw = target.get();
+  (*targets)[raw->location.path] = std::move(target);
+  return raw;
+}
+
+double PjrtHostQueue::TimeSeconds(const std::function<void()>& enqueue) {
+  const auto start = std::chrono::steady_clock::now();
+  enqueue();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace xpuperf::pjrt_bench
