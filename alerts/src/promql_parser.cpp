@@ -571,7 +571,9 @@ Result<int64_t> ParseDuration(std::string_view text) {
       return MakeError(ErrorCode::kParse, fmt::format("bad duration \"{}\"", text));
     }
     int64_t amount = 0;
-    std::from_chars(text.data() + pos, text.data() + digits_end, amount);
+    if (std::from_chars(text.data() + pos, text.data() + digits_end, amount).ec != std::errc()) {
+      return MakeError(ErrorCode::kParse, fmt::format("duration \"{}\" out of range", text));
+    }
     int unit = -1;
     // "ms" before "m"; units must come largest first, each at most once.
     for (int i = 0; i < 7; ++i) {
@@ -589,7 +591,11 @@ Result<int64_t> ParseDuration(std::string_view text) {
                        fmt::format("bad duration \"{}\" (units out of order)", text));
     }
     last_unit = unit;
-    total += amount * kUnits[unit].second;
+    int64_t part = 0;
+    if (__builtin_mul_overflow(amount, kUnits[unit].second, &part) ||
+        __builtin_add_overflow(total, part, &total)) {
+      return MakeError(ErrorCode::kParse, fmt::format("duration \"{}\" out of range", text));
+    }
     pos = digits_end + kUnits[unit].first.size();
   }
   return total;

@@ -87,6 +87,8 @@ TEST(PromqlParse, Durations) {
   EXPECT_EQ(*ParseDuration("2d"), 172'800'000);
   EXPECT_FALSE(ParseDuration("30m1h").ok());
   EXPECT_FALSE(ParseDuration("").ok());
+  EXPECT_FALSE(ParseDuration("1111111111111111111m").ok());  // overflows int64 milliseconds
+  EXPECT_FALSE(ParseDuration("99999999999999999999s").ok());
 }
 
 class PromqlEval : public ::testing::Test {
