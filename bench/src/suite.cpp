@@ -156,6 +156,8 @@ static Result<Suite> ParseSuiteDocument(const YAML::Node& root, std::string_view
 }
 
 Status ValidateSuite(const Suite& suite, const BenchmarkRegistry& registry) {
+  // benchmark + resolved point -> the line of the entry that measures it first.
+  std::map<std::string, int> measured_at;
   for (const SuiteEntry& entry : suite.entries) {
     const Benchmark* benchmark = registry.Find(entry.benchmark);
     if (benchmark == nullptr) {
@@ -163,15 +165,32 @@ Status ValidateSuite(const Suite& suite, const BenchmarkRegistry& registry) {
                        fmt::format("{}:{}: unknown benchmark '{}' (known: {})", suite.name,
                                    entry.line, entry.benchmark, registry.Names()));
     }
-    // Every point is checked before the first one runs: a typo fails in a second, not an hour in.
-    if (const auto schema = benchmark->parameter_schema()) {
-      for (const nlohmann::json& point : entry.sweep) {
-        if (Result<nlohmann::json> resolved = ResolvePoint(entry.benchmark, *schema, point);
-            !resolved.ok()) {
+    const std::vector<nlohmann::json> sweep =
+        entry.sweep.empty() ? benchmark->default_sweep() : entry.sweep;
+    const auto schema = benchmark->parameter_schema();
+    for (const nlohmann::json& point : sweep) {
+      // Every point is checked before the first one runs: a typo fails in a second, not an hour in.
+      nlohmann::json resolved = point;
+      if (schema) {
+        Result<nlohmann::json> checked = ResolvePoint(entry.benchmark, *schema, point);
+        if (!checked.ok()) {
           return MakeError(
               ErrorCode::kInvalidArgument,
-              fmt::format("{}:{}: {}", suite.name, entry.line, resolved.error().message));
+              fmt::format("{}:{}: {}", suite.name, entry.line, checked.error().message));
         }
+        resolved = std::move(*checked);
+      }
+      // The same point twice would write two records that readers refuse as duplicates (and
+      // compare would count twice): the suite is refused before anything runs.
+      auto [at, inserted] =
+          measured_at.emplace(entry.benchmark + ' ' + resolved.dump(), entry.line);
+      if (!inserted) {
+        return MakeError(
+            ErrorCode::kInvalidArgument,
+            fmt::format("{}:{}: {} {} is already measured by the entry of line {} (with the "
+                        "defaults filled in: {})",
+                        suite.name, entry.line, entry.benchmark, point.dump(), at->second,
+                        resolved.dump()));
       }
     }
   }

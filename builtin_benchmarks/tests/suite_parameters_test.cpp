@@ -32,6 +32,20 @@ TEST(SuiteParametersTest, SuitesAreCheckedBeforeAnythingRuns) {
         bench::ParseSuite(std::string("sampling: ") + sampling + "\nbenchmarks: []\n", "t.yaml");
     EXPECT_FALSE(suite.ok()) << sampling;
   }
+  // The same point twice (written differently, or in two entries, or as the default sweep twice)
+  // would write two identical records: refused before anything runs, naming both lines.
+  for (const char* benchmarks :
+       {"  - benchmark: gemm\n    sweep: [{m: 64}, {m: 64, precision: fp64}]\n",
+        "  - benchmark: gemm\n    sweep: [{}]\n  - benchmark: gemm\n    sweep: [{m: 512}]\n",
+        "  - benchmark: stream\n  - benchmark: stream\n    sampling: {samples: 3}\n"}) {
+    auto suite = bench::ParseSuite(std::string("benchmarks:\n") + benchmarks, "t.yaml");
+    ASSERT_TRUE(suite.ok()) << benchmarks;
+    Status valid = bench::ValidateSuite(*suite, registry);
+    ASSERT_FALSE(valid.ok()) << benchmarks;
+    EXPECT_NE(valid.error().message.find("is already measured by the entry of line 2"),
+              std::string::npos)
+        << valid.error().message;
+  }
   // A list as a key is a one-line error, not an uncaught exception.
   EXPECT_FALSE(bench::ParseSuite("? [a, b]\n: 1\n", "t.yaml").ok());
 }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -35,6 +36,13 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     err << "xpuperf analyze: a trace file or directory is required\n";
     return kExitUsage;
   }
+  // A shift of more than a year between a trace and a recording of the same job is a mistake.
+  if (!(std::abs(options.telemetry_offset_s) <= 366.0 * 24 * 3600)) {
+    err << "xpuperf analyze: --telemetry-offset must be a finite number of seconds within a year "
+           "(got "
+        << options.telemetry_offset_s << ")\n";
+    return kExitUsage;
+  }
   if (options.top <= 0) {
     err << "xpuperf analyze: --top must be positive\n";
     return kExitUsage;
@@ -53,10 +61,13 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
       return kExitUsage;
     }
   }
-  // The report's path is checked before the trace is read: a bad --html fails at once.
-  if (!options.html.empty()) {
-    if (Result<OutputTarget> target = PrepareOutput(options.html); !target.ok()) {
-      return Fail(err, target.error());
+  // The output paths are checked before the trace is read: a bad --html or --merged-trace fails
+  // at once, as a usage error (docs/POLICIES.md).
+  for (const std::string* path : {&options.html, &options.merged_trace}) {
+    if (path->empty()) continue;
+    if (Result<OutputTarget> target = PrepareOutput(*path); !target.ok()) {
+      err << "xpuperf analyze: " << target.error().message << "\n";
+      return kExitUsage;
     }
   }
   std::error_code ec;

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "test_util.h"
 
@@ -26,6 +27,8 @@ using testing::RunXpuperf;
 
 const std::string kData = XPUPERF_TEST_DATA_DIR;
 const std::string kTrace = kData + "/analyze/base.json";
+// A complete shared library that is none of the vendor libraries (and would abort if loaded twice).
+const std::string kLibxpuperf = XPUPERF_LIBXPUPERF;
 
 class HostileInputTest : public ::testing::Test {
  public:
@@ -170,6 +173,55 @@ TEST_F(HostileInputTest, OutputPathsFollowOnePolicy) {
   r = RunXpuperf({"roofline", results, "--svg", "/dev/null"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  EXPECT_EQ(Leftovers(), 0);
+}
+
+// Class 1, the other writers: record's directory and files, analyze --merged-trace and serve
+// --alert-state follow the same policy, checked before the job, the analysis or the daemon starts.
+TEST_F(HostileInputTest, EveryWriterChecksItsPathFirst) {
+  for (const std::string& out : {std::string("/dev/null"), Write("file", "x")}) {
+    auto r = RunXpuperf({"record", "--backend", "cpu", "--out", out, "--", "true"});
+    EXPECT_EQ(r.exit_code, 2) << out << ": " << r.err;
+    ExpectOneLineNaming(r, out);
+  }
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  // A FIFO or a directory where a recording's file goes: refused before the job runs (a FIFO
+  // would block the recording forever).
+  fs::create_directories(Path("rec"));
+  ASSERT_EQ(mkfifo(Path("rec/timeline.csv").c_str(), 0600), 0);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = RunXpuperf(
+      {"record", "--backend", "cpu", "--out", Path("rec"), "--", "touch", Path("ran")}, 10);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  ExpectOneLineNaming(r, "timeline.csv");
+  fs::remove(Path("rec/timeline.csv"));
+  fs::create_directories(Path("rec/summary.json"));
+  r = RunXpuperf({"record", "--backend", "cpu", "--out", Path("rec"), "--", "touch", Path("ran")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  ExpectOneLineNaming(r, "summary.json: is a directory");
+  EXPECT_FALSE(fs::exists(Path("ran"))) << "the job ran before the output was refused";
+
+  // analyze --merged-trace: refused before the trace or the recording is read.
+  r = RunXpuperf(
+      {"analyze", kTrace, "--telemetry", Path("no-recording"), "--merged-trace", dir_.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  ExpectOneLineNaming(r, "is a directory");
+  r = RunXpuperf({"analyze", kTrace, "--telemetry", Path("no-recording"), "--merged-trace",
+                  Path("no/dir/merged.json")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  ExpectOneLineNaming(r, "does not exist");
+
+  // serve --alert-state in a missing directory: a usage error, not an error at each evaluation.
+  const std::string rules = Write("rules.yml",
+                                  "groups:\n  - name: g\n    rules:\n      - alert: Hot\n"
+                                  "        expr: xpuperf_temperature_celsius > 1000\n");
+  r = RunXpuperf({"serve", "--listen", "127.0.0.1:0", "--rules", rules, "--alert-state",
+                  Path("no/dir/state.json")},
+                 10);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  ExpectOneLineNaming(r, "--alert-state");
+  EXPECT_EQ(r.err.find("listening"), std::string::npos) << r.err;
   EXPECT_EQ(Leftovers(), 0);
 }
 
@@ -353,6 +405,35 @@ TEST_F(HostileInputTest, OptionsAreBounded) {
   }
   auto r = RunXpuperf({"metrics", "--watch", "--count", "1", "--rate", "0.05", "--root", root});
   EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// Class 9, the other vendor libraries: a path in XPUPERF_LEVEL_ZERO_LIBRARY is read before it is
+// loaded, as XPUPERF_NVML_LIBRARY's is (a truncated file faulted with SIGBUS in the loader; a
+// second libxpuperf aborted in protobuf's registry). XPUPERF_AMDSMI_LIBRARY: amd_smi_test.cpp (the
+// recorded trees answer from their files, so the CLI never opens AMD SMI on them).
+TEST_F(HostileInputTest, VendorLibraryVariablesAreCheckedBeforeLoading) {
+  const std::string library = Read(kLibxpuperf);
+  ASSERT_GT(library.size(), size_t{1} << 20) << kLibxpuperf;
+  const std::string truncated = Write("truncated.so", library.substr(0, library.size() / 4));
+  const std::string text = Write("text.so", "not a library\n");
+  std::string trees = XPUPERF_CPU_TREES;
+  trees.erase(trees.size() - std::string("cpu/tests/data/trees").size());
+  for (const auto& [variable, backend, root, kind] :
+       std::vector<std::tuple<std::string, std::string, std::string, std::string>>{
+           {"XPUPERF_LEVEL_ZERO_LIBRARY", "intel", trees + "intel/tests/data/trees/arc-a770-i915",
+            "Level Zero loader"}}) {
+    for (const auto& [path, why] : std::vector<std::pair<std::string, std::string>>{
+             {truncated, "truncated"}, {text, "not an ELF file"}, {kLibxpuperf, "defines none"}}) {
+      ::setenv(variable.c_str(), path.c_str(), 1);
+      auto r = RunXpuperf({"metrics", "--backend", backend, "--root", root, "--json"});
+      ::unsetenv(variable.c_str());
+      EXPECT_LT(r.exit_code, 128) << variable << "=" << path << " crashed: " << r.err;
+      EXPECT_EQ(r.err.find("protobuf"), std::string::npos) << r.err;
+      EXPECT_NE((r.out + r.err).find(path + " is not a usable " + kind + ": "), std::string::npos)
+          << variable << "=" << path << ": " << r.out << r.err;
+      EXPECT_NE((r.out + r.err).find(why), std::string::npos) << r.out << r.err;
+    }
+  }
 }
 
 // Class 10: messages name the real cause.

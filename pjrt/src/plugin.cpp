@@ -57,6 +57,10 @@ Result<const PJRT_Api*> OpenLibrary(const std::string& path) {
   // bind_now as XLA's own loader: a plugin with unresolved symbols fails here, not mid-run.
   DynamicLibraryOptions options;
   options.bind_now = true;
+  // Read before loading: a truncated plugin would fault in the loader, another library would run
+  // its constructors in this process.
+  options.expected_symbols = {"GetPjrtApi"};
+  options.kind = "PJRT plugin";
   // A path with a slash is opened as given, never searched for.
   const std::string candidate = path.find('/') == std::string::npos ? "./" + path : path;
   auto library = DynamicLibrary::Open({candidate}, options);

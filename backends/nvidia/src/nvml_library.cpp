@@ -1,11 +1,8 @@
 #include "nvml_library.h"
 
 #include <fmt/format.h>
-#include <sys/stat.h>
 
 #include <cstdlib>
-
-#include "elf_exports.h"
 
 namespace xpuperf::nvidia {
 namespace {
@@ -120,20 +117,18 @@ std::string NvmlLibraryPath(const std::string& explicit_path) {
 }
 
 Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Open(const std::string& path) {
-  // A path given by the user (absolute or relative, not a bare soname the loader searches) is
-  // read before dlopen: a truncated file or another library must not fault or run constructors.
-  // A missing file is left to dlopen, whose message names it.
-  struct stat info {};
-  if (path.find('/') != std::string::npos && ::stat(path.c_str(), &info) == 0) {
-    XPUPERF_RETURN_IF_ERROR(CheckSharedLibraryExports(path, {"nvmlInit_v2", "nvmlInit"}));
-  }
-  // "<path> not found (<dlerror>)" with kUnavailable; NVML is unloaded after nvmlShutdown.
-  XPUPERF_ASSIGN_OR_RETURN(DynamicLibrary opened,
-                           DynamicLibrary::Open({path}, DynamicLibraryOptions{
-                                                            .bind_now = true,
-                                                            .unload = true,
-                                                            .missing_code = ErrorCode::kUnavailable,
-                                                        }));
+  // "<path> not found (<dlerror>)" with kUnavailable; NVML is unloaded after nvmlShutdown. A path
+  // given by the user is read before dlopen (DynamicLibraryOptions::expected_symbols): a truncated
+  // file or another library must not fault or run constructors.
+  XPUPERF_ASSIGN_OR_RETURN(
+      DynamicLibrary opened,
+      DynamicLibrary::Open({path}, DynamicLibraryOptions{
+                                       .bind_now = true,
+                                       .unload = true,
+                                       .missing_code = ErrorCode::kUnavailable,
+                                       .expected_symbols = {"nvmlInit_v2", "nvmlInit"},
+                                       .kind = "NVML library",
+                                   }));
   std::unique_ptr<NvmlLibrary> library(new NvmlLibrary(std::move(opened)));
   const DynamicLibrary& handle = library->library_;
   NvmlApi& api = library->api_;
