@@ -33,6 +33,13 @@ int RunAlertCheck(const AlertCheckOptions& options, std::ostream& out, std::ostr
 }
 
 int RunAlertTest(const AlertTestOptions& options, std::ostream& out, std::ostream& err) {
+  // The timeline's path is checked before the tests run (docs/POLICIES.md).
+  if (!options.timeline_out.empty()) {
+    if (Result<OutputTarget> target = PrepareOutput(options.timeline_out); !target.ok()) {
+      err << "xpuperf: error: " << target.error().message << "\n";
+      return kExitUsage;
+    }
+  }
   int status = kExitOk;
   for (const std::string& path : options.files) {
     alerts::PromtoolTestOptions test_options;

@@ -297,6 +297,31 @@ TEST_F(HostileInputTest, InputsThatNeverEndAreRefused) {
   EXPECT_NE(r.exit_code, 0);
   ExpectOneLineNaming(r, "FIFO");
 
+  // alert test read its file with YAML::LoadFile: a FIFO blocked it forever, deaf to SIGTERM.
+  ASSERT_EQ(mkfifo(Path("tests.yml").c_str(), 0600), 0);
+  start = std::chrono::steady_clock::now();
+  r = RunXpuperf({"alert", "test", Path("tests.yml")}, 10);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  ExpectOneLineNaming(r, "FIFO");
+  // A test whose evaluation never ends: a zero interval, or years of 1 ms steps.
+  Write("rules.yml",
+        "groups:\n  - name: g\n    rules:\n      - alert: Hot\n        expr: up > 1\n");
+  for (const auto& [header, why] : std::vector<std::pair<std::string, std::string>>{
+           {"evaluation_interval: 0s\n", "evaluation_interval must be positive"},
+           {"evaluation_interval: 1ms\n", "steps"}}) {
+    Write("endless.yml",
+          "rule_files: [rules.yml]\n" + header +
+              "tests:\n  - interval: 1m\n    input_series:\n"
+              "      - {series: 'up', values: '1 2 3'}\n"
+              "    alert_rule_test:\n      - {eval_time: 100000d, alertname: Hot}\n");
+    start = std::chrono::steady_clock::now();
+    r = RunXpuperf({"alert", "test", Path("endless.yml")}, 20);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10)) << header;
+    EXPECT_EQ(r.exit_code, 1) << header << r.out << r.err;
+    ExpectOneLineNaming(r, why);
+  }
+
   // 64 MiB of one repeated event compress to ~100 KiB; a 4 MiB cap stops it.
   std::string body = "{\"traceEvents\": [";
   const std::string event = "{\"ph\":\"X\",\"name\":\"k\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},";
