@@ -1,10 +1,12 @@
 // The exporter's parsers of user input: the web config file, the Accept header, the Authorization
-// header's base64 and the --listen address. The first byte picks the parser.
+// header's base64, the --listen address and the `serve --bench-check` file. The first byte picks
+// the parser.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "basic_auth.h"
+#include "xpuperf/exporter/bench_check_series.h"
 #include "xpuperf/exporter/exposition.h"
 #include "xpuperf/exporter/metrics_server.h"
 #include "xpuperf/exporter/web_config.h"
@@ -12,7 +14,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string input(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 4) {
+  switch (data[0] % 5) {
     case 0:
       (void)xpuperf::exporter::ParseWebConfig(input, "fuzz");
       break;
@@ -26,6 +28,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     case 3:
       (void)xpuperf::exporter::ParseListenAddress(input);
+      break;
+    case 4:
+      (void)xpuperf::exporter::BenchCheckFamilies(input, 0, "node");
       break;
   }
   return 0;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "xpuperf/core/input_file.h"
@@ -13,6 +14,35 @@ namespace {
 using nlohmann::json;
 
 constexpr int kSchemaVersion = 1;
+
+// A field that is present but not an integer of the target's range (a float, 1e30, a negative
+// count): json::get would convert it with undefined behaviour, so it is refused by name.
+struct BadInteger {
+  std::string key;
+};
+
+template <typename Integer>
+Integer IntegerValue(const json& v, const std::string& key) {
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    if (u <= static_cast<uint64_t>(std::numeric_limits<Integer>::max())) {
+      return static_cast<Integer>(u);
+    }
+  } else if (v.is_number_integer()) {
+    const int64_t i = v.get<int64_t>();
+    if (i >= static_cast<int64_t>(std::numeric_limits<Integer>::min()) &&
+        (i < 0 ||
+         static_cast<uint64_t>(i) <= static_cast<uint64_t>(std::numeric_limits<Integer>::max()))) {
+      return static_cast<Integer>(i);
+    }
+  }
+  throw BadInteger{key};
+}
+
+template <typename Integer>
+Integer IntegerAt(const json& object, const char* key) {
+  return IntegerValue<Integer>(object.at(key), key);
+}
 
 AlertState StateFromName(const std::string& name) {
   if (name == "firing") return AlertState::kFiring;
@@ -48,10 +78,10 @@ Alert AlertFromJson(const json& j) {
   // JSON has no NaN: nlohmann writes it as null.
   a.value = j.at("value").is_null() ? NAN : j.at("value").get<double>();
   a.state = StateFromName(j.at("state").get<std::string>());
-  a.active_at_ms = j.at("active_at_ms").get<int64_t>();
-  a.fired_at_ms = j.at("fired_at_ms").get<int64_t>();
-  a.resolved_at_ms = j.at("resolved_at_ms").get<int64_t>();
-  a.keep_firing_since_ms = j.at("keep_firing_since_ms").get<int64_t>();
+  a.active_at_ms = IntegerAt<int64_t>(j, "active_at_ms");
+  a.fired_at_ms = IntegerAt<int64_t>(j, "fired_at_ms");
+  a.resolved_at_ms = IntegerAt<int64_t>(j, "resolved_at_ms");
+  a.keep_firing_since_ms = IntegerAt<int64_t>(j, "keep_firing_since_ms");
   return a;
 }
 
@@ -94,23 +124,25 @@ Result<AlertStateSnapshot> ParseAlertState(std::string_view text) {
   AlertStateSnapshot snapshot;
   try {
     const json root = json::parse(text);
-    if (root.at("schema_version").get<int>() != kSchemaVersion) {
+    if (IntegerAt<int>(root, "schema_version") != kSchemaVersion) {
       return MakeError(ErrorCode::kParse, "alert state file: unknown schema_version");
     }
-    snapshot.written_at_ms = root.at("written_at_ms").get<int64_t>();
+    snapshot.written_at_ms = IntegerAt<int64_t>(root, "written_at_ms");
     for (const json& a : root.at("alerts")) snapshot.alerts.push_back(AlertFromJson(a));
     for (const json& r : root.at("receivers")) {
       ReceiverState state;
       state.config.name = r.at("name").get<std::string>();
-      state.last_queued_ms = r.at("last_queued_ms").get<std::map<std::string, int64_t>>();
+      for (const auto& [key, value] : r.at("last_queued_ms").items()) {
+        state.last_queued_ms[key] = IntegerValue<int64_t>(value, "last_queued_ms");
+      }
       for (const auto& [key, value] : r.at("queued_state").items()) {
         state.queued_state[key] = StateFromName(value.get<std::string>());
       }
       for (const json& d : r.at("queue")) {
         Delivery delivery;
         delivery.body = d.at("body").get<std::string>();
-        delivery.attempts = d.at("attempts").get<int>();
-        delivery.next_attempt_ms = d.at("next_attempt_ms").get<int64_t>();
+        delivery.attempts = IntegerAt<int>(d, "attempts");
+        delivery.next_attempt_ms = IntegerAt<int64_t>(d, "next_attempt_ms");
         for (const json& pair : d.at("alerts")) {
           delivery.alerts.emplace_back(pair.at(0).get<std::string>(),
                                        StateFromName(pair.at(1).get<std::string>()));
@@ -118,13 +150,16 @@ Result<AlertStateSnapshot> ParseAlertState(std::string_view text) {
         state.queue.push_back(std::move(delivery));
       }
       const json& stats = r.at("stats");
-      state.stats = {stats.at("sent").get<uint64_t>(), stats.at("failed").get<uint64_t>(),
-                     stats.at("dropped").get<uint64_t>(), stats.at("retried").get<uint64_t>()};
+      state.stats = {IntegerAt<uint64_t>(stats, "sent"), IntegerAt<uint64_t>(stats, "failed"),
+                     IntegerAt<uint64_t>(stats, "dropped"), IntegerAt<uint64_t>(stats, "retried")};
       state.last_error = r.at("last_error").get<std::string>();
       snapshot.receivers.push_back(std::move(state));
     }
   } catch (const json::exception& e) {
     return MakeError(ErrorCode::kParse, fmt::format("alert state file: {}", e.what()));
+  } catch (const BadInteger& bad) {
+    return MakeError(ErrorCode::kParse,
+                     fmt::format("alert state file: '{}' is not an integer in range", bad.key));
   }
   return snapshot;
 }

@@ -2,6 +2,7 @@
 // bounded queue, and a restart through the state file that neither loses nor repeats anything.
 #include "xpuperf/alerts/notifier.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -164,6 +165,24 @@ TEST(Notifier, RestartThroughTheStateFileNeitherLosesNorRepeats) {
   std::filesystem::remove(path);
   EXPECT_FALSE(ReadAlertStateFile(path).ok());
   EXPECT_FALSE(ParseAlertState("{\"schema_version\": 1}").ok());
+}
+
+TEST(AlertStateFileTest, IntegersOutOfRangeAreErrorsNamingTheField) {
+  for (const char* version : {"2.2e22", "1.5", "-1", "18446744073709551615", "\"1\""}) {
+    const std::string text = fmt::format(
+        R"({{"schema_version": {}, "written_at_ms": 0, "alerts": [], "receivers": []}})", version);
+    Result<AlertStateSnapshot> parsed = ParseAlertState(text);
+    ASSERT_FALSE(parsed.ok()) << version;
+    EXPECT_NE(parsed.error().message.find("schema_version"), std::string::npos)
+        << parsed.error().message;
+  }
+  Result<AlertStateSnapshot> huge_time = ParseAlertState(
+      R"({"schema_version": 1, "written_at_ms": 1e300, "alerts": [], "receivers": []})");
+  ASSERT_FALSE(huge_time.ok());
+  EXPECT_NE(huge_time.error().message.find("written_at_ms"), std::string::npos);
+  EXPECT_TRUE(
+      ParseAlertState(R"({"schema_version": 1, "written_at_ms": 5, "alerts": [], "receivers": []})")
+          .ok());
 }
 
 }  // namespace

@@ -32,6 +32,9 @@ void AddBenchCheckCommand(CLI::App& bench, CommandActions& actions) {
                    "Host transfer threshold, % of spec")
       ->capture_default_str();
   command->add_flag("--json", check.json, "JSON output");
+  command->add_option(
+      "--export", check.export_path,
+      "Also write the check as JSON to FILE (atomically) for `serve --bench-check`");
   command->add_option("--root", check.root, "System root to read (recorded trees)")
       ->group("")  // hidden: for tests
       ->check(CLI::ExistingDirectory);

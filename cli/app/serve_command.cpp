@@ -55,6 +55,9 @@ void AddServeCommand(CLI::App& app, CommandActions& actions) {
       ->add_option("--alert-resend", serve.alert_resend_seconds,
                    "Re-send firing alerts to Alertmanager this often, s")
       ->capture_default_str();
+  command->add_option("--bench-check", serve.bench_check,
+                      "Export this `bench check --export` file as xpuperf_bench_check_* series "
+                      "(re-read when it changes)");
   AddCommonOptions(command, serve.common);
   actions.push_back(
       {command, [options] { return RunServe(*options, std::cout, std::cerr); }, true});

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <ostream>
@@ -10,6 +11,7 @@
 #include "xpuperf/analysis/cpu_spec_sheet.h"
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/cli/text_table.h"
+#include "xpuperf/core/output_file.h"
 #include "xpuperf/cpu/cpu_backend.h"
 
 namespace xpuperf::cli {
@@ -157,6 +159,12 @@ int RunBenchCheck(const BenchCheckOptions& options, std::ostream& out, std::ostr
       return fail(status.error());
     }
   }
+  if (!options.export_path.empty()) {
+    if (auto target = PrepareOutput(options.export_path); !target.ok()) {
+      err << kCommand << ": --export: " << target.error().message << "\n";
+      return kExitUsage;
+    }
+  }
   auto run = bench::ReadResultDirectory(options.results);
   if (!run.ok()) return fail(run.error());
   auto sheet = ResolveSpecSheet(*run, options.spec, options.root);
@@ -165,6 +173,18 @@ int RunBenchCheck(const BenchCheckOptions& options, std::ostream& out, std::ostr
   // A gate with nothing to judge (an empty results.jsonl, no figure in common with the sheet)
   // must not pass: it exits 3 and says why.
   const bool nothing = JudgedRows(report) == 0;
+  if (!options.export_path.empty()) {
+    nlohmann::json exported = analysis::ToJson(report);
+    exported["results"] = options.results;
+    exported["judged"] = JudgedRows(report);
+    if (JudgedRows(report) == 0) exported["verdict"] = "nothing to check";
+    exported["checked_at_unix_seconds"] =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    if (Status status = WriteOutputFile(options.export_path, exported.dump(2) + "\n");
+        !status.ok()) {
+      return fail(status.error());
+    }
+  }
   if (options.json) {
     nlohmann::json json = analysis::ToJson(report);
     json["results"] = options.results;

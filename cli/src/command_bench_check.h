@@ -18,6 +18,9 @@ struct BenchCheckOptions {
                               // model, or the sheet computed for this machine's CPU
   analysis::CheckThresholds thresholds;  // percent per component
   bool json = false;
+  // Also write the check as JSON (the --json document plus checked_at_unix_seconds) here, for
+  // `serve --bench-check`; written atomically, also when the check fails.
+  std::string export_path;
   std::string root = "/";  // where this machine's CPU is read for the computed sheet (tests)
 };
 

@@ -12,6 +12,7 @@
 #if XPUPERF_WITH_EXPORTER
 #include "serve_alerts.h"
 #include "xpuperf/builtin_backends.h"
+#include "xpuperf/exporter/bench_check_series.h"
 #include "xpuperf/exporter/exporter.h"
 #include "xpuperf/exporter/metrics_server.h"
 #include "xpuperf/exporter/pod_attribution.h"
@@ -83,6 +84,29 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
   }
   exporter::Exporter& exp = **started;
 
+  // The last bench check as series (before the rules start, so they see it from the first
+  // evaluation). A missing file is not fatal: the check may not have run yet on a new node.
+  std::shared_ptr<exporter::BenchCheckFile> bench_check;
+  std::string bench_check_error;
+  const auto refresh_bench_check = [&] {
+    const Status status = bench_check->Refresh();
+    const std::string message = status.ok() ? "" : status.error().message;
+    if (message != bench_check_error) {
+      err << "xpuperf serve: "
+          << (message.empty() ? "bench check read from " + bench_check->path()
+                              : "warning: " + message + " (xpuperf_bench_check_up 0)")
+          << "\n";
+      err.flush();
+      bench_check_error = message;
+    }
+  };
+  if (!options.bench_check.empty()) {
+    bench_check = std::make_shared<exporter::BenchCheckFile>(options.bench_check, NodeName());
+    bench_check_error = "-";
+    refresh_bench_check();
+    exp.AddSeriesProvider("bench_check", [bench_check] { return bench_check->Families(); });
+  }
+
   std::unique_ptr<ServeAlerts> alerting;
   if (!options.rule_files.empty()) {
     ServeAlertOptions alert_options;
@@ -137,7 +161,10 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
       << ":" << (*server)->port() << " (backends: " << backends << "; every "
       << options.interval_seconds << " s)\n";
   err.flush();
+  int ticks = 0;
   while (SleepUnlessStopped(0.1)) {
+    // The check file is re-read (when it changed) every 2 s, off the scrape path.
+    if (bench_check && ++ticks % 20 == 0) refresh_bench_check();
     if (g_reload.exchange(false)) {
       if (Status s = (*server)->Reload(); s.ok()) {
         err << "xpuperf serve: web config reloaded\n";

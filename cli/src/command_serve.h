@@ -30,6 +30,8 @@ struct ServeOptions {
   std::string alert_state;
   std::string external_url;
   double alert_resend_seconds = 60;
+  // `bench check --export` file exported as xpuperf_bench_check_* series (re-read when it changes).
+  std::string bench_check;
 };
 
 // Runs until SIGINT/SIGTERM; SIGHUP re-reads the web config. Progress and errors on err.

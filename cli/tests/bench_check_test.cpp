@@ -2,6 +2,9 @@
 // are computed by hand from the fixture values and the sheets.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -172,6 +175,36 @@ TEST(BenchCheckTest, CommandLine) {
   r = RunXpuperf({"bench", "check", kData + "/missing-dir"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "xpuperf bench check: no result directory " + kData + "/missing-dir\n");
+}
+
+TEST(BenchCheckTest, ExportWritesTheCheckForServeEvenWhenItFails) {
+  const std::string path = ::testing::TempDir() + "bench-check-export.json";
+  BenchCheckOptions options;
+  options.results = kData + "/miss";
+  options.spec = kData + "/test-sheet.yaml";
+  options.export_path = path;
+  std::ostringstream out, err;
+  EXPECT_EQ(RunBenchCheck(options, out, err), kExitFailure) << err.str();
+  std::ifstream file(path);
+  const nlohmann::json exported = nlohmann::json::parse(file);
+  EXPECT_FALSE(exported["passed"].get<bool>());
+  EXPECT_EQ(exported["results"], options.results);
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  EXPECT_NEAR(exported["checked_at_unix_seconds"].get<double>(), now, 60);
+  bool memory_failed = false;
+  for (const nlohmann::json& row : exported["rows"]) {
+    memory_failed |= row["component"] == "memory" && row["verdict"] == "FAIL";
+  }
+  EXPECT_TRUE(memory_failed) << exported.dump();
+  std::filesystem::remove(path);
+
+  // An unwritable export path is a usage error found before the check runs.
+  options.export_path = "/nonexistent-dir/check.json";
+  std::ostringstream out2, err2;
+  EXPECT_EQ(RunBenchCheck(options, out2, err2), kExitUsage);
+  EXPECT_TRUE(out2.str().empty());
+  EXPECT_NE(err2.str().find("--export"), std::string::npos) << err2.str();
 }
 
 }  // namespace
