@@ -12,6 +12,7 @@
 #include "client_internal.h"
 #include "named_value.h"
 #include "xpuperf/core/dynamic_library.h"
+#include "xpuperf/core/shared_library_file.h"
 
 namespace xpuperf::pjrt {
 namespace {
@@ -57,12 +58,18 @@ Result<const PJRT_Api*> OpenLibrary(const std::string& path) {
   // bind_now as XLA's own loader: a plugin with unresolved symbols fails here, not mid-run.
   DynamicLibraryOptions options;
   options.bind_now = true;
-  // Read before loading: a truncated plugin would fault in the loader, another library would run
-  // its constructors in this process.
-  options.expected_symbols = {"GetPjrtApi"};
-  options.kind = "PJRT plugin";
   // A path with a slash is opened as given, never searched for.
   const std::string candidate = path.find('/') == std::string::npos ? "./" + path : path;
+  // Read before loading: a truncated plugin would fault in the loader, another library would run
+  // its constructors in this process.
+  if (Status usable = CheckSharedLibraryFile(candidate, {"GetPjrtApi"}); !usable.ok()) {
+    if (usable.error().message.starts_with("it defines none of")) {
+      return MakeError(ErrorCode::kUnsupported,
+                       fmt::format("{} is not a PJRT plugin: it exports no GetPjrtApi", path));
+    }
+    return MakeError(ErrorCode::kUnsupported,
+                     fmt::format("PJRT plugin {}: cannot load: {}", path, usable.error().message));
+  }
   auto library = DynamicLibrary::Open({candidate}, options);
   if (!library.ok()) {
     return MakeError(ErrorCode::kUnsupported,

@@ -349,7 +349,12 @@ Status TopLevelScanner::Run() {
     pos = SkipSpace(pos + 1);
     if (key == "traceEvents") {
       if (pos >= json_.size()) return At(pos, "traceEvents value expected");
-      if (json_[pos] != '[') return At(pos, "traceEvents is not an array");
+      if (json_[pos] != '[') {
+        // Valid JSON of another shape is not malformed: it is not a trace.
+        if (!SkipValue(pos).ok()) return At(pos, "traceEvents is not an array");
+        return MakeError(ErrorCode::kParse, trace_.source + ": not a trace: traceEvents (at byte " +
+                                                std::to_string(pos) + ") is not an array");
+      }
       XPUPERF_ASSIGN_OR_RETURN(pos, ParseEvents(pos, parser));
       saw_events = true;
     } else {

@@ -338,6 +338,19 @@ TEST(ReaderErrorTest, NotATrace) {
   EXPECT_NE(rows.error().message.find("not a trace"), std::string::npos) << rows.error().message;
   auto empty = ParseTrace("", "e.json");
   ASSERT_FALSE(empty.ok());
+  // Valid JSON whose traceEvents is not a list is not a trace, not malformed JSON.
+  for (const char* text :
+       {R"({"traceEvents": 5})", R"({"traceEvents": {"ph": "X"}})", R"({"traceEvents": null})"}) {
+    auto shape = ParseTrace(text, "s.json");
+    ASSERT_FALSE(shape.ok()) << text;
+    EXPECT_EQ(shape.error().message,
+              "s.json: not a trace: traceEvents (at byte 16) is not an array")
+        << text;
+  }
+  auto broken = ParseTrace(R"({"traceEvents": {"ph": )", "b.json");
+  ASSERT_FALSE(broken.ok());
+  EXPECT_EQ(broken.error().message.find("not a trace"), std::string::npos)
+      << broken.error().message;
 }
 
 TEST(ReaderErrorTest, EmptyDirectory) {

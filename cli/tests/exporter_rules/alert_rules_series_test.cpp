@@ -30,6 +30,13 @@ std::set<std::string> ExportedSeries() {
         "xpuperf_build_info", "xpuperf_exporter_dropped_families_total"}) {
     names.insert(name);
   }
+  // serve --bench-check's series (exporter/src/bench_check_series.cpp).
+  for (const char* name :
+       {"xpuperf_bench_check_achieved_ratio", "xpuperf_bench_check_threshold_ratio",
+        "xpuperf_bench_check_passed", "xpuperf_bench_check_timestamp_seconds",
+        "xpuperf_bench_check_info", "xpuperf_bench_check_up"}) {
+    names.insert(name);
+  }
   return names;
 }
 
