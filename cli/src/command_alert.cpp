@@ -51,6 +51,14 @@ int RunAlertTest(const AlertTestOptions& options, std::ostream& out, std::ostrea
       continue;
     }
     for (const std::string& failure : report->failures) out << "FAILED: " << failure << "\n";
+    // A test file without tests judges nothing: it does not pass (promtool says SUCCESS), it exits
+    // 3 as every gate with nothing to judge does (docs/POLICIES.md).
+    if (report->tests == 0) {
+      out << fmt::format("{}: 0 tests, NOTHING TO TEST\n", path);
+      err << "xpuperf: alert test: nothing to test: " << path << " has no tests\n";
+      if (status == kExitOk) status = kExitNothingToJudge;
+      continue;
+    }
     out << fmt::format("{}: {} tests, {}\n", path, report->tests,
                        report->failures.empty() ? "SUCCESS" : "FAILED");
     if (!report->failures.empty()) status = kExitFailure;

@@ -358,6 +358,17 @@ TEST_F(HostileInputTest, GatesWithNothingToJudgeDoNotPass) {
   ExpectOneLineNaming(r, "nothing to judge");
   r = RunXpuperf({"compare", Path("empty"), Path("empty"), "--fail-on-regression", "5", "--json"});
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+
+  // A promtool test file without tests.
+  Write("rules.yml",
+        "groups:\n  - name: g\n    rules:\n      - alert: Hot\n        expr: up > 1\n");
+  for (const std::string& text : {std::string("rule_files: [rules.yml]\ntests: []\n"),
+                                  std::string("rule_files: [rules.yml]\n")}) {
+    r = RunXpuperf({"alert", "test", Write("none.yml", text)});
+    EXPECT_EQ(r.exit_code, 3) << text << r.out << r.err;
+    EXPECT_EQ(r.out.find("SUCCESS"), std::string::npos) << r.out;
+    ExpectOneLineNaming(r, "nothing to test");
+  }
 }
 
 // Class 6: unknown keys and invalid overrides are errors; a record states what ran.
