@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <fstream>
 
 #include "xpuperf/cli/format.h"
@@ -92,14 +93,28 @@ void Apply(DeviceSummary& d, const Reading& r) {
       any = true;
     }
     d.power_watts = any ? total : kNoValue;
-  } else if (r.metric == m::kProcessMemory && d.device.backend != "cpu") {
+  } else if ((r.metric == m::kProcessMemory || r.metric == m::kProcessEngineBusy) &&
+             d.device.backend != "cpu") {
     for (const Sample& s : r.samples) {
-      DeviceProcess p;
-      const std::string_view pid = s.labels.Get(labels::kPid);
-      if (std::from_chars(pid.data(), pid.data() + pid.size(), p.pid).ec != std::errc{}) continue;
-      p.command = std::string(s.labels.Get(labels::kCommand));
-      p.memory_bytes = s.is_distribution() ? kNoValue : s.scalar();
-      d.processes.push_back(std::move(p));
+      const std::string_view pid_text = s.labels.Get(labels::kPid);
+      int pid = 0;
+      if (std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), pid).ec !=
+              std::errc{} ||
+          s.is_distribution()) {
+        continue;
+      }
+      auto it = std::find_if(d.processes.begin(), d.processes.end(),
+                             [pid](const DeviceProcess& p) { return p.pid == pid; });
+      if (it == d.processes.end()) {
+        d.processes.push_back(DeviceProcess{pid, std::string(s.labels.Get(labels::kCommand))});
+        it = d.processes.end() - 1;
+      }
+      if (r.metric == m::kProcessMemory) {
+        it->memory_bytes = s.scalar();
+      } else {
+        it->busy_percent =
+            std::isnan(it->busy_percent) ? s.scalar() : std::max(it->busy_percent, s.scalar());
+      }
     }
   } else if (r.metric == m::kTemperature) {
     for (const Sample& s : r.samples) {
@@ -114,10 +129,11 @@ void Apply(DeviceSummary& d, const Reading& r) {
 
 Status TopModel::Refresh() {
   static const std::vector<std::string> kMetrics = {
-      std::string(m::kDutyCycle),   std::string(m::kTensorCoreUtilization),
-      std::string(m::kMemoryUsed),  std::string(m::kMemoryTotal),
-      std::string(m::kQueueSize),   std::string(m::kPower),
-      std::string(m::kTemperature), std::string(m::kProcessMemory)};
+      std::string(m::kDutyCycle),        std::string(m::kTensorCoreUtilization),
+      std::string(m::kMemoryUsed),       std::string(m::kMemoryTotal),
+      std::string(m::kQueueSize),        std::string(m::kPower),
+      std::string(m::kTemperature),      std::string(m::kProcessMemory),
+      std::string(m::kProcessEngineBusy)};
   XPUPERF_ASSIGN_OR_RETURN(auto readings, session_->Collect(kMetrics));
   for (DeviceSummary& d : devices_) {
     d.duty_percent = d.simd_percent = d.memory_used_bytes = d.memory_total_bytes = kNoValue;

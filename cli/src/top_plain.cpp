@@ -50,17 +50,19 @@ std::string RenderTopPlain(const TopModel& model, size_t processes) {
                               {"Identity"},
                               {"PID", Align::kRight},
                               {"Device memory", Align::kRight},
+                              {"Busy", Align::kRight},
                               {"Command"}});
   bool any_accelerator = false;
   for (const DeviceSummary& d : model.devices()) {
     if (d.device.backend == "cpu") continue;
     any_accelerator = true;
     if (d.processes.empty()) {
-      device_procs.AddRow({d.device.id, DeviceIdentity(d.device), "-", "-", "no process"});
+      device_procs.AddRow({d.device.id, DeviceIdentity(d.device), "-", "-", "-", "no process"});
     }
     for (const DeviceProcess& p : d.processes) {
       device_procs.AddRow({d.device.id, DeviceIdentity(d.device), std::to_string(p.pid),
                            std::isnan(p.memory_bytes) ? "n/a" : FormatBytes(p.memory_bytes),
+                           std::isnan(p.busy_percent) ? "n/a" : FormatPercent(p.busy_percent),
                            p.command.empty() ? "?" : p.command});
     }
   }

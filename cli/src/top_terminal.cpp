@@ -155,10 +155,11 @@ void Draw(const TopModel& model, const TopOptions& options, bool utf8) {
       }
     }
     if (in_line > 0) screen.Line(line);
-    // The processes on an accelerator, with the device memory each holds.
+    // The processes on an accelerator: the device memory each holds, its busiest engine.
     for (const DeviceProcess& p : d.processes) {
-      screen.Line(fmt::format("  {:>8} {:>11}  {}", p.pid,
+      screen.Line(fmt::format("  {:>8} {:>11} {:>6}  {}", p.pid,
                               std::isnan(p.memory_bytes) ? "n/a" : FormatBytes(p.memory_bytes),
+                              std::isnan(p.busy_percent) ? "n/a" : FormatPercent(p.busy_percent),
                               p.command.empty() ? "?" : p.command),
                   COLOR_PAIR(kColorDim));
     }

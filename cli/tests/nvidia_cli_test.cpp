@@ -142,6 +142,9 @@ TEST_F(NvidiaCliTest, TopShowsWhatIdentifiesEachGpuAndItsProcesses) {
   EXPECT_NE(row4242.find("1.00 GiB"), std::string::npos) << r.out;
   EXPECT_NE(row4242.find("python3"), std::string::npos) << r.out;
   EXPECT_NE(row4343.find("2.00 GiB"), std::string::npos) << r.out;
+  // Busy: the busiest engine of each process (4242: SM 71%, 4343: SM 12%).
+  EXPECT_NE(row4242.find("71.0%"), std::string::npos) << r.out;
+  EXPECT_NE(row4343.find("12.0%"), std::string::npos) << r.out;
   EXPECT_NE(row4343.find(" ?"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("no process"), std::string::npos) << r.out;  // nvidia1
 }

@@ -54,6 +54,7 @@ class NvidiaBackend final : public Backend {
             m::kHostLinkThroughput,
             m::kErrors,
             m::kProcessMemory,
+            m::kProcessEngineBusy,
             m::kMemoryReserved,
             m::kClockEventActive,
             m::kSmOccupancy,

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -129,6 +131,7 @@ Reading GpuReader::Read(std::string_view metric, Gpu& gpu) const {
   if (metric == m::kHostLinkThroughput) return HostLink(gpu);
   if (metric == m::kErrors) return Errors(gpu);
   if (metric == m::kProcessMemory) return Processes(gpu);
+  if (metric == m::kProcessEngineBusy) return ProcessUtilization(gpu);
   if (metric == m::kLastErrorCode) return LastXid(gpu);
   if (metric == m::kTensorCoreUtilization)
     return Gpm(metric, gpu, {}, {{nvml::kGpmAnyTensorUtil, {}, 1.0}});
@@ -433,6 +436,60 @@ Reading GpuReader::Processes(Gpu& gpu) const {
     return Reading::NoData(m::kProcessMemory, gpu.device.id,
                            fmt::format("no data: no compute process is using {}", gpu.device.id));
   }
+  return reading;
+}
+
+Reading GpuReader::ProcessUtilization(Gpu& gpu) const {
+  constexpr std::string_view kQuery = "nvmlDeviceGetProcessUtilization";
+  const NvmlApi& api = library_.api();
+  if (api.device_get_process_utilization == nullptr) {
+    return MissingSymbol(m::kProcessEngineBusy, gpu, kQuery);
+  }
+  // NVML keeps a few seconds of samples; ask for the last 5 s (timestamps are wall-clock µs) and
+  // keep each process's newest, as nvidia-smi pmon and nvitop do.
+  constexpr unsigned long long kWindowUs = 5'000'000;
+  const auto now_us = static_cast<unsigned long long>(wall_ns_ / 1000);
+  const unsigned long long since_us = now_us > kWindowUs ? now_us - kWindowUs : 0;
+  unsigned int count = 0;
+  nvml::Return r = api.device_get_process_utilization(gpu.handle, nullptr, &count, since_us);
+  std::vector<nvml::ProcessUtilizationSample> samples;
+  // Samples arrive between the calls: room for more than asked, and a few retries.
+  for (int attempt = 0; (r == nvml::kErrorInsufficientSize ||
+                         (r == nvml::kSuccess && count > 0 && samples.empty())) &&
+                        attempt < 3;
+       ++attempt) {
+    count = 2 * count + 5;
+    samples.assign(count, nvml::ProcessUtilizationSample{});
+    r = api.device_get_process_utilization(gpu.handle, samples.data(), &count, since_us);
+  }
+  const std::string none =
+      fmt::format("no data: no process used {} in the last 5 s (nvmlDeviceGetProcessUtilization)",
+                  gpu.device.id);
+  if (r == nvml::kErrorNotFound) return Reading::NoData(m::kProcessEngineBusy, gpu.device.id, none);
+  if (r != nvml::kSuccess) return Failure(m::kProcessEngineBusy, gpu, kQuery, r);
+  count = std::min<unsigned int>(count, static_cast<unsigned int>(samples.size()));
+  std::map<unsigned int, const nvml::ProcessUtilizationSample*> newest;
+  for (unsigned int i = 0; i < count; ++i) {
+    const nvml::ProcessUtilizationSample*& slot = newest[samples[i].pid];
+    if (slot == nullptr || samples[i].timeStamp > slot->timeStamp) slot = &samples[i];
+  }
+  Reading reading = Ok(m::kProcessEngineBusy, gpu);
+  for (const auto& [pid, sample] : newest) {
+    const std::string command = ProcessName(pid);
+    const std::pair<std::string_view, unsigned int> engines[] = {{"sm", sample->smUtil},
+                                                                 {"memory", sample->memUtil},
+                                                                 {"encoder", sample->encUtil},
+                                                                 {"decoder", sample->decUtil}};
+    for (const auto& [engine, percent] : engines) {
+      if (percent > 100) continue;  // drivers report UINT_MAX-like values for "not sampled"
+      Sample s = MakeSample(gpu, static_cast<double>(percent));
+      s.labels.Set(labels::kPid, std::to_string(pid));
+      s.labels.Set(labels::kEngine, engine);
+      if (!command.empty()) s.labels.Set(labels::kCommand, command);
+      reading.samples.push_back(std::move(s));
+    }
+  }
+  if (reading.samples.empty()) return Reading::NoData(m::kProcessEngineBusy, gpu.device.id, none);
   return reading;
 }
 

@@ -30,6 +30,9 @@ class GpuReader {
   Reading HostLink(Gpu& gpu) const;
   Reading Errors(Gpu& gpu) const;
   Reading Processes(Gpu& gpu) const;
+  // Per-process engine busy (nvmlDeviceGetProcessUtilization): each process's newest sample of
+  // the last few seconds, per engine (sm, memory, encoder, decoder).
+  Reading ProcessUtilization(Gpu& gpu) const;
   // nvmlSystemGetProcessName of a pid; empty when the driver cannot name it.
   std::string ProcessName(unsigned int pid) const;
   Reading LastXid(Gpu& gpu) const;

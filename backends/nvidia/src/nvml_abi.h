@@ -88,6 +88,14 @@ struct ProcessInfoV1 {  // nvmlProcessInfo_v1_t, the entry of the unversioned ca
   unsigned int pid;
   unsigned long long usedGpuMemory;
 };
+struct ProcessUtilizationSample {  // nvmlProcessUtilizationSample_t
+  unsigned int pid;
+  unsigned long long timeStamp;  // CPU time of the sample, µs (pass the newest back)
+  unsigned int smUtil;           // % SM (3D and compute)
+  unsigned int memUtil;          // % frame-buffer memory
+  unsigned int encUtil;          // % encoder
+  unsigned int decUtil;          // % decoder
+};
 // Early R535 drivers wrote 32-byte entries from the _v3 calls; buffers are sized for that.
 inline constexpr size_t kLargestProcessEntry = 32;
 
@@ -195,6 +203,7 @@ static_assert(sizeof(TemperatureV1) == 12);
 static_assert(sizeof(PciInfo) == 68);
 static_assert(sizeof(ProcessInfoV2) == 24);
 static_assert(sizeof(ProcessInfoV1) == 16);
+static_assert(sizeof(ProcessUtilizationSample) == 32);
 static_assert(sizeof(FieldValue) == 40);
 static_assert(sizeof(GpmSupport) == 8);
 static_assert(sizeof(GpmMetric) == 40);
@@ -225,6 +234,9 @@ using DeviceGetClocksEventReasonsFn = Return (*)(Device, unsigned long long*);
 using DeviceGetPcieThroughputFn = Return (*)(Device, int, unsigned int*);
 using DeviceGetFieldValuesFn = Return (*)(Device, int, FieldValue*);
 using DeviceGetRunningProcessesFn = Return (*)(Device, unsigned int*, void*);
+// samples (NULL asks for the count), in: capacity / out: count, lastSeenTimeStamp (µs, by value).
+using DeviceGetProcessUtilizationFn = Return (*)(Device, ProcessUtilizationSample*, unsigned int*,
+                                                 unsigned long long);
 using DeviceGetCpuAffinityFn = Return (*)(Device, unsigned int, unsigned long*);
 using GpmQueryDeviceSupportFn = Return (*)(Device, GpmSupport*);
 using GpmSampleAllocFn = Return (*)(GpmSample*);

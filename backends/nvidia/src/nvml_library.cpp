@@ -55,6 +55,7 @@ void ResolveOptional(const DynamicLibrary& handle, NvmlApi& api) {
       api.device_get_supported_clocks_event_reasons);
   Resolve(handle, "nvmlDeviceGetPcieThroughput", api.device_get_pcie_throughput);
   Resolve(handle, "nvmlDeviceGetFieldValues", api.device_get_field_values);
+  Resolve(handle, "nvmlDeviceGetProcessUtilization", api.device_get_process_utilization);
 
   // Process lists: _v3 and _v2 write 24-byte entries, the unversioned call 16-byte ones. Early R535
   // drivers (with nvmlDeviceGetConfComputeMemSizeInfo but without

@@ -46,6 +46,7 @@ struct NvmlApi {
   nvml::DeviceGetRunningProcessesFn device_get_compute_running_processes = nullptr;
   std::string_view compute_running_processes_symbol;
   size_t process_entry_bytes = 0;  // stride of the entries the chosen symbol writes
+  nvml::DeviceGetProcessUtilizationFn device_get_process_utilization = nullptr;
 
   // GPM (Hopper and newer; drivers from R520): all five or none.
   nvml::GpmQueryDeviceSupportFn gpm_query_device_support = nullptr;

@@ -9,6 +9,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 
 #include "xpuperf/core/clock.h"
@@ -100,7 +101,7 @@ TEST_F(NvidiaBackendTest, AnswersEveryMappedMetricOncePerGpuInCatalogOrder) {
   auto backend = OpenOk("two-gpus.conf");
   ASSERT_NE(backend, nullptr);
   const auto names = backend->metrics();
-  EXPECT_EQ(names.size(), 18u);
+  EXPECT_EQ(names.size(), 19u);
   size_t last_position = 0;
   for (std::string_view name : names) {
     const MetricInfo* info = FindMetric(name);
@@ -246,6 +247,29 @@ TEST_F(NvidiaBackendTest, PerProcessGpuMemory) {
   const Reading a100 = One(*backend, metrics::kProcessMemory, "nvidia1");
   EXPECT_EQ(a100.state, ReadingState::kNoData);
   EXPECT_EQ(a100.reason, "no data: no compute process is using nvidia1");
+}
+
+TEST_F(NvidiaBackendTest, PerProcessEngineBusyFromTheNewestSample) {
+  auto backend = OpenOk("two-gpus.conf");
+  ASSERT_NE(backend, nullptr);
+  const Reading h100 = One(*backend, metrics::kProcessEngineBusy, "nvidia0");
+  ASSERT_EQ(h100.state, ReadingState::kOk) << h100.reason;
+  ASSERT_EQ(h100.samples.size(), 8u);  // two processes x sm, memory, encoder, decoder
+  std::map<std::string, double> by_key;
+  for (const Sample& s : h100.samples) {
+    by_key[std::string(s.labels.Get("pid")) + "/" + std::string(s.labels.Get("engine"))] =
+        s.scalar();
+    EXPECT_EQ(s.labels.Get("command"), s.labels.Get("pid") == "4242" ? "python3" : "");
+  }
+  EXPECT_EQ(by_key["4242/sm"], 71);
+  EXPECT_EQ(by_key["4242/memory"], 38);
+  EXPECT_EQ(by_key["4343/sm"], 12);
+  EXPECT_EQ(by_key["4343/decoder"], 0);
+  // No sample in the driver's window: NOT_FOUND is no data, not an error.
+  const Reading a100 = One(*backend, metrics::kProcessEngineBusy, "nvidia1");
+  EXPECT_EQ(a100.state, ReadingState::kNoData);
+  EXPECT_EQ(a100.reason,
+            "no data: no process used nvidia1 in the last 5 s (nvmlDeviceGetProcessUtilization)");
 }
 
 TEST_F(NvidiaBackendTest, GpmMetricsFromTwoSamplesAtLeast100MsApart) {

@@ -8,6 +8,7 @@
 
 #include "xpuperf/alerts/rule_file.h"
 #include "xpuperf/core/metric_catalog.h"
+#include "xpuperf/exporter/bench_check_series.h"
 #include "xpuperf/exporter/series_naming.h"
 
 namespace xpuperf::cli {
@@ -30,12 +31,18 @@ std::set<std::string> ExportedSeries() {
         "xpuperf_build_info", "xpuperf_exporter_dropped_families_total"}) {
     names.insert(name);
   }
-  // serve --bench-check's series (exporter/src/bench_check_series.cpp).
-  for (const char* name :
-       {"xpuperf_bench_check_achieved_ratio", "xpuperf_bench_check_threshold_ratio",
-        "xpuperf_bench_check_passed", "xpuperf_bench_check_timestamp_seconds",
-        "xpuperf_bench_check_info", "xpuperf_bench_check_up"}) {
-    names.insert(name);
+  // `serve --bench-check`: the families its parser and file watcher produce.
+  auto bench = exporter::BenchCheckFamilies(
+      R"({"rows": [{"component": "network", "metric": "busbw", "achieved_percent": 90,
+                   "threshold_percent": 95, "verdict": "FAIL"}]})",
+      0, "node");
+  EXPECT_TRUE(bench.ok());
+  if (bench.ok()) {
+    for (const exporter::MetricFamily& family : *bench) names.insert(family.name);
+  }
+  for (const exporter::MetricFamily& family :
+       exporter::BenchCheckFile("/nonexistent/bench-check.json", "node").Families()) {
+    names.insert(family.name);
   }
   return names;
 }

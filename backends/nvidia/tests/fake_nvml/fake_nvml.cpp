@@ -3,11 +3,13 @@
 // FAKE_NVML_OLD_DRIVER) an older one without GPM, the 12.2+ clock-event names and
 // nvmlDeviceGetTemperatureV.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "fake_scenario.h"
 #include "nvml_abi.h"
@@ -438,6 +440,43 @@ FAKE_EXPORT nvml::Return nvmlDeviceGetComputeRunningProcesses(nvml::Device devic
                                                               unsigned int* count, void* infos) {
   CHECK_DEVICE(device);
   return RunningProcesses(gpu, count, infos, sizeof(nvml::ProcessInfoV1));
+}
+
+// `process_utilization` = pid:sm:mem:enc:dec,... ; each sample stamped now (wall-clock µs), as
+// the driver's newest sample would be. Asked with a NULL buffer, the count and INSUFFICIENT_SIZE.
+FAKE_EXPORT nvml::Return nvmlDeviceGetProcessUtilization(nvml::Device device,
+                                                         nvml::ProcessUtilizationSample* samples,
+                                                         unsigned int* count,
+                                                         unsigned long long last_seen_us) {
+  CHECK_DEVICE(device);
+  auto list = gpu->Get("process_utilization");
+  if (!list) return nvml::kErrorNotSupported;
+  if (count == nullptr) return nvml::kErrorInvalidArgument;
+  const auto now_us =
+      static_cast<unsigned long long>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                          std::chrono::system_clock::now().time_since_epoch())
+                                          .count());
+  std::vector<nvml::ProcessUtilizationSample> entries;
+  size_t pos = 0;
+  while (pos < list->size()) {
+    size_t comma = list->find(',', pos);
+    if (comma == std::string::npos) comma = list->size();
+    nvml::ProcessUtilizationSample e{};
+    if (std::sscanf(list->substr(pos, comma - pos).c_str(), "%u:%u:%u:%u:%u", &e.pid, &e.smUtil,
+                    &e.memUtil, &e.encUtil, &e.decUtil) == 5) {
+      e.timeStamp = now_us;
+      entries.push_back(e);
+    }
+    pos = comma + 1;
+  }
+  if (entries.empty() || last_seen_us >= now_us) return nvml::kErrorNotFound;
+  if (samples == nullptr || *count < entries.size()) {
+    *count = static_cast<unsigned>(entries.size());
+    return nvml::kErrorInsufficientSize;
+  }
+  std::copy(entries.begin(), entries.end(), samples);
+  *count = static_cast<unsigned>(entries.size());
+  return nvml::kSuccess;
 }
 
 // ---- XID events ----

@@ -27,6 +27,7 @@ STRUCTS = {
     "TemperatureV1": pynvml.c_nvmlTemperature_v1_t,
     "PciInfo": pynvml.nvmlPciInfo_t,
     "ProcessInfoV2": pynvml.c_nvmlProcessInfo_v2_t,
+    "ProcessUtilizationSample": pynvml.c_nvmlProcessUtilizationSample_t,
     "Value": pynvml.c_nvmlValue_t,
     "FieldValue": pynvml.c_nvmlFieldValue_t,
     "GpmSupport": pynvml.c_nvmlGpmSupport_t,

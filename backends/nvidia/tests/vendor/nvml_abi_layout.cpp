@@ -47,6 +47,13 @@ void Structs() {
   FIELD(PciInfo, pciDeviceId);
   FIELD(PciInfo, pciSubSystemId);
   FIELD(PciInfo, busId);
+  STRUCT(ProcessUtilizationSample);
+  FIELD(ProcessUtilizationSample, pid);
+  FIELD(ProcessUtilizationSample, timeStamp);
+  FIELD(ProcessUtilizationSample, smUtil);
+  FIELD(ProcessUtilizationSample, memUtil);
+  FIELD(ProcessUtilizationSample, encUtil);
+  FIELD(ProcessUtilizationSample, decUtil);
   STRUCT(ProcessInfoV2);
   FIELD(ProcessInfoV2, pid);
   FIELD(ProcessInfoV2, usedGpuMemory);

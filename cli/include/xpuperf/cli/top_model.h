@@ -21,6 +21,9 @@ struct DeviceProcess {
   int pid = 0;
   std::string command;             // GPU: as the driver names it; TPU: /proc/PID/comm; may be empty
   double memory_bytes = kNoValue;  // device memory it holds; NaN where the source has none (TPU)
+  // Its busiest engine on the device, percent (NVIDIA SM/memory/codec, AMD/Intel engines); NaN
+  // where the source gives no per-process utilisation (TPU) or has no sample yet.
+  double busy_percent = kNoValue;
 };
 
 struct DeviceSummary {
