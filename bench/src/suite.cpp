@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 
@@ -111,7 +113,48 @@ Result<SuiteEntry> ReadEntry(const YAML::Node& node, std::string_view source,
 
 static Result<Suite> ParseSuiteDocument(const YAML::Node& root, std::string_view source);
 
+// The offset of the first byte that is not part of well-formed UTF-8, or npos. (JSON text of the
+// sweep points is written with nlohmann::json, which throws on invalid UTF-8.)
+static size_t FirstInvalidUtf8(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    size_t extra = 0;
+    uint32_t code = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xc2 && c <= 0xdf) {
+      extra = 1, code = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      extra = 2, code = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      extra = 3, code = c & 0x07;
+    } else {
+      return i;
+    }
+    if (text.size() - i <= extra) return i;
+    for (size_t k = 1; k <= extra; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      if ((next & 0xc0) != 0x80) return i;
+      code = (code << 6) | (next & 0x3f);
+    }
+    // Overlong forms, surrogates and code points past U+10FFFF.
+    if ((extra == 2 && (code < 0x800 || (code >= 0xd800 && code <= 0xdfff))) ||
+        (extra == 3 && (code < 0x10000 || code > 0x10ffff))) {
+      return i;
+    }
+    i += extra + 1;
+  }
+  return std::string_view::npos;
+}
+
 Result<Suite> ParseSuite(std::string_view yaml, std::string_view source) {
+  if (const size_t bad = FirstInvalidUtf8(yaml); bad != std::string_view::npos) {
+    const auto line = 1 + std::count(yaml.begin(), yaml.begin() + static_cast<long>(bad), '\n');
+    return MakeError(ErrorCode::kParse,
+                     fmt::format("{}:{}: not UTF-8 text (byte {})", source, line, bad));
+  }
   // Every yaml-cpp conversion below may throw (a list used as a key...): fenced here, so a hostile
   // file gives a one-line error and never an uncaught exception.
   try {
