@@ -74,6 +74,8 @@ int main(int argc, char** argv) {
                         "built without the exporter (XPUPERF_WITH_EXPORTER=OFF)");
 #endif
   AddRecordCommand(app, actions);
+  AddAgentCommand(app, actions);  // says "unsupported" in builds without the agent
+  AddCaptureCommand(app, actions);
 
   // CLI11 reports a mistyped command as "A subcommand is required"; name it instead.
   const std::string first = argc > 1 ? argv[1] : "";

@@ -57,6 +57,17 @@ if(XPUPERF_WITH_BENCHMARKS)
     xpuperf_feature_off(XPUPERF_WITH_BENCHMARKS "yaml-cpp, OpenMP or OpenBLAS not found")
   endif()
 endif()
+if(XPUPERF_WITH_BENCHMARKS)
+  # oneDNN (libdnnl-dev) for the bf16/int8 GEMMs: its headers give the C API's types and the library
+  # is opened at run time; without the headers those points report "unsupported: built without".
+  # The library is linked only into the direct-call baseline tool (onednn_gemm_direct); Debian's
+  # dnnl-config.cmake demands OpenCL headers, so it is found by name instead.
+  find_path(DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.h)
+  find_library(DNNL_LIBRARY dnnl)
+  if(NOT DNNL_INCLUDE_DIR)
+    message(STATUS "oneDNN headers not found: the gemm benchmark's oneDNN points are unsupported")
+  endif()
+endif()
 if(NOT XPUPERF_WITH_BENCHMARKS)
   set(XPUPERF_WITH_MPI OFF)  # the network benchmarks are benchmarks; cmake/Cuda.cmake skips CUDA
 endif()
@@ -90,6 +101,30 @@ if(XPUPERF_WITH_EXPORTER)
                         "cpp-httplib, OpenSSL, libdeflate, libxcrypt, yaml-cpp or gRPC not found")
   endif()
 endif()
+option(XPUPERF_WITH_XLA_PROFILER
+       "The client of XLA's profiler service (jax.profiler.start_server; gRPC generic stub)" ON)
+if(XPUPERF_WITH_XLA_PROFILER)
+  find_package(gRPC CONFIG)  # libgrpc++-dev: gRPC::grpc++ (no protoc: messages encoded by hand)
+  if(NOT gRPC_FOUND)
+    xpuperf_feature_off(XPUPERF_WITH_XLA_PROFILER
+                        "gRPC not found: JAX profiles report 'unsupported: built without gRPC'")
+  endif()
+endif()
+# On by default only for the top-level project: an embedder's add_subdirectory does not fetch nanobind.
+option(XPUPERF_WITH_PYTHON "The Python package's native module (python/, nanobind)" ${XPUPERF_TOP_LEVEL})
+if(XPUPERF_WITH_PYTHON AND NOT XPUPERF_WITH_TRACES)
+  xpuperf_feature_off(XPUPERF_WITH_PYTHON "needs XPUPERF_WITH_TRACES for xpuperf.analyze")
+endif()
+if(XPUPERF_WITH_PYTHON AND XPUPERF_SANITIZE)
+  # An instrumented extension needs the sanitizer runtime preloaded into the interpreter.
+  xpuperf_feature_off(XPUPERF_WITH_PYTHON "not built with sanitizers")
+endif()
+if(XPUPERF_WITH_PYTHON)
+  include(cmake/Nanobind.cmake)
+  if(NOT nanobind_FOUND)
+    xpuperf_feature_off(XPUPERF_WITH_PYTHON "Python development files or nanobind not found")
+  endif()
+endif()
 if(XPUPERF_BUILD_TESTS)
   find_package(GTest REQUIRED)
   include(GoogleTest)
@@ -99,4 +134,5 @@ if(XPUPERF_BUILD_BENCHMARKS)
 endif()
 message(STATUS "xpuperf parts: TPU=${XPUPERF_WITH_TPU} benchmarks=${XPUPERF_WITH_BENCHMARKS} "
                "MPI=${XPUPERF_WITH_MPI} traces=${XPUPERF_WITH_TRACES} TUI=${XPUPERF_WITH_TUI} "
-               "exporter=${XPUPERF_WITH_EXPORTER}")
+               "exporter=${XPUPERF_WITH_EXPORTER} xla_profiler=${XPUPERF_WITH_XLA_PROFILER} "
+               "python=${XPUPERF_WITH_PYTHON}")

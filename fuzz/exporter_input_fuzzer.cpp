@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "basic_auth.h"
+#include "xpuperf/exporter/basic_auth.h"
 #include "xpuperf/exporter/bench_check_series.h"
 #include "xpuperf/exporter/exposition.h"
 #include "xpuperf/exporter/metrics_server.h"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers with libFuzzer (clang + ASan + UBSan), seeded with the recorded trees' files.
-# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|gpu|exporter|record|alerts|files|all]
+# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|gpu|exporter|record|alerts|agent|ceilings|xplane|files|all]
 #   (default 60 seconds per target, all). files: suites, workloads, spec sheets, result files and
 #   memory timelines (one target each, SECONDS each).
 set -euo pipefail
@@ -23,9 +23,12 @@ case "$targets" in
   exporter) fuzz_targets="exporter_input_fuzzer" ;;
   record) fuzz_targets="record_timeline_fuzzer" ;;
   alerts) fuzz_targets="alerts_rules_fuzzer" ;;
+  agent) fuzz_targets="agent_fuzzer" ;;
+  ceilings) fuzz_targets="cpu_ceilings_fuzzer" ;;
+  xplane) fuzz_targets="xplane_reader_fuzzer" ;;
   files) fuzz_targets="$(for t in $file_targets; do echo -n "${t}_fuzzer "; done)" ;;
-  all) fuzz_targets="parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer exporter_input_fuzzer record_timeline_fuzzer alerts_rules_fuzzer $(for t in $file_targets; do echo -n "${t}_fuzzer "; done)" ;;
-  *) echo "fuzz.sh: unknown target set '$targets' (parsers, trace, gpu, exporter, record, alerts, files, all)" >&2; exit 2 ;;
+  all) fuzz_targets="parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer exporter_input_fuzzer record_timeline_fuzzer alerts_rules_fuzzer agent_fuzzer cpu_ceilings_fuzzer xplane_reader_fuzzer $(for t in $file_targets; do echo -n "${t}_fuzzer "; done)" ;;
+  *) echo "fuzz.sh: unknown target set '$targets' (parsers, trace, gpu, exporter, record, alerts, agent, ceilings, xplane, files, all)" >&2; exit 2 ;;
 esac
 cmake --build build-fuzz --target $fuzz_targets
 # Seeds: each recorded procfs/sysfs text, prefixed with the byte that selects its parser.
@@ -95,6 +98,34 @@ if [ "$targets" = alerts ] || [ "$targets" = all ]; then
   cp fuzz/corpus/alerts/* "$alerts_corpus/"
   ./build-fuzz/fuzz/alerts_rules_fuzzer -max_total_time="$seconds" -max_len=8192 -rss_limit_mb=2048 \
     "$alerts_corpus"
+fi
+# The agent: RPC frames and requests, Kineto IPC datagrams, config text, capture's host names;
+# seeded from fuzz/corpus/agent (the first byte of each seed selects the input).
+if [ "$targets" = agent ] || [ "$targets" = all ]; then
+  agent_corpus=build-fuzz/corpus-agent
+  mkdir -p "$agent_corpus"
+  cp fuzz/corpus/agent/* "$agent_corpus/"
+  ./build-fuzz/fuzz/agent_fuzzer -max_total_time="$seconds" -max_len=8192 "$agent_corpus"
+fi
+# The CPU compute ceilings: cpuinfo texts (selector 0: the recorded trees and the ISA fixtures)
+# and sweep points (1: peak_fma, 2: gemm) from fuzz/corpus/ceilings.
+if [ "$targets" = ceilings ] || [ "$targets" = all ]; then
+  ceilings_corpus=build-fuzz/corpus-ceilings
+  mkdir -p "$ceilings_corpus"
+  cp fuzz/corpus/ceilings/* "$ceilings_corpus/"
+  for f in "$trees"/*/proc/cpuinfo bench/tests/data/cpuinfo/*.txt; do
+    { printf '\x00'; cat "$f"; } > "$ceilings_corpus/seed-0-$(echo "$f" | md5sum | cut -c1-8)"
+  done
+  ./build-fuzz/fuzz/cpu_ceilings_fuzzer -max_total_time="$seconds" -max_len=16384 "$ceilings_corpus"
+fi
+# The .xplane.pb reader and the XLA profiler's reply decoder, seeded from fuzz/corpus/xplane
+# (XSpaces written by trace/tests/xspace_builder.h).
+if [ "$targets" = xplane ] || [ "$targets" = all ]; then
+  xplane_corpus=build-fuzz/corpus-xplane
+  mkdir -p "$xplane_corpus"
+  cp fuzz/corpus/xplane/* "$xplane_corpus/"
+  ./build-fuzz/fuzz/xplane_reader_fuzzer -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 \
+    "$xplane_corpus"
 fi
 # The parsers of user files, each seeded with the repository's own files of its kind (copied, so
 # what libFuzzer adds stays out of the repository).

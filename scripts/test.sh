@@ -6,6 +6,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
+# A full build and its test environments take about 4 GB (build/) and 5 GB (Python environments, once);
+# say so up front rather than fail with "No space left on device" half-way through.
+free_kb=$(df -Pk . | awk 'NR==2 {print $4}')
+if [ -n "$free_kb" ] && [ "$free_kb" -lt $((8 * 1024 * 1024)) ]; then
+  echo "test.sh: warning: only $((free_kb / 1024)) MiB free here; a build and its tests need about 8 GiB" >&2
+fi
 if [ "${1:-}" = "--sanitize" ]; then
   build_dir=build-asan
   BUILD_TYPE=Debug bash scripts/build.sh "$build_dir" -DXPUPERF_SANITIZE=address,undefined -DXPUPERF_BUILD_TESTS=ON \
@@ -17,7 +23,8 @@ elif [ "${1:-}" = "--minimal" ]; then
   build_dir=build-minimal
   bash scripts/build.sh "$build_dir" -DXPUPERF_BUILD_TESTS=ON -DXPUPERF_BUILD_BENCHMARKS=OFF \
     -DXPUPERF_WITH_TPU=OFF -DXPUPERF_WITH_BENCHMARKS=OFF -DXPUPERF_WITH_MPI=OFF \
-    -DXPUPERF_WITH_TRACES=OFF -DXPUPERF_WITH_TUI=OFF -DXPUPERF_CUDA=OFF
+    -DXPUPERF_WITH_TRACES=OFF -DXPUPERF_WITH_TUI=OFF -DXPUPERF_CUDA=OFF \
+    -DXPUPERF_WITH_XLA_PROFILER=OFF
 else
   build_dir=build
   bash scripts/build.sh "$build_dir" -DXPUPERF_BUILD_TESTS=ON -DXPUPERF_BUILD_BENCHMARKS=ON

@@ -1,9 +1,11 @@
 #include "xpuperf/analysis/cpu_spec_sheet.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "xpuperf/bench/fma_kernels.h"
 #include "xpuperf/bench/nominal_peak.h"
+#include "xpuperf/bench/peak_kernels.h"
 #include "xpuperf/core/cpuinfo.h"
 #include "xpuperf/spec/smbios_memory.h"
 
@@ -17,18 +19,22 @@ Result<spec::SpecSheet> CpuSpecSheet(const Device& device, const std::string& ro
   sheet.vendor = device.vendor;
   const int cores =
       device.topology.cores > 0 ? device.topology.cores : TopologyFromCpuInfo(info).cores;
-  const bench::SimdLevel level =
-      info.cpus.empty() ? bench::SimdLevel::kSse2 : bench::BestSimdLevel(info.cpus.front().flags);
-  sheet.source = fmt::format(
-      "computed from this machine: every physical core ({}, topology from {}) x the widest FMA "
-      "kernel its ISA flags allow ({}), peak clock from cpufreq or /proc/cpuinfo; memory from "
-      "SMBIOS",
-      cores, device.topology.source.empty() ? "/proc/cpuinfo" : device.topology.source,
-      bench::SimdLevelName(level));
+  // The hardware's ISA (cpuinfo flags, which the kernel clears for state it does not enable),
+  // not what this build or this process could run.
+  const bench::IsaFeatures features =
+      info.cpus.empty() ? bench::IsaFeatures() : bench::FeaturesFromFlags(info.cpus.front().flags);
+  const bench::ClockFigure clock = bench::ReadCoreClocks(info, root).maximum;
+  std::vector<std::string> isas;
   std::string unknown;
-  for (const bench::Precision precision : {bench::Precision::kFp64, bench::Precision::kFp32}) {
+  for (const bench::Precision precision :
+       {bench::Precision::kFp64, bench::Precision::kFp32, bench::Precision::kBf16,
+        bench::Precision::kFp16, bench::Precision::kInt8}) {
     const std::string name(bench::PrecisionName(precision));
-    const bench::NominalPeak peak = bench::ComputeNominalPeak(info, root, cores, precision, level);
+    auto kernel = bench::SelectPeakKernel(precision, features);
+    // int8 without VNNI has no dot-product instruction: no peak a datasheet would state.
+    if (!kernel.ok() || (*kernel)->id == bench::PeakKernelId::kAvx2Int8) continue;
+    isas.push_back(name + " " + std::string((*kernel)->isa));
+    const bench::NominalPeak peak = bench::ComputeNominalPeak(info, cores, **kernel, clock);
     if (peak.flops_per_second > 0) {
       sheet.peak_flops_per_second[name] = peak.flops_per_second;
       // The derivation is shared with the benchmarks, whose cores are their threads' cores; here
@@ -43,6 +49,12 @@ Result<spec::SpecSheet> CpuSpecSheet(const Device& device, const std::string& ro
       unknown += fmt::format("{} peak {}. ", name, peak.description);
     }
   }
+  sheet.source = fmt::format(
+      "computed from this machine: every physical core ({}, topology from {}) x the widest "
+      "kernel the CPU's ISA flags allow ({}), peak clock from cpufreq or /proc/cpuinfo; memory "
+      "from SMBIOS",
+      cores, device.topology.source.empty() ? "/proc/cpuinfo" : device.topology.source,
+      fmt::join(isas, ", "));
   sheet.memory_bytes = static_cast<double>(device.memory_bytes);
   auto memory = spec::ReadSmbiosMemoryBandwidth(root);
   if (!memory.ok()) {
@@ -55,8 +67,9 @@ Result<spec::SpecSheet> CpuSpecSheet(const Device& device, const std::string& ro
     sheet.memory_type = memory->memory_type;
   }
   sheet.notes = unknown +
-                "Peaks only for the precisions the CPU kernels run (fp64, fp32); no host or "
-                "network link for a CPU.";
+                "Peaks only for the precisions the CPU has vector instructions for (fp64, fp32; "
+                "bf16 with AVX512_BF16, fp16 with AVX512_FP16, int8 with AVX512_VNNI or "
+                "AVX_VNNI); no host or network link for a CPU.";
   return sheet;
 }
 

@@ -1,6 +1,10 @@
 #include "xpuperf/analysis/cpu_spec_sheet.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "xpuperf/core/backend.h"
 #include "xpuperf/cpu/cpu_backend.h"
@@ -47,10 +51,52 @@ TEST(CpuSpecSheetTest, IcelakeVmWithoutSysfsUsesCpuinfoClock) {
   const Device device = TreeDevice("vm");
   auto sheet = CpuSpecSheet(device, kTrees + "/vm");
   ASSERT_TRUE(sheet.ok()) << sheet.error().ToString();
-  // 4 vCPUs, each its own core (no topology ids), AVX2 kernels (the widest xpuperf runs), 2593.906
-  // MHz from /proc/cpuinfo.
+  // 4 vCPUs, each its own core (no topology ids). The hardware's widest ISA, not the build's:
+  // Ice Lake server (model 106) has AVX-512 with two 512-bit FMA units, so 4 x 2 pipes x 8 fp64
+  // lanes x 2 FLOP x 2593.906 MHz from /proc/cpuinfo; AVX512_VNNI gives the int8 peak.
   ASSERT_EQ(device.topology.cores, 4);
-  EXPECT_DOUBLE_EQ(sheet->peak_flops_per_second.at("fp64"), 4 * 2 * 4 * 2 * 2593.906e6);
+  EXPECT_DOUBLE_EQ(sheet->peak_flops_per_second.at("fp64"), 4 * 2 * 8 * 2 * 2593.906e6);
+  EXPECT_DOUBLE_EQ(sheet->peak_flops_per_second.at("int8"), 4 * 2 * 16 * 8 * 2593.906e6);
+  EXPECT_EQ(sheet->peak_flops_per_second.count("bf16"), 0u);  // Ice Lake has no AVX512_BF16
+  EXPECT_NE(sheet->source.find("fp64 avx512f"), std::string::npos) << sheet->source;
+}
+
+// A root holding only proc/cpuinfo with `cpus` copies of one processor block.
+std::string CpuinfoRoot(const std::string& name, const std::string& block, int cpus) {
+  const std::filesystem::path root = std::filesystem::temp_directory_path() /
+                                     ("xpuperf-spec-" + name + "-" + std::to_string(getpid()));
+  std::filesystem::create_directories(root / "proc");
+  std::ofstream out(root / "proc" / "cpuinfo");
+  for (int i = 0; i < cpus; ++i) {
+    out << "processor\t: " << i << "\ncore id\t\t: " << i << "\nphysical id\t: 0\n"
+        << block << "\n\n";
+  }
+  return root.string();
+}
+
+TEST(CpuSpecSheetTest, Zen5SheetUsesTheHardwaresWidestIsaPerPrecision) {
+  // A Ryzen 9 9950X's flags (AVX-512F, AVX512_BF16, AVX512_VNNI, AVX_VNNI; no AVX512_FP16).
+  const std::string root = CpuinfoRoot(
+      "zen5",
+      "vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 68\nmodel name\t: AMD Ryzen 9 "
+      "9950X 16-Core Processor\ncpu MHz\t\t: 4300.000\nflags\t\t: fpu sse sse2 fma avx avx2 "
+      "avx512f avx512dq avx512bw avx512vl avx_vnni avx512_bf16 avx512_vnni",
+      2);
+  Device device;
+  device.model = "AMD Ryzen 9 9950X 16-Core Processor";
+  device.topology.cores = 2;
+  auto sheet = CpuSpecSheet(device, root);
+  std::filesystem::remove_all(root);
+  ASSERT_TRUE(sheet.ok()) << sheet.error().ToString();
+  // Zen 5: two full-width 512-bit FMA pipes: 2 cores x 2 x 8 fp64 lanes x 2 FLOP x 4.3 GHz.
+  EXPECT_DOUBLE_EQ(sheet->peak_flops_per_second.at("fp64"), 2 * 2 * 8 * 2 * 4.3e9);
+  EXPECT_DOUBLE_EQ(sheet->peak_flops_per_second.at("fp32"), 2 * 2 * 16 * 2 * 4.3e9);
+  EXPECT_DOUBLE_EQ(sheet->peak_flops_per_second.at("bf16"), 2 * 2 * 16 * 4 * 4.3e9);
+  EXPECT_DOUBLE_EQ(sheet->peak_flops_per_second.at("int8"), 2 * 2 * 16 * 8 * 4.3e9);
+  EXPECT_EQ(sheet->peak_flops_per_second.count("fp16"), 0u);
+  EXPECT_NE(sheet->source.find("fp64 avx512f"), std::string::npos) << sheet->source;
+  EXPECT_EQ(sheet->source.find("avx2_fma"), std::string::npos) << sheet->source;
+  EXPECT_NE(sheet->peak_sources.at("bf16").find("Zen 5"), std::string::npos);
 }
 
 TEST(CpuSpecSheetTest, MissingCpuinfoIsAnError) {

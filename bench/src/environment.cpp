@@ -4,6 +4,7 @@
 #include "xpuperf/bench/fma_kernels.h"
 #include "xpuperf/bench/gemm.h"
 #include "xpuperf/bench/nominal_peak.h"
+#include "xpuperf/bench/peak_kernels.h"
 #include "xpuperf/bench/results.h"
 #include "xpuperf/bench/threads.h"
 #include "xpuperf/core/cpuinfo.h"
@@ -26,12 +27,23 @@ nlohmann::json DescribeEnvironment(const Device& device, const RunInfo& run) {
   env["openmp"] = {{"version", _OPENMP}, {"max_threads", omp_get_max_threads()}};
   env["openblas"] = {{"config", OpenBlasConfig()}, {"threads", OpenBlasThreads()}};
   if (auto info = ReadCpuInfo("/"); info.ok() && !info->cpus.empty()) {
-    const SimdLevel level = BestSimdLevel(info->cpus.front().flags);
-    env["simd_kernels"] = SimdLevelName(level);
+    const IsaFeatures features = HostFeatures();
+    env["isa_features"] = features.ToString();
+    nlohmann::json kernels = nlohmann::json::object();
+    for (const Precision precision : {Precision::kFp64, Precision::kFp32, Precision::kBf16,
+                                      Precision::kFp16, Precision::kInt8}) {
+      auto kernel = SelectPeakKernel(precision, features);
+      kernels[std::string(PrecisionName(precision))] =
+          kernel.ok() ? std::string((*kernel)->isa) : kernel.error().message;
+    }
+    env["simd_kernels"] = kernels;
     const int cores = device.topology.cores > 0 ? device.topology.cores : 1;
-    const NominalPeak peak = ComputeNominalPeak(*info, "/", cores, Precision::kFp64, level);
-    env["nominal_fp64_peak"] = {{"gflops", peak.flops_per_second / 1e9},
-                                {"derivation", peak.description}};
+    if (auto fp64 = SelectPeakKernel(Precision::kFp64, features); fp64.ok()) {
+      const NominalPeak peak =
+          ComputeNominalPeak(*info, cores, **fp64, ReadCoreClocks(*info, "/").Best());
+      env["nominal_fp64_peak"] = {{"gflops", peak.flops_per_second / 1e9},
+                                  {"derivation", peak.description}};
+    }
   }
   return env;
 }

@@ -13,8 +13,12 @@ double GemmFlops(const GemmShape& s) {
 }
 
 double GemmBytes(const GemmShape& s, Precision precision) {
-  const double element = precision == Precision::kFp64 ? 8 : 4;
-  return element * static_cast<double>(s.m * s.k + s.k * s.n + s.m * s.n);
+  const double element = PrecisionBytes(precision);
+  // bf16 and int8 GEMMs write fp32 and s32 results.
+  const bool widened = precision == Precision::kBf16 || precision == Precision::kInt8;
+  const double output = widened ? 4 : element;
+  return element * static_cast<double>(s.m * s.k + s.k * s.n) +
+         output * static_cast<double>(s.m * s.n);
 }
 
 void RunGemm(const GemmShape& s, std::span<const double> a, std::span<const double> b,
@@ -65,6 +69,27 @@ template Status VerifyGemmSample<float>(const GemmShape&, std::span<const float>
                                         std::span<const float>, std::span<const float>, int);
 template Status VerifyGemmSample<double>(const GemmShape&, std::span<const double>,
                                          std::span<const double>, std::span<const double>, int);
+
+Status VerifyInt8GemmSample(const GemmShape& s, std::span<const uint8_t> a,
+                            std::span<const int8_t> b, std::span<const int32_t> c, int samples) {
+  const int64_t entries = s.m * s.n;
+  const int64_t stride = std::max<int64_t>(1, entries / std::max(1, samples));
+  for (int64_t index = stride / 2; index < entries; index += stride) {
+    const int64_t i = index / s.n;
+    const int64_t j = index % s.n;
+    int64_t expected = 0;
+    for (int64_t p = 0; p < s.k; ++p) {
+      expected += int64_t{a[i * s.k + p]} * int64_t{b[p * s.n + j]};
+    }
+    if (c[index] != expected) {
+      return MakeError(ErrorCode::kInternal,
+                       fmt::format("gemm int8 verification failed: C[{}][{}] = {}, integer inner "
+                                   "product {} (m={} n={} k={})",
+                                   i, j, c[index], expected, s.m, s.n, s.k));
+    }
+  }
+  return Status::Ok();
+}
 
 std::string OpenBlasConfig() { return openblas_get_config(); }
 int OpenBlasThreads() { return openblas_get_num_threads(); }

@@ -4,8 +4,12 @@
 
 #include <random>
 
+#include "onednn_matmul.h"
 #include "xpuperf/bench/gemm.h"
 #include "xpuperf/bench/nominal_peak.h"
+#include "xpuperf/bench/parameters.h"
+#include "xpuperf/bench/peak_kernels.h"
+#include "xpuperf/bench/peak_models.h"
 #include "xpuperf/bench/registry.h"
 #include "xpuperf/bench/threads.h"
 #include "xpuperf/core/cpuinfo.h"
@@ -18,26 +22,65 @@ constexpr int kVerifiedEntries = 64;
 // Beyond this many elements per matrix the run would need more than a few GiB.
 constexpr int64_t kMaxElements = int64_t{1} << 28;
 
-Result<std::pair<Precision, GemmShape>> ParsePoint(const nlohmann::json& point) {
-  const std::string precision = point.value("precision", "fp64");
-  if (precision != "fp64" && precision != "fp32") {
+enum class Library { kOpenBlas, kOneDnn };
+
+struct GemmPoint {
+  Precision precision = Precision::kFp64;
+  Library library = Library::kOpenBlas;
+  GemmShape shape;
+};
+
+// The one description of a gemm point: the suite check, `bench list` and ParsePoint all use it.
+// library: derived from the precision when omitted (openblas for fp64/fp32, onednn for bf16/int8).
+ParameterSchema GemmSchema() {
+  const double max = static_cast<double>(kMaxElements);
+  return {ChoiceParameter("precision", "fp64", {"fp64", "fp32", "bf16", "int8"}),
+          ChoiceParameter("library", nullptr, {"openblas", "onednn"}),
+          IntegerParameter("m", 512, 1, max), IntegerParameter("n", 512, 1, max),
+          IntegerParameter("k", 512, 1, max)};
+}
+
+// Takes a point as given or already resolved (ResolvePoint is idempotent): every value read
+// below has been type-checked, so the JSON library never throws.
+Result<GemmPoint> ParsePoint(const nlohmann::json& given) {
+  XPUPERF_ASSIGN_OR_RETURN(const nlohmann::json point, ResolvePoint("gemm", GemmSchema(), given));
+  const std::string name = point["precision"].get<std::string>();
+  const std::optional<Precision> precision = ParsePrecision(name);
+  if (!precision || *precision == Precision::kFp16) {
     return MakeError(ErrorCode::kInvalidArgument,
-                     "gemm: unknown precision '" + precision + "' (known: fp64, fp32)");
+                     "gemm: unknown precision '" + name + "' (known: fp64, fp32, bf16, int8)");
   }
-  GemmShape shape{point.value("m", int64_t{512}), point.value("n", int64_t{512}),
-                  point.value("k", int64_t{512})};
-  if (shape.m < 1 || shape.n < 1 || shape.k < 1 || shape.m * shape.k > kMaxElements ||
-      shape.k * shape.n > kMaxElements || shape.m * shape.n > kMaxElements) {
+  GemmPoint parsed;
+  parsed.precision = *precision;
+  const bool low = *precision == Precision::kBf16 || *precision == Precision::kInt8;
+  const std::string library = point.contains("library") ? point["library"].get<std::string>()
+                                                        : (low ? "onednn" : "openblas");
+  if (library == "onednn" && *precision != Precision::kFp64) {
+    parsed.library = Library::kOneDnn;
+  } else if (library != "openblas" || low) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     fmt::format("gemm: library '{}' has no {} GEMM here (openblas: fp64, fp32; "
+                                 "onednn: fp32, bf16, int8)",
+                                 library, name));
+  }
+  parsed.shape.m = point["m"].get<int64_t>();
+  parsed.shape.n = point["n"].get<int64_t>();
+  parsed.shape.k = point["k"].get<int64_t>();
+  const GemmShape& s = parsed.shape;
+  // Each factor is checked before the products, so none of them can overflow.
+  if (s.m < 1 || s.n < 1 || s.k < 1 || s.m > kMaxElements || s.n > kMaxElements ||
+      s.k > kMaxElements || s.m * s.k > kMaxElements || s.k * s.n > kMaxElements ||
+      s.m * s.n > kMaxElements) {
     return MakeError(ErrorCode::kInvalidArgument,
                      fmt::format("gemm: m, n, k must be positive with every matrix at most 2^28 "
                                  "elements (got m={} n={} k={})",
-                                 shape.m, shape.n, shape.k));
+                                 s.m, s.n, s.k));
   }
-  return std::pair{precision == "fp64" ? Precision::kFp64 : Precision::kFp32, shape};
+  return parsed;
 }
 
 template <typename T>
-Result<TimedSamples> TimeGemm(const GemmShape& shape, RunContext& context) {
+Result<TimedSamples> TimeOpenBlasGemm(const GemmShape& shape, RunContext& context) {
   std::mt19937_64 random(42);
   std::uniform_real_distribution<T> uniform(T(-1), T(1));
   std::vector<T> a(static_cast<size_t>(shape.m * shape.k));
@@ -54,56 +97,143 @@ Result<TimedSamples> TimeGemm(const GemmShape& shape, RunContext& context) {
   return samples;
 }
 
+// oneDNN's matmul on random data. int8: A u8 in [0, 127] and B s8 in [-127, 127], so a pair of
+// products stays within int16 and CPUs without VNNI (vpmaddubsw saturates pairs) give the exact
+// s32 result the check expects.
+Result<TimedSamples> TimeOneDnnGemm(OneDnnMatmul& matmul, Precision precision,
+                                    const GemmShape& shape, RunContext& context) {
+  std::mt19937_64 random(42);
+  const size_t a_count = static_cast<size_t>(shape.m * shape.k);
+  const size_t b_count = static_cast<size_t>(shape.k * shape.n);
+  const size_t c_count = static_cast<size_t>(shape.m * shape.n);
+  std::vector<float> a(a_count), b(b_count), c(c_count, 0.0f);
+  std::vector<uint16_t> a16, b16;
+  std::vector<uint8_t> a8;
+  std::vector<int8_t> b8;
+  std::vector<int32_t> c32;
+  const void* a_data = a.data();
+  const void* b_data = b.data();
+  void* c_data = c.data();
+  if (precision == Precision::kInt8) {
+    std::uniform_int_distribution<int> ua(0, 127), ub(-127, 127);
+    a8.resize(a_count);
+    b8.resize(b_count);
+    c32.assign(c_count, 0);
+    for (uint8_t& x : a8) x = static_cast<uint8_t>(ua(random));
+    for (int8_t& x : b8) x = static_cast<int8_t>(ub(random));
+    a_data = a8.data();
+    b_data = b8.data();
+    c_data = c32.data();
+  } else {
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    for (float& x : a) x = uniform(random);
+    for (float& x : b) x = uniform(random);
+    if (precision == Precision::kBf16) {
+      // The check recomputes from the bf16 values themselves (a and b rounded in place).
+      a16.resize(a_count);
+      b16.resize(b_count);
+      for (size_t i = 0; i < a_count; ++i) a[i] = FloatFromBf16(a16[i] = Bf16FromFloat(a[i]));
+      for (size_t i = 0; i < b_count; ++i) b[i] = FloatFromBf16(b16[i] = Bf16FromFloat(b[i]));
+      a_data = a16.data();
+      b_data = b16.data();
+    }
+  }
+  Status failed = Status::Ok();
+  const auto run = [&](int64_t repetitions) {
+    for (int64_t r = 0; r < repetitions && failed.ok(); ++r) {
+      failed = matmul.Execute(a_data, b_data, c_data);
+    }
+  };
+  XPUPERF_ASSIGN_OR_RETURN(TimedSamples samples,
+                           CollectSamples(*context.queue, context.sampling, run));
+  XPUPERF_RETURN_IF_ERROR(failed);
+  if (precision == Precision::kInt8) {
+    XPUPERF_RETURN_IF_ERROR(VerifyInt8GemmSample(shape, a8, b8, c32, kVerifiedEntries));
+  } else {
+    XPUPERF_RETURN_IF_ERROR(VerifyGemmSample<float>(shape, a, b, c, kVerifiedEntries));
+  }
+  return samples;
+}
+
 class GemmBenchmark final : public Benchmark {
  public:
   explicit GemmBenchmark(std::string root) : root_(std::move(root)) {}
   std::string name() const override { return "gemm"; }
   Component component() const override { return Component::kCompute; }
   std::string description() const override {
-    return "OpenBLAS dgemm/sgemm, C = A B row-major; square and LLM-shaped m, n, k";
+    return "GEMM C = A B row-major: OpenBLAS dgemm/sgemm, oneDNN matmul fp32, bf16 (fp32 out), "
+           "int8 (u8 x s8 -> s32); square and LLM-shaped m, n, k";
   }
-  std::optional<ParameterSchema> parameter_schema() const override {
-    const double max = static_cast<double>(kMaxElements);
-    return ParameterSchema{ChoiceParameter("precision", "fp64", {"fp64", "fp32"}),
-                           IntegerParameter("m", 512, 1, max), IntegerParameter("n", 512, 1, max),
-                           IntegerParameter("k", 512, 1, max)};
-  }
+  std::optional<ParameterSchema> parameter_schema() const override { return GemmSchema(); }
   std::vector<nlohmann::json> default_sweep() const override {
     return {{{"precision", "fp64"}, {"m", 1024}, {"n", 1024}, {"k", 1024}},
-            {{"precision", "fp32"}, {"m", 1024}, {"n", 1024}, {"k", 1024}}};
+            {{"precision", "fp32"}, {"m", 1024}, {"n", 1024}, {"k", 1024}},
+            {{"precision", "fp32"}, {"library", "onednn"}, {"m", 1024}, {"n", 1024}, {"k", 1024}},
+            {{"precision", "bf16"}, {"m", 1024}, {"n", 1024}, {"k", 1024}},
+            {{"precision", "int8"}, {"m", 1024}, {"n", 1024}, {"k", 1024}}};
   }
   Status CanRun(const Device& device, const nlohmann::json& point) const override {
     if (device.backend != "cpu") {
       return MakeError(ErrorCode::kUnsupported,
                        "unsupported: no gemm library for backend '" + device.backend + "'");
     }
-    XPUPERF_RETURN_IF_ERROR(ParsePoint(point));
+    XPUPERF_ASSIGN_OR_RETURN(const GemmPoint parsed, ParsePoint(point));
+    if (parsed.library == Library::kOneDnn) {
+      // Creating the primitive says whether oneDNN is here and implements this precision on this
+      // CPU; it allocates nothing for the matrices.
+      XPUPERF_RETURN_IF_ERROR(OneDnnMatmul::Create(parsed.precision, parsed.shape));
+    }
     return Status::Ok();
   }
 
   Result<std::vector<Measurement>> Run(const nlohmann::json& point, RunContext& context) override {
-    XPUPERF_ASSIGN_OR_RETURN(const auto parsed, ParsePoint(point));
-    const auto [precision, shape] = parsed;
-    const int threads =
-        context.threads > 0 ? context.threads : static_cast<int>(AllowedCpus().size());
-    SetOpenBlasThreads(threads);
-    XPUPERF_ASSIGN_OR_RETURN(const TimedSamples samples, precision == Precision::kFp64
-                                                             ? TimeGemm<double>(shape, context)
-                                                             : TimeGemm<float>(shape, context));
+    XPUPERF_ASSIGN_OR_RETURN(const GemmPoint parsed, ParsePoint(point));
+    const auto [precision, library, shape] = parsed;
+    int threads = context.threads > 0 ? context.threads : static_cast<int>(AllowedCpus().size());
+    Measurement m;
+    std::string implementation;
     const double flops = GemmFlops(shape);
-    Measurement m = MakeThroughput(name(), std::string(PrecisionName(precision)) + "_flops",
-                                   samples, flops, true, context);
+    if (library == Library::kOpenBlas) {
+      SetOpenBlasThreads(threads);
+      XPUPERF_ASSIGN_OR_RETURN(const TimedSamples samples,
+                               precision == Precision::kFp64
+                                   ? TimeOpenBlasGemm<double>(shape, context)
+                                   : TimeOpenBlasGemm<float>(shape, context));
+      m = MakeThroughput(name(), ComputeMetricName(precision), samples, flops, true, context);
+      implementation = OpenBlasConfig();
+    } else {
+      // oneDNN runs on the OpenMP team: pinned, one thread per allowed CPU (or context.threads).
+      const PinnedOpenMpTeam team(context.threads);
+      threads = team.size();
+      XPUPERF_ASSIGN_OR_RETURN(const std::unique_ptr<OneDnnMatmul> matmul,
+                               OneDnnMatmul::Create(precision, shape));
+      XPUPERF_ASSIGN_OR_RETURN(const TimedSamples samples,
+                               TimeOneDnnGemm(*matmul, precision, shape, context));
+      m = MakeThroughput(name(), ComputeMetricName(precision), samples, flops, true, context);
+      implementation = OneDnnVersion() + ", " + matmul->implementation();
+    }
+    if (precision == Precision::kInt8) {
+      m.unit = "GOP/s";
+      m.formula =
+          fmt::format("GOP/s {:.6g} OP per repetition / median {:.6g} s per repetition / 1e9",
+                      flops, m.statistics.median);
+    }
     m.parameters = point;
     m.parameters["precision"] = PrecisionName(precision);
+    m.parameters["library"] = library == Library::kOpenBlas ? "openblas" : "onednn";
+    m.parameters["implementation"] = implementation;
     m.parameters["threads"] = threads;
     m.parameters["bytes"] = GemmBytes(shape, precision);
     m.bytes_per_repetition = GemmBytes(shape, precision);
-    m.formula = fmt::format("FLOP = 2 m n k = 2 x {} x {} x {} = {:.6g}; ", shape.m, shape.n,
+    m.formula = fmt::format("{} = 2 m n k = 2 x {} x {} x {} = {:.6g}; ",
+                            precision == Precision::kInt8 ? "OP" : "FLOP", shape.m, shape.n,
                             shape.k, flops) +
                 m.formula;
     if (auto info = ReadCpuInfo(root_); info.ok()) {
-      const SimdLevel level = BestSimdLevel(info->cpus.front().flags);
-      AttachNominalPeak(m, *info, root_, context.device, threads, precision, level);
+      if (auto kernel = SelectPeakKernel(precision, UsableHostFeatures()); kernel.ok()) {
+        AttachNominalPeak(m, *info, context.device, threads, **kernel,
+                          ReadCoreClocks(*info, root_));
+      }
     }
     return std::vector<Measurement>{std::move(m)};
   }

@@ -80,7 +80,7 @@ ParameterSpec NumberParameter(std::string name, nlohmann::json default_value, do
   return spec;
 }
 
-ParameterSpec ChoiceParameter(std::string name, std::string default_value,
+ParameterSpec ChoiceParameter(std::string name, nlohmann::json default_value,
                               std::vector<std::string> choices) {
   ParameterSpec spec;
   spec.name = std::move(name);
@@ -88,6 +88,10 @@ ParameterSpec ChoiceParameter(std::string name, std::string default_value,
   spec.default_value = std::move(default_value);
   spec.choices = std::move(choices);
   return spec;
+}
+
+ParameterSpec TextParameter(std::string name, nlohmann::json default_value) {
+  return ChoiceParameter(std::move(name), std::move(default_value), {});
 }
 
 ParameterSpec BooleanParameter(std::string name, bool default_value) {

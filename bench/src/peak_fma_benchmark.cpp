@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <string_view>
 
-#include "xpuperf/bench/fma_kernels.h"
+#include "xpuperf/bench/core_clock.h"
 #include "xpuperf/bench/nominal_peak.h"
+#include "xpuperf/bench/parameters.h"
+#include "xpuperf/bench/peak_kernels.h"
 #include "xpuperf/bench/registry.h"
 #include "xpuperf/bench/threads.h"
 #include "xpuperf/core/cpuinfo.h"
@@ -16,33 +18,53 @@ namespace xpuperf::bench {
 namespace {
 
 // Iterations per kernel call: ~0.5 ms per call on a 3 GHz core (12 chains, 2 per cycle), long
-// enough that the OpenMP fork/join (a few us) is noise, and below the fp32 exactness limit of 2^21.
-constexpr int64_t kIterationsPerCall = 1 << 18;
+// enough that the OpenMP fork/join (a few us) is noise, within every kernel's exactness limit
+// (bf16's 2^19), and odd, so the alternating fp16 chain ends one step away from its start.
+constexpr int64_t kIterationsPerCall = (1 << 18) + 1;
+// Clock probes per thread after the samples, each right after a kernel call so the core is still
+// in the state the kernel put it in (AVX-512 frequency licences last about 2 ms after the last
+// heavy instruction); ~0.7 ms each at 3 GHz.
+constexpr int kClockProbes = 5;
+constexpr int64_t kClockProbeAdds = 2'000'000;
 
-Result<Precision> PrecisionOf(const nlohmann::json& point) {
-  const std::string name = point.value("precision", "fp64");
-  if (name == "fp64") return Precision::kFp64;
-  if (name == "fp32") return Precision::kFp32;
-  return MakeError(ErrorCode::kInvalidArgument,
-                   "peak_fma: unknown precision '" + name + "' (known: fp64, fp32, bf16, int8)");
+// The one description of a peak_fma point. isa: the widest the CPU runs when omitted; a name is
+// checked against the kernel table by SelectPeakKernel (which lists the known ones).
+ParameterSchema PeakFmaSchema() {
+  return {ChoiceParameter("precision", "fp64", {"fp64", "fp32", "bf16", "fp16", "int8"}),
+          TextParameter("isa", nullptr)};
 }
 
-bool HasFeature(const Device& device, std::string_view feature) {
-  return std::find(device.features.begin(), device.features.end(), feature) !=
-         device.features.end();
+// Takes a point as given or already resolved (ResolvePoint is idempotent).
+Result<const PeakKernel*> KernelOf(const nlohmann::json& given, const IsaFeatures& features) {
+  XPUPERF_ASSIGN_OR_RETURN(const nlohmann::json point,
+                           ResolvePoint("peak_fma", PeakFmaSchema(), given));
+  const std::optional<Precision> precision = ParsePrecision(point["precision"].get<std::string>());
+  if (!precision) return MakeError(ErrorCode::kInvalidArgument, "peak_fma: unknown precision");
+  const std::string isa = point.contains("isa") ? point["isa"].get<std::string>() : "";
+  return SelectPeakKernel(*precision, features, isa);
 }
 
-// Precisions with their own ISA extension: why they cannot run here. Their kernels (AVX512_BF16
-// vdpbf16ps, AVX512_VNNI vpdpbusd chains) are not written yet, so even a CPU with the extension
-// gets a reason rather than a number.
-Status ExtensionPrecisionStatus(const Device& device, const std::string& precision) {
-  const char* feature = precision == "bf16" ? "avx512_bf16" : "avx512_vnni";
-  const char* upper = precision == "bf16" ? "AVX512_BF16" : "AVX512_VNNI";
-  if (!HasFeature(device, feature)) {
-    return MakeError(ErrorCode::kUnsupported, std::string("unsupported: no ") + upper);
+// The median clock over every probe of every thread.
+ClockFigure MeasureClockUnderLoad(const PeakKernel& kernel, int threads, double multiplier) {
+  std::vector<double> hertz(static_cast<size_t>(threads * kClockProbes), 0.0);
+  const size_t per_thread = static_cast<size_t>(PeakOutputCount(kernel));
+  std::vector<double> scratch(per_thread * static_cast<size_t>(threads));
+#pragma omp parallel num_threads(threads)
+  {
+    const size_t thread = static_cast<size_t>(omp_get_thread_num());
+    std::span<double> out(scratch.data() + thread * per_thread, per_thread);
+    for (int p = 0; p < kClockProbes; ++p) {
+      RunPeakKernel(kernel, kIterationsPerCall, multiplier, out);
+      hertz[thread * kClockProbes + static_cast<size_t>(p)] =
+          ProbeCoreClock(kClockProbeAdds).core_hertz;
+    }
   }
-  return MakeError(ErrorCode::kUnsupported,
-                   "unsupported: this build has no " + precision + " peak kernel for " + upper);
+  std::sort(hertz.begin(), hertz.end());
+  const double median = hertz[hertz.size() / 2];
+  if (median <= 0) return {};
+  return {median, fmt::format("measured: median of {} dependent-add probes ({} adds each, 1 per "
+                              "cycle) on {} threads, each right after a {} call",
+                              hertz.size(), kClockProbeAdds, threads, kernel.instruction)};
 }
 
 class PeakFmaBenchmark final : public Benchmark {
@@ -51,34 +73,33 @@ class PeakFmaBenchmark final : public Benchmark {
   std::string name() const override { return "peak_fma"; }
   Component component() const override { return Component::kCompute; }
   std::string description() const override {
-    return "peak FP rate: 12 independent FMA chains per thread in vector registers (fp64, fp32)";
+    return "peak compute rate: independent FMA / dot-product chains per thread in vector "
+           "registers, widest ISA by CPUID (fp64, fp32, bf16, fp16, int8)";
   }
-  std::optional<ParameterSchema> parameter_schema() const override {
-    return ParameterSchema{ChoiceParameter("precision", "fp64", {"fp64", "fp32", "bf16", "int8"})};
-  }
+  std::optional<ParameterSchema> parameter_schema() const override { return PeakFmaSchema(); }
   std::vector<nlohmann::json> default_sweep() const override {
-    return {{{"precision", "fp64"}}, {{"precision", "fp32"}}};
+    return {{{"precision", "fp64"}},
+            {{"precision", "fp32"}},
+            {{"precision", "bf16"}},
+            {{"precision", "fp16"}},
+            {{"precision", "int8"}}};
   }
   Status CanRun(const Device& device, const nlohmann::json& point) const override {
     if (device.backend != "cpu") {
       return MakeError(ErrorCode::kUnsupported,
                        "unsupported: no peak_fma kernel for backend '" + device.backend + "'");
     }
-    const std::string precision = point.value("precision", "fp64");
-    if (precision == "bf16" || precision == "int8") {
-      return ExtensionPrecisionStatus(device, precision);
-    }
-    XPUPERF_RETURN_IF_ERROR(PrecisionOf(point));
+    XPUPERF_RETURN_IF_ERROR(KernelOf(point, UsableHostFeatures()));
     return Status::Ok();
   }
 
   Result<std::vector<Measurement>> Run(const nlohmann::json& point, RunContext& context) override {
-    XPUPERF_ASSIGN_OR_RETURN(const Precision precision, PrecisionOf(point));
+    XPUPERF_ASSIGN_OR_RETURN(const PeakKernel* selected, KernelOf(point, UsableHostFeatures()));
+    const PeakKernel& kernel = *selected;
     XPUPERF_ASSIGN_OR_RETURN(const CpuInfo info, ReadCpuInfo(root_));
-    const SimdLevel level = BestSimdLevel(info.cpus.front().flags);
     const PinnedOpenMpTeam team(context.threads);
     const int threads = team.size();
-    const size_t per_thread = static_cast<size_t>(FmaOutputCount(precision, level));
+    const size_t per_thread = static_cast<size_t>(PeakOutputCount(kernel));
     std::vector<double> outputs(per_thread * static_cast<size_t>(threads), 0.0);
     // Read from a volatile so the compiler cannot see that the multiplier is 1.
     volatile double multiplier_source = 1.0;
@@ -89,28 +110,39 @@ class PeakFmaBenchmark final : public Benchmark {
         const size_t thread = static_cast<size_t>(omp_get_thread_num());
         std::span<double> out(outputs.data() + thread * per_thread, per_thread);
         for (int64_t r = 0; r < repetitions; ++r) {
-          RunFmaChains(precision, level, kIterationsPerCall, multiplier, out);
+          RunPeakKernel(kernel, kIterationsPerCall, multiplier, out);
         }
       }
     };
     XPUPERF_ASSIGN_OR_RETURN(const TimedSamples samples,
                              CollectSamples(*context.queue, context.sampling, run));
-    XPUPERF_RETURN_IF_ERROR(VerifyFmaChains(precision, level, kIterationsPerCall, outputs));
+    XPUPERF_RETURN_IF_ERROR(VerifyPeakKernel(kernel, kIterationsPerCall, multiplier, outputs));
+    CoreClocks clocks = ReadCoreClocks(info, root_);
+    clocks.measured = MeasureClockUnderLoad(kernel, threads, multiplier);
 
-    const double flops = threads * FmaFlopsPerCall(precision, level, kIterationsPerCall);
-    Measurement m = MakeThroughput(name(), std::string(PrecisionName(precision)) + "_flops",
-                                   samples, flops, true, context);
+    const double ops = threads * PeakOpsPerCall(kernel, kIterationsPerCall);
+    const bool integer = kernel.precision == Precision::kInt8;
+    Measurement m =
+        MakeThroughput(name(), ComputeMetricName(kernel.precision), samples, ops, true, context);
+    if (integer) {
+      m.unit = "GOP/s";
+      m.formula =
+          fmt::format("GOP/s {:.6g} OP per repetition / median {:.6g} s per repetition / 1e9", ops,
+                      m.statistics.median);
+    }
     m.parameters = point;
-    m.parameters["precision"] = PrecisionName(precision);
-    m.parameters["simd"] = SimdLevelName(level);
+    m.parameters["precision"] = PrecisionName(kernel.precision);
+    m.parameters["simd"] = kernel.isa;
+    m.parameters["instruction"] = kernel.instruction;
     m.parameters["threads"] = threads;
-    m.parameters["chains"] = kFmaChains;
+    m.parameters["chains"] = kernel.chains;
     m.parameters["iterations_per_call"] = kIterationsPerCall;
     m.formula =
-        fmt::format("FLOP = threads {} x iterations {} x chains {} x lanes {} x 2 = {:.6g}; ",
-                    threads, kIterationsPerCall, kFmaChains, VectorLanes(precision, level), flops) +
+        fmt::format("{} = threads {} x iterations {} x chains {} x lanes {} x {} = {:.6g}; ",
+                    integer ? "OP" : "FLOP", threads, kIterationsPerCall, kernel.chains,
+                    kernel.lanes, kernel.ops_per_lane, ops) +
         m.formula;
-    AttachNominalPeak(m, info, root_, context.device, threads, precision, level);
+    AttachNominalPeak(m, info, context.device, threads, kernel, clocks);
     return std::vector<Measurement>{std::move(m)};
   }
 

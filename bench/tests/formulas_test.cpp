@@ -3,6 +3,7 @@
 
 #include "xpuperf/bench/fma_kernels.h"
 #include "xpuperf/bench/gemm.h"
+#include "xpuperf/bench/peak_kernels.h"
 #include "xpuperf/bench/stream.h"
 
 namespace xpuperf::bench {
@@ -30,12 +31,26 @@ TEST(FormulasTest, StreamBytesFollowStreamAndWriteAllocate) {
   EXPECT_FALSE(ParseStreamKernel("daxpy").ok());
 }
 
-TEST(FormulasTest, FmaFlopsAreTwoPerLanePerChainStep) {
-  EXPECT_EQ(VectorLanes(Precision::kFp64, SimdLevel::kAvx2Fma), 4);
-  EXPECT_EQ(VectorLanes(Precision::kFp32, SimdLevel::kAvx2Fma), 8);
-  EXPECT_EQ(VectorLanes(Precision::kFp64, SimdLevel::kSse2), 2);
-  EXPECT_DOUBLE_EQ(FmaFlopsPerCall(Precision::kFp64, SimdLevel::kAvx2Fma, 1000),
-                   2.0 * 1000 * kFmaChains * 4);
+TEST(FormulasTest, WidenedGemmsWriteFourByteResults) {
+  const GemmShape shape{16, 32, 64};
+  EXPECT_DOUBLE_EQ(GemmBytes(shape, Precision::kBf16), 2.0 * (16 * 64 + 64 * 32) + 4.0 * 16 * 32);
+  EXPECT_DOUBLE_EQ(GemmBytes(shape, Precision::kInt8), 1.0 * (16 * 64 + 64 * 32) + 4.0 * 16 * 32);
+}
+
+TEST(FormulasTest, PeakOpsArePerLanePerChainStep) {
+  const PeakKernel& avx2 = PeakKernelById(PeakKernelId::kAvx2Fp64);
+  EXPECT_EQ(avx2.lanes, 4);
+  EXPECT_EQ(PeakKernelById(PeakKernelId::kAvx2Fp32).lanes, 8);
+  EXPECT_EQ(PeakKernelById(PeakKernelId::kSse2Fp64).lanes, 2);
+  EXPECT_DOUBLE_EQ(PeakOpsPerCall(avx2, 1000), 2.0 * 1000 * 12 * 4);
+  // vdpbf16ps: 16 fp32 lanes x 2 bf16 MACs = 64 FLOP per instruction.
+  EXPECT_DOUBLE_EQ(PeakOpsPerCall(PeakKernelById(PeakKernelId::kAvx512Bf16), 1), 12 * 16 * 4);
+  // vpdpbusd zmm: 16 int32 lanes x 4 u8 x s8 MACs = 128 OP per instruction.
+  EXPECT_DOUBLE_EQ(PeakOpsPerCall(PeakKernelById(PeakKernelId::kAvx512VnniInt8), 1), 12 * 16 * 8);
+  EXPECT_EQ(ComputeMetricName(Precision::kInt8), "int8_ops");
+  EXPECT_EQ(ComputeMetricName(Precision::kBf16), "bf16_flops");
+  EXPECT_EQ(ParsePrecision("fp16"), Precision::kFp16);
+  EXPECT_FALSE(ParsePrecision("fp8").has_value());
 }
 
 TEST(FormulasTest, BestSimdLevelNeedsAvx2AndFma) {

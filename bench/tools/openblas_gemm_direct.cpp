@@ -3,13 +3,13 @@
 // Usage: openblas_gemm_direct fp64|fp32 M N K [SAMPLES]. Prints the median GFLOP/s (2 m n k FLOPs).
 #include <cblas.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
+
+#include "bare_loop_timing.h"
 
 namespace {
 
@@ -29,28 +29,7 @@ double MedianGflops(long m, long n, long k, int samples) {
                   n, 0.0f, c.data(), n);
     }
   };
-  // Repetitions per sample so that a sample lasts >= 10 ms, as in xpuperf's sampler.
-  long repetitions = 1;
-  while (true) {
-    const auto start = std::chrono::steady_clock::now();
-    for (long r = 0; r < repetitions; ++r) gemm();
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (seconds >= 0.01) break;
-    repetitions *= 2;
-  }
-  gemm();  // warm-up
-  std::vector<double> per_rep;
-  for (int s = 0; s < samples; ++s) {
-    const auto start = std::chrono::steady_clock::now();
-    for (long r = 0; r < repetitions; ++r) gemm();
-    per_rep.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
-        static_cast<double>(repetitions));
-  }
-  std::sort(per_rep.begin(), per_rep.end());
-  const double median = samples % 2 == 1 ? per_rep[samples / 2]
-                                         : (per_rep[samples / 2 - 1] + per_rep[samples / 2]) / 2;
+  const double median = MedianSecondsPerRepetition(gemm, samples);
   return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / median /
          1e9;
 }

@@ -10,7 +10,8 @@ namespace xpuperf::cli {
 void AddAnalyzeCommand(CLI::App& app, CommandActions& actions) {
   auto options = std::make_shared<AnalyzeOptions>();
   CLI::App* command = app.add_subcommand(
-      "analyze", "Analyse a PyTorch/Kineto or JAX trace (file, .gz, or a directory of ranks)");
+      "analyze",
+      "Analyse a PyTorch/Kineto or JAX trace (.json, .gz, .xplane.pb, or a directory of ranks)");
   command
       ->add_option("trace", options->path,
                    "Trace file, directory of per-rank traces, or memory timeline")
@@ -38,6 +39,9 @@ void AddAnalyzeCommand(CLI::App& app, CommandActions& actions) {
                       "With --telemetry: write the trace with the counter tracks added here");
   command->add_option("--telemetry-offset", options->telemetry_offset_s,
                       "With --telemetry: seconds added to the trace's wall clock");
+  command->add_option("--export-chrome", options->export_chrome,
+                      "Also write the trace(s) as Chrome-trace JSON here (chrome://tracing, "
+                      "Perfetto): e.g. to view an .xplane.pb");
   actions.push_back({command, [options] { return RunAnalyze(*options, std::cout, std::cerr); }});
 }
 

@@ -40,6 +40,8 @@ void AddAnalyzeCommand(CLI::App& app, CommandActions& actions);
 void AddAlertCommand(CLI::App& app, CommandActions& actions);  // alert check/test/list
 void AddServeCommand(CLI::App& app, CommandActions& actions);  // serve_command.cpp
 void AddRecordCommand(CLI::App& app, CommandActions& actions);
+void AddAgentCommand(CLI::App& app, CommandActions& actions);    // agent_command.cpp
+void AddCaptureCommand(CLI::App& app, CommandActions& actions);  // agent_command.cpp
 // A command of a part this build leaves out: any arguments, exit 1 with "unsupported: <reason>".
 void AddUnavailableCommand(CLI::App& app, CommandActions& actions, const std::string& name,
                            const std::string& description, const std::string& reason);

@@ -17,8 +17,10 @@
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/core/input_file.h"
 #include "xpuperf/core/output_file.h"
+#include "xpuperf/trace/chrome_export.h"
 #include "xpuperf/trace/hta_convention.h"
 #include "xpuperf/trace/reader.h"
+#include "xpuperf/trace/xplane.h"
 
 namespace xpuperf::cli {
 namespace {
@@ -61,9 +63,9 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
       return kExitUsage;
     }
   }
-  // The output paths are checked before the trace is read: a bad --html or --merged-trace fails
-  // at once, as a usage error (docs/POLICIES.md).
-  for (const std::string* path : {&options.html, &options.merged_trace}) {
+  // The output paths are checked before the trace is read: a bad --html, --merged-trace or
+  // --export-chrome fails at once, as a usage error (docs/POLICIES.md).
+  for (const std::string* path : {&options.html, &options.merged_trace, &options.export_chrome}) {
     if (path->empty()) continue;
     if (Result<OutputTarget> target = PrepareOutput(*path); !target.ok()) {
       err << "xpuperf analyze: " << target.error().message << "\n";
@@ -82,6 +84,12 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     auto read = trace::ReadTraceRun(options.path);
     if (!read.ok()) return Fail(err, read.error());
     run = std::move(read).value();
+  } else if (trace::IsXPlaneFileName(options.path)) {
+    auto read = trace::ReadXSpaceFile(options.path);
+    if (!read.ok()) return Fail(err, read.error());
+    trace::Trace one = std::move(read).value();
+    if (auto rank = trace::RankFromFileName(options.path)) one.rank = *rank;
+    run.ranks.push_back(std::move(one));
   } else {
     auto text = trace::TraceText::Load(options.path);
     if (!text.ok()) return Fail(err, text.error());
@@ -145,6 +153,10 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     Status written = WriteOutputFile(options.html, RenderAnalyzeHtml(run, report));
     if (!written.ok()) return Fail(err, written.error());
   }
+  if (!options.export_chrome.empty()) {
+    Status written = trace::WriteChromeTrace(run, options.export_chrome);
+    if (!written.ok()) return Fail(err, written.error());
+  }
   if (options.json) {
     std::set<std::string> wanted(options.analyses.begin(), options.analyses.end());
     nlohmann::json j = trace::ToJson(report, wanted);
@@ -159,6 +171,7 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     out << RenderAnalyzeText(report, options.analyses, options.top);
     if (telemetry) out << RenderTelemetryText(*telemetry);
     if (!options.html.empty()) out << "\nHTML report: " << options.html << "\n";
+    if (!options.export_chrome.empty()) out << "Chrome trace: " << options.export_chrome << "\n";
   }
   return kExitOk;
 }

@@ -23,6 +23,7 @@ struct AnalyzeOptions {
   std::string telemetry;               // a `record --out` directory to lay over the trace
   std::string merged_trace;            // with telemetry: write ops + counter tracks here
   double telemetry_offset_s = 0;       // with telemetry: added to the trace's wall times
+  std::string export_chrome;           // also write the run as Chrome-trace JSON here (Perfetto)
 };
 
 // Terminal summary (what dominates, findings, advice), then the tables. Exit 0, 1 (unreadable or

@@ -114,10 +114,11 @@ std::string RenderAnalyzeText(const RunReport& report, const std::vector<std::st
       skipped > 0
           ? fmt::format(" ({} more skipped: no usable timestamp, or an unmatched B/E)", skipped)
           : "";
-  out << fmt::format("Trace: {} ({} rank{}, {} events{}, {} of JSON, format {})\n",
+  const bool xspace = !report.ranks.empty() && report.ranks[0].format == "xplane";
+  out << fmt::format("Trace: {} ({} rank{}, {} events{}, {} of {}, format {})\n",
                      report.ranks.size() == 1 ? report.ranks[0].source : "run directory",
                      report.ranks.size(), report.ranks.size() == 1 ? "" : "s", events, skipped_note,
-                     FormatBytes(static_cast<double>(bytes)),
+                     FormatBytes(static_cast<double>(bytes)), xspace ? "XSpace" : "JSON",
                      report.ranks.empty() ? "-" : report.ranks[0].format);
   out << "\nSummary\n";
   for (const auto& r : report.ranks) {

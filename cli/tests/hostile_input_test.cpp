@@ -229,7 +229,7 @@ TEST_F(HostileInputTest, EveryWriterChecksItsPathFirst) {
 TEST_F(HostileInputTest, TypedValuesAreCheckedNotCrashed) {
   for (const auto& [point, key] : std::vector<std::pair<std::string, std::string>>{
            {"m: big", "'m' must be an integer"},
-           {"precision: 3", "'precision' must be one of fp64, fp32"},
+           {"precision: 3", "'precision' must be one of fp64, fp32, bf16, int8"},
            {"m: 64.5", "'m' must be an integer"},
            {"m: -4", "'m' must be between 1"},
            {"m: 99999999999999999999", "'m'"}}) {
@@ -376,7 +376,7 @@ TEST_F(HostileInputTest, ParametersAreNeverSilentlyWrong) {
   const std::string misspelled = Write("typo.yaml", GemmSuite("mm: 64"));
   auto r = RunXpuperf({"bench", "run", "--suite", misspelled, "--out", Path("r")});
   EXPECT_EQ(r.exit_code, 2);
-  ExpectOneLineNaming(r, "unknown parameter 'mm' (known: precision, m, n, k)");
+  ExpectOneLineNaming(r, "unknown parameter 'mm' (known: precision, library, m, n, k)");
   for (const auto& args : std::vector<std::vector<std::string>>{{"--samples", "0"},
                                                                 {"--min-sample-seconds", "-1"},
                                                                 {"--min-sample-seconds", "nan"},

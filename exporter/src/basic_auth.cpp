@@ -1,4 +1,4 @@
-#include "basic_auth.h"
+#include "xpuperf/exporter/basic_auth.h"
 
 #include <crypt.h>
 

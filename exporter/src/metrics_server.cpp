@@ -6,11 +6,11 @@
 #include <mutex>
 #include <thread>
 
-#include "basic_auth.h"
 #include "gzip.h"
 #include "health_json.h"
-#include "tls_context.h"
+#include "xpuperf/exporter/basic_auth.h"
 #include "xpuperf/exporter/exposition.h"
+#include "xpuperf/exporter/tls_context.h"
 #include "xpuperf/exporter/web_config.h"
 
 namespace xpuperf::exporter {

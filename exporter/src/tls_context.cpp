@@ -1,4 +1,4 @@
-#include "tls_context.h"
+#include "xpuperf/exporter/tls_context.h"
 
 #include <openssl/err.h>
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "basic_auth.h"
+#include "xpuperf/exporter/basic_auth.h"
 
 namespace xpuperf::exporter {
 namespace {

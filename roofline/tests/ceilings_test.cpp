@@ -148,6 +148,29 @@ TEST(Ceilings, AcceleratorRecordsWinOverTheHostCpu) {
   EXPECT_EQ(c.Memory("L2")->value, 9000e9);  // the working set that fits in L2
 }
 
+// A CPU with AVX512_BF16 and VNNI: the bf16 and int8 compute ceilings come from peak_fma's
+// bf16_flops / int8_ops (GOP/s) and from oneDNN's gemm records, next to fp32.
+TEST(Ceilings, CpuBf16AndInt8CeilingsFromPeakAndOneDnnGemm) {
+  const std::string jsonl =
+      R"({"benchmark":"peak_fma","metric":"fp32_flops","value":400,"unit":"GFLOP/s","parameters":{"simd":"avx512f"},"device":{"backend":"cpu","id":"cpu0","model":"Zen 5"}})"
+      "\n"
+      R"({"benchmark":"peak_fma","metric":"bf16_flops","value":800,"unit":"GFLOP/s","parameters":{"simd":"avx512_bf16"},"device":{"backend":"cpu","id":"cpu0","model":"Zen 5"}})"
+      "\n"
+      R"({"benchmark":"peak_fma","metric":"int8_ops","value":1600,"unit":"GOP/s","parameters":{"simd":"avx512_vnni"},"device":{"backend":"cpu","id":"cpu0","model":"Zen 5"}})"
+      "\n"
+      R"({"benchmark":"gemm","metric":"int8_ops","value":1200,"unit":"GOP/s","parameters":{"library":"onednn","m":256,"n":4096,"k":4096},"device":{"backend":"cpu","id":"cpu0","model":"Zen 5"}})"
+      "\n";
+  Result<BenchResults> results = ParseBenchResults(jsonl, "", "run");
+  ASSERT_TRUE(results.ok()) << results.error().message;
+  const Ceilings c = CeilingsFromResults(*results);
+  ASSERT_NE(c.Compute("bf16"), nullptr);
+  EXPECT_EQ(c.Compute("bf16")->value, 800e9);
+  ASSERT_NE(c.Compute("int8"), nullptr);
+  EXPECT_EQ(c.Compute("int8")->value, 1600e9);  // the peak, above the GEMM
+  ASSERT_NE(c.Compute("fp32"), nullptr);
+  EXPECT_EQ(c.Compute("fp32")->value, 400e9);
+}
+
 TEST(Format, ScalesByThousands) {
   EXPECT_EQ(FormatFlops(88.44e9), "88.44 GFLOP/s");
   EXPECT_EQ(FormatFlops(1.5e12), "1.5 TFLOP/s");

@@ -340,8 +340,8 @@ Status EventParser::ParseChunk(std::string_view chunk, size_t file_offset) {
 }
 
 EventParser::Checkpoint EventParser::Mark() const {
-  return {trace_.events.size(),  trace_.memory.size(), trace_.dims.size(), trace_.flow_events,
-          trace_.skipped_events, open_begins_,         dropped_begins_};
+  return {trace_.events.size(),  trace_.memory.size(),   trace_.dims.size(), trace_.flow_events,
+          trace_.skipped_events, trace_.metadata_events, open_begins_,       dropped_begins_};
 }
 
 void EventParser::Rollback(const Checkpoint& mark) {
@@ -350,6 +350,7 @@ void EventParser::Rollback(const Checkpoint& mark) {
   trace_.dims.resize(mark.dims);
   trace_.flow_events = mark.flow_events;
   trace_.skipped_events = mark.skipped_events;
+  trace_.metadata_events = mark.metadata_events;
   // Begin events the undone chunk ended are open again.
   open_begins_ = mark.open_begins;
   dropped_begins_ = mark.dropped_begins;
@@ -530,6 +531,7 @@ Status EventParser::ParseEvent(od::object object) {
     }
   }
   if (phase == 'M') {
+    ++trace_.metadata_events;
     // JAX/XLA: processes named "/device:GPU:0" (or TPU) hold the device's ops.
     if (event.name == process_name_ && metadata_name != 0) {
       std::string_view pname = trace_.strings.Get(metadata_name);

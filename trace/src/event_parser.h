@@ -36,7 +36,7 @@ class EventParser {
   // one (strings interned meanwhile stay; nothing refers to them). Process names are idempotent.
   struct Checkpoint {
     size_t events, memory, dims;
-    int64_t flow_events, skipped_events;
+    int64_t flow_events, skipped_events, metadata_events;
     std::unordered_map<uint64_t, std::vector<uint32_t>> open_begins;
     int64_t dropped_begins;
   };

@@ -14,6 +14,7 @@
 #include "event_parser.h"
 #include "json_blocks.h"
 #include "xpuperf/core/cancellation.h"
+#include "xpuperf/trace/xplane.h"
 
 namespace xpuperf::trace {
 namespace {
@@ -405,6 +406,7 @@ Result<Trace> ParseTrace(std::string_view json, std::string source, size_t chunk
 }
 
 Result<Trace> ReadTraceFile(const std::string& path) {
+  if (IsXPlaneFileName(path)) return ReadXSpaceFile(path);
   XPUPERF_ASSIGN_OR_RETURN(TraceText text, TraceText::Load(path));
   return ParseTrace(text.view(), path, kDefaultChunkBytes, /*release_consumed=*/true);
 }

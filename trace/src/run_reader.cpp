@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "xpuperf/trace/reader.h"
+#include "xpuperf/trace/xplane.h"
 
 namespace xpuperf::trace {
 namespace {
@@ -18,7 +19,7 @@ bool IsTraceFileName(const std::string& name) {
     return name.size() >= suffix.size() &&
            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
-  return ends(".json") || ends(".json.gz");
+  return ends(".json") || ends(".json.gz") || IsXPlaneFileName(name);
 }
 
 }  // namespace
@@ -49,17 +50,49 @@ Result<TraceRun> ReadTraceRun(const std::string& path, const ReadOptions& option
     return run;
   }
   std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(path, ec)) {
-    if (entry.is_regular_file() && IsTraceFileName(entry.path().filename().string())) {
-      files.push_back(entry.path().string());
+  // A directory of `xpuperf capture` (manifest.json beside one folder per host): the traces are
+  // in the host folders.
+  const bool capture = fs::is_regular_file(fs::path(path) / "manifest.json", ec);
+  std::vector<std::string> folders;
+  if (capture) {
+    for (const auto& entry : fs::directory_iterator(path, ec)) {
+      if (entry.is_directory() && !entry.is_symlink()) folders.push_back(entry.path().string());
     }
+  } else {
+    folders.push_back(path);
   }
-  if (ec) return MakeError(ErrorCode::kIo, path + ": cannot list: " + ec.message());
+  for (const auto& folder : folders) {
+    for (const auto& entry : fs::directory_iterator(folder, ec)) {
+      if (entry.is_regular_file() && IsTraceFileName(entry.path().filename().string())) {
+        files.push_back(entry.path().string());
+      }
+    }
+    if (ec) return MakeError(ErrorCode::kIo, folder + ": cannot list: " + ec.message());
+  }
   if (files.empty()) {
+    // A JAX/TensorFlow log directory (jax.profiler.trace(DIR)): its latest profile,
+    // plugins/profile/<run>/ (run names are timestamps, so the largest name is the latest).
+    const fs::path profiles = fs::path(path) / "plugins" / "profile";
+    std::string latest;
+    for (const auto& entry : fs::directory_iterator(profiles, ec)) {
+      if (entry.is_directory() && entry.path().string() > latest) latest = entry.path().string();
+    }
+    if (!latest.empty()) return ReadTraceRun(latest, options);
     return MakeError(ErrorCode::kNotFound,
-                     path + ": no trace files (*.json, *.json.gz) in directory");
+                     path + ": no trace files (*.json, *.json.gz, *.xplane.pb) in directory");
   }
   std::sort(files.begin(), files.end());
+  // XLA's profilers may write both HOST.xplane.pb and its conversion HOST.trace.json.gz: the
+  // XSpace is the whole of it, the JSON a lossy copy, so only the XSpace is read.
+  std::erase_if(files, [&](const std::string& file) {
+    constexpr std::string_view kJson = ".trace.json.gz";
+    if (file.size() < kJson.size() ||
+        file.compare(file.size() - kJson.size(), kJson.size(), kJson) != 0) {
+      return false;
+    }
+    const std::string xplane = file.substr(0, file.size() - kJson.size()) + ".xplane.pb";
+    return std::binary_search(files.begin(), files.end(), xplane);
+  });
   std::vector<std::optional<Result<Trace>>> results(files.size());
   unsigned workers = options.threads > 0 ? static_cast<unsigned>(options.threads)
                                          : std::max(1u, std::thread::hardware_concurrency());

@@ -74,6 +74,8 @@ std::string_view TraceFormatName(TraceFormat format) {
       return "kineto-2021";
     case TraceFormat::kJax:
       return "jax";
+    case TraceFormat::kXPlane:
+      return "xplane";
     case TraceFormat::kUnknown:
       return "chrome-trace";
   }

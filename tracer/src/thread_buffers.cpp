@@ -105,8 +105,11 @@ struct BufferOwner {
       std::lock_guard lock(buffer->mutex);
       Chunk* chunk = buffer->chunk;
       const uint32_t committed = buffer->committed.load(std::memory_order_acquire);
-      if (chunk != nullptr && buffer->state != 0 &&
-          buffer->state == g_state.load(std::memory_order_relaxed) && committed > buffer->flushed) {
+      // Handed off whatever session it belongs to: a thread that exits while Stop() is draining
+      // (g_state already 0, the flusher not yet done) would otherwise lose its last events, and
+      // a thread joined without waiting for its exit (Python's threading) often does. Chunks of
+      // a session already ended are released by the next WritePending (it compares states).
+      if (chunk != nullptr && buffer->state != 0 && committed > buffer->flushed) {
         chunk->state = buffer->state;
         chunk->tid = buffer->tid;
         chunk->from = buffer->flushed;

@@ -13,11 +13,13 @@ namespace xpuperf::analysis {
 
 // device: the CPU device (model, vendor, memory_bytes and topology.cores are used). root: where
 // /proc/cpuinfo, cpufreq and /sys/firmware/dmi/tables/DMI are read ("/" on a live system).
-// Peaks (fp64, fp32): all physical cores x 2 FMA pipes x SIMD lanes of the widest kernel the ISA
-// flags allow x 2 FLOP/FMA x the peak frequency (bench::ComputeNominalPeak), each with its factors
-// in peak_sources. Memory bandwidth: bytes_per_second 0 and memory_unknown_reason set when the
-// SMBIOS table is absent or unreadable. No host or network link. kNotFound / kParse when
-// root/proc/cpuinfo cannot be read or parsed.
+// Peaks per precision the hardware has vector instructions for (fp64, fp32; bf16 with AVX512_BF16
+// or AMX, fp16 with AVX512_FP16, int8 with VNNI or AMX): all physical cores x the pipes and lanes
+// of the widest kernel the cpuinfo flags allow, per microarchitecture x operations per lane x the
+// peak frequency (bench::ComputeNominalPeak), each with its factors in peak_sources. Memory
+// bandwidth: bytes_per_second 0 and memory_unknown_reason set when the SMBIOS table is absent or
+// unreadable. No host or network link. kNotFound / kParse when root/proc/cpuinfo cannot be read or
+// parsed.
 Result<spec::SpecSheet> CpuSpecSheet(const Device& device, const std::string& root = "/");
 
 }  // namespace xpuperf::analysis

@@ -4,8 +4,8 @@ Usage: nvml_py_vs_fake.py FAKE_NVML_DIR SCENARIO XPUPERF
 
 1. pynvml loads the fake (LD_LIBRARY_PATH=FAKE_NVML_DIR; the mapped file is checked) and decodes,
    with NVIDIA's own ctypes structs, every structure the backend reads: memory v1 and v2, PCI
-   info, compute processes v2 and v3 (and their names), utilisation, field values, GPM metrics
-   and clock-event reasons, plus power, energy, temperature, clocks and PCIe throughput. Each
+   info, compute processes v2 and v3 (and their names), per-process utilisation, utilisation,
+   field values, GPM metrics and clock-event reasons, plus power, energy, temperature, clocks and PCIe throughput. Each
    value must be the one the scenario file means (README.md of fake_nvml: v1 `used` = used +
    reserved, GPM formulas from the scripted counters ...): NVIDIA's structs vouch for the fake.
 2. `xpuperf metrics --backend nvidia --json` against the same fake must report the same values
@@ -204,6 +204,20 @@ def check_pynvml(check, pynvml, scenario):
         name = None
       check.equal(f"process {pid} name", name, names.get(str(pid)))
       r["processes"][pid] = (memory, name)
+    # Per-process utilisation (c_nvmlProcessUtilizationSample_t): pid, sm, mem, enc, dec.
+    r["process_utilization"] = {}
+    if "process_utilization" in gpu:
+      want = {}
+      for entry in filter(None, gpu["process_utilization"].split(",")):
+        pid, sm, mem, enc, dec = (int(x) for x in entry.split(":"))
+        want[pid] = (sm, mem, enc, dec)
+      try:
+        got = {p.pid: (p.smUtil, p.memUtil, p.encUtil, p.decUtil)
+               for p in pynvml.nvmlDeviceGetProcessUtilization(h, 0)}
+      except pynvml.NVMLError_NotFound:
+        got = {}
+      check.equal(f"{g} process utilisation", got, want)
+      r["process_utilization"] = got
     # GPM (c_nvmlGpmSupport_t, c_nvmlGpmMetricsGet_t with NVIDIA's MAX).
     if gpu.get("gpm_supported") == "1":
       support = pynvml.nvmlGpmQueryDeviceSupport(h)
@@ -286,6 +300,11 @@ def check_xpuperf(check, doc, read, reasons):
       check.equal(f"xpuperf {d} process {pid}",
                   [(s["value"], s["labels"].get("command")) for s in found],
                   [(float(memory), name)])
+    for pid, (sm, mem, enc, dec) in r["process_utilization"].items():
+      for engine, percent in (("sm", sm), ("memory", mem), ("encoder", enc), ("decoder", dec)):
+        check.equal(f"xpuperf {d} process {pid} {engine} busy",
+                    value(doc, "process_engine_busy_percent", d, pid=str(pid), engine=engine),
+                    float(percent))
     if 5 in r["gpm"]:
       check.near(f"xpuperf {d} tensor utilisation (GPM 5)",
                  value(doc, "tensorcore_utilization_percent", d), r["gpm"][5])

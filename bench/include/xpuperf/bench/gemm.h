@@ -17,7 +17,8 @@ struct GemmShape {
 
 // 2 m n k: one multiply and one add per inner-product term; alpha = 1 and beta = 0 add no epilogue.
 double GemmFlops(const GemmShape& shape);
-// A (m x k) + B (k x n) read, C (m x n) written once; beta = 0, so C is not read.
+// A (m x k) + B (k x n) read, C (m x n) written once; beta = 0, so C is not read. bf16 and int8
+// write fp32 and s32 results (4 bytes per element of C).
 double GemmBytes(const GemmShape& shape, Precision precision);
 
 // C = A B with cblas_dgemm / cblas_sgemm. Spans hold row-major matrices of the shape's sizes.
@@ -32,6 +33,10 @@ void RunGemm(const GemmShape& shape, std::span<const float> a, std::span<const f
 template <typename T>
 Status VerifyGemmSample(const GemmShape& shape, std::span<const T> a, std::span<const T> b,
                         std::span<const T> c, int samples);
+
+// The same for u8 x s8 -> s32 (oneDNN's int8 matmul): the integer inner product must match exactly.
+Status VerifyInt8GemmSample(const GemmShape& shape, std::span<const uint8_t> a,
+                            std::span<const int8_t> b, std::span<const int32_t> c, int samples);
 
 // The OpenBLAS build ("OpenBLAS 0.3.21 DYNAMIC_ARCH ... Zen MAX_THREADS=64") and its thread count.
 std::string OpenBlasConfig();

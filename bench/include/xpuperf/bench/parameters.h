@@ -31,13 +31,16 @@ struct ParameterSpec {
 
 using ParameterSchema = std::vector<ParameterSpec>;
 
-// The four kinds of parameter. A null default means "derived by the benchmark" (see above).
+// The kinds of parameter. A null default means "derived by the benchmark" (see above).
 ParameterSpec IntegerParameter(std::string name, nlohmann::json default_value, double min,
                                double max);
 ParameterSpec NumberParameter(std::string name, nlohmann::json default_value, double min,
                               double max);
-ParameterSpec ChoiceParameter(std::string name, std::string default_value,
+// default_value: a string, or null when the benchmark derives the value from the others.
+ParameterSpec ChoiceParameter(std::string name, nlohmann::json default_value,
                               std::vector<std::string> choices);
+// Any text, checked by the benchmark itself (e.g. an ISA name against its kernel table).
+ParameterSpec TextParameter(std::string name, nlohmann::json default_value);
 ParameterSpec BooleanParameter(std::string name, bool default_value);
 
 // Checks `point` (a JSON object) against `schema` and returns it with every default filled in.

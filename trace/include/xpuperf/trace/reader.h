@@ -54,7 +54,8 @@ Result<Trace> ParseTrace(std::string_view json, std::string source, const ParseO
 Result<Trace> ReadTraceFile(const std::string& path);
 
 // A file is a run of one rank; a directory is a distributed run of every *.json / *.json.gz file in
-// it (not recursive), read in parallel. Ranks come from distributedInfo.rank, else the file name
+// it (not recursive; a capture directory with a manifest.json: the files of its host folders), read
+// in parallel. Ranks come from distributedInfo.rank, else the file name
 // ("rank-3", "rank3", "rank_3"), else the file's position in name order.
 Result<TraceRun> ReadTraceRun(const std::string& path, const ReadOptions& options = {});
 

@@ -59,6 +59,27 @@ inline bool IsGpuOp(EventKind kind) {
 // How the analyses read a trace: xpuperf's own definitions, or HTA's (hta_convention.h).
 enum class Convention : uint8_t { kXpuperf, kHta };
 
+// What XLA says about one HLO op (from the stats of an .xplane.pb), by the op's name.
+struct XlaOpInfo {
+  uint32_t category = 0;  // string id of hlo_category ("convolution", "loop fusion"...), 0 if none
+  uint32_t module = 0;    // string id of the HLO module's name, 0 if none
+  int64_t flops = -1;     // per execution (XLA's cost analysis), -1 if unknown
+  int64_t bytes_accessed = -1;  // per execution, -1 if unknown
+};
+
+// A name the trace gives a process (tid == kProcessTrack) or a thread.
+struct TrackName {
+  static constexpr int32_t kProcessTrack = INT32_MIN;
+  int32_t pid = 0;
+  int32_t tid = kProcessTrack;
+  uint32_t name = 0;  // string id
+};
+
+// Event categories the .xplane.pb reader gives XLA's timelines (docs/TRACES.md, "XLA profiles").
+inline constexpr std::string_view kXlaOpsCategory = "XLA Ops";
+inline constexpr std::string_view kXlaModulesCategory = "XLA Modules";
+inline constexpr std::string_view kXlaStepsCategory = "Steps";
+
 // TraceEvent::hta_flags: what HTA's reader would see differently (hta_convention.h).
 enum HtaFlags : uint8_t {
   kHtaNoCategory = 1,        // no `cat` (HTA drops the row)
@@ -111,7 +132,7 @@ struct DeviceProperties {
   int num_sms = 0;
 };
 
-enum class TraceFormat { kKineto, kKineto2021, kJax, kUnknown };
+enum class TraceFormat { kKineto, kKineto2021, kJax, kXPlane, kUnknown };
 std::string_view TraceFormatName(TraceFormat format);
 
 struct Trace {
@@ -125,6 +146,7 @@ struct Trace {
   int64_t base_time_ns = 0;       // baseTimeNanoseconds (0 if absent)
   int64_t input_bytes = 0;        // size of the JSON text read (after decompression)
   int64_t flow_events = 0;        // s/f events seen (not stored: launches join by correlation)
+  int64_t metadata_events = 0;    // M events seen (not stored; process/thread names read from them)
   int64_t skipped_events = 0;     // events without a usable ts (kept out of the analyses)
   bool fractional_timestamps = false;  // some ts written with a fraction or exponent
   Convention convention = Convention::kXpuperf;
@@ -133,6 +155,10 @@ struct Trace {
   std::vector<TraceEvent> events;    // sorted by ts_ns
   std::vector<MemorySample> memory;  // sorted by ts_ns
   std::vector<int64_t> dims;         // pool: [n_inputs, len0, d.., len1, d.., ...] per event
+  // .xplane.pb only: XLA's facts per op name id, and the names of planes (processes) and lines
+  // (threads) for exports.
+  std::unordered_map<uint32_t, XlaOpInfo> xla_ops;
+  std::vector<TrackName> track_names;
 
   std::string_view Name(const TraceEvent& e) const { return strings.Get(e.name); }
   std::string_view Category(const TraceEvent& e) const { return strings.Get(e.category); }

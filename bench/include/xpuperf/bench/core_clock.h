@@ -1,0 +1,42 @@
+// The clock the cores run at: base and maximum as the system states them, and the clock measured
+// under load by a dependent chain of integer adds (one cycle each on every x86-64 core) timed
+// against the TSC and the steady clock. Reading functions take the sysfs/procfs root.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "xpuperf/core/cpuinfo.h"
+
+namespace xpuperf::bench {
+
+struct ClockFigure {
+  double hertz = 0;  // 0 when unknown
+  std::string source;
+};
+
+struct CoreClocks {
+  ClockFigure base;      // cpufreq base_frequency, else the "@ 2.60GHz" of the model name
+  ClockFigure maximum;   // cpufreq cpuinfo_max_freq, else the highest "cpu MHz" of cpuinfo
+  ClockFigure measured;  // ProbeCoreClock under the benchmark's load; 0 when not measured
+  // The figure a nominal peak uses: measured, else maximum, else base (hertz 0 when none).
+  const ClockFigure& Best() const;
+};
+
+CoreClocks ReadCoreClocks(const CpuInfo& info, const std::string& root);
+
+struct ClockProbe {
+  // adds / seconds of the thread's CPU time (CLOCK_THREAD_CPUTIME_ID): the core clock while the
+  // chain ran, not lowered when other processes preempt the thread.
+  double core_hertz = 0;
+  double tsc_hertz = 0;  // TSC ticks / wall seconds over the same interval
+  int64_t adds = 0;
+  double seconds = 0;       // thread CPU time
+  double wall_seconds = 0;  // steady clock
+};
+
+// Runs `adds` (rounded up to a multiple of 64) dependent adds on the calling thread. Thread-safe.
+ClockProbe ProbeCoreClock(int64_t adds);
+
+}  // namespace xpuperf::bench

@@ -1,0 +1,83 @@
+// `agent` and `capture`: on-demand trace capture across nodes.
+#include <iostream>
+#include <memory>
+
+#include "command_wiring.h"
+#include "src/command_agent.h"
+
+namespace xpuperf::cli {
+
+void AddAgentCommand(CLI::App& app, CommandActions& actions) {
+  auto options = std::make_shared<AgentCommandOptions>();
+  AgentCommandOptions& agent = *options;
+  CLI::App* command = app.add_subcommand(
+      "agent",
+      "Node agent for on-demand traces: dynolog's RPC (port 1778) and Kineto's IPC, so "
+      "KINETO_USE_DAEMON=1 processes can be traced without a restart (loopback unless --listen)");
+  command->add_option("--listen", agent.listen, "HOST:PORT, [IPV6]:PORT or :PORT (all interfaces)")
+      ->capture_default_str();
+  command->add_option("--web-config", agent.web_config,
+                      "TLS and basic-auth users (the `serve` web config); needed off loopback");
+  command
+      ->add_option("--capture-dir", agent.capture_dir,
+                   "Where traces are written and served from (Kineto accepts paths under /tmp "
+                   "or KINETO_ONDEMAND_TRACE_DIR)")
+      ->capture_default_str();
+  command->add_option("--max-file-bytes", agent.max_file_bytes, "Largest trace file served")
+      ->capture_default_str();
+  command->add_flag("--no-ipc", agent.no_ipc, "Do not bind Kineto's IPC endpoint 'dynolog'");
+  command
+      ->add_option("--process-timeout", agent.process_timeout_seconds,
+                   "Drop a process silent this long, s")
+      ->capture_default_str();
+  command->add_option("--workers", agent.workers, "Connections served at once")
+      ->capture_default_str();
+  actions.push_back({command, [options] { return RunAgent(*options, std::cout, std::cerr); }});
+}
+
+void AddCaptureCommand(CLI::App& app, CommandActions& actions) {
+  auto options = std::make_shared<CaptureCommandOptions>();
+  CaptureCommandOptions& c = *options;
+  CLI::App* command = app.add_subcommand(
+      "capture",
+      "Trace a job on every node at once through the agents, bring the files back to DIR and "
+      "analyse every rank (exit 3: some hosts failed)");
+  command->add_option("--hosts", c.hosts, "Agents: HOST[:PORT],... (port 1778 by default)");
+  command->add_option("--hostfile", c.hostfile, "Agents, one HOST[:PORT] per line");
+  command->add_option("--jax", c.jax,
+                      "JAX processes serving jax.profiler.start_server: HOST:PORT,... (XLA's "
+                      "ProfilerService, same start time; .xplane.pb)");
+  command->add_option("--job-id", c.job_id, "Only processes of this job (SLURM_JOB_ID)");
+  command->add_option("--pids", c.pids, "Only these processes (or their children): PID,...");
+  command->add_option("--duration-ms", c.duration_ms, "Trace this long from the common start");
+  command->add_option("--iterations", c.iterations, "Or trace this many iterations");
+  command
+      ->add_option("--iteration-roundup", c.iteration_roundup,
+                   "Iteration mode: start on a multiple of this")
+      ->capture_default_str();
+  command
+      ->add_option("--start-in", c.start_in_seconds,
+                   "Common start = now + this, s (processes poll every few seconds)")
+      ->capture_default_str();
+  command->add_option("--wait", c.wait_seconds, "After the window, wait this long for files, s")
+      ->capture_default_str();
+  command->add_option("--out", c.out_dir, "Output directory: DIR/<host>/..., manifest.json")
+      ->required();
+  command->add_option("--capture-id", c.capture_id, "Name of the capture (default generated)");
+  command->add_option("--process-limit", c.process_limit, "Processes traced per host")
+      ->capture_default_str();
+  command->add_option("--max-file-bytes", c.max_file_bytes, "Larger trace files are not fetched")
+      ->capture_default_str();
+  command->add_flag("--tls", c.tls, "Connect to the agents over TLS");
+  command->add_option("--ca-file", c.ca_file,
+                      "CA that signed the agents' certificates (implies --tls)");
+  command->add_option("--cert-file", c.cert_file, "Client certificate");
+  command->add_option("--key-file", c.key_file, "Client key");
+  command->add_option("--credentials-file", c.credentials_file,
+                      "File holding 'user:password' for agents with basic_auth_users");
+  command->add_flag("--no-analyze", c.no_analyze, "Only gather the files");
+  command->add_flag("--json", c.json, "The analysis as JSON");
+  actions.push_back({command, [options] { return RunCapture(*options, std::cout, std::cerr); }});
+}
+
+}  // namespace xpuperf::cli

@@ -1,0 +1,3 @@
+
+	/host:CPU
+/device:TPU:1"	test-host

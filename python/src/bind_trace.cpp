@@ -1,0 +1,237 @@
+// Trace runs from Python: read (GIL released), optionally in HTA's convention, then the analyses
+// and the events of a rank as NumPy columns, from which xpuperf/hta.py builds HTA's DataFrames.
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "xpuperf/trace/analyses.h"
+#include "xpuperf/trace/hta_convention.h"
+#include "xpuperf/trace/reader.h"
+#include "xpuperf/trace/trace.h"
+
+namespace xpuperf::python {
+
+namespace {
+
+using trace::Trace;
+using trace::TraceEvent;
+
+// A NumPy array that owns a copy of `values`.
+template <typename T>
+nb::ndarray<nb::numpy, T, nb::ndim<1>> Column(std::vector<T>&& values) {
+  auto* owned = new std::vector<T>(std::move(values));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+  return nb::ndarray<nb::numpy, T, nb::ndim<1>>(owned->data(), {owned->size()}, owner);
+}
+
+// The ranks of one run, read once; immutable afterwards, so the analyses may run without the GIL.
+class PyTraceRun {
+ public:
+  // include_last_profiler_step: HTA's option of the same name (hta convention only).
+  PyTraceRun(const std::string& path, const std::string& convention,
+             bool include_last_profiler_step) {
+    if (convention != "hta" && convention != "xpuperf") {
+      Raise(MakeError(ErrorCode::kInvalidArgument,
+                      "convention must be 'hta' or 'xpuperf', got '" + convention + "'"));
+    }
+    Result<trace::TraceRun> read = [&] {
+      nb::gil_scoped_release release;
+      return trace::ReadTraceRun(path);
+    }();
+    run_ = Unwrap(std::move(read));
+    for (const Trace& t : run_.ranks) float_times_.push_back(HtaReadsFloatTimes(t));
+    if (convention == "hta") {
+      nb::gil_scoped_release release;
+      if (include_last_profiler_step) {
+        for (Trace& t : run_.ranks) {
+          if (!t.has_distributed_info) t.rank = 0;  // as ApplyHtaConvention(TraceRun&)
+          trace::ApplyHtaConvention(t, /*drop_last_profiler_step=*/false);
+        }
+      } else {
+        profiler_step_names_ = trace::ApplyHtaConvention(run_);
+      }
+    }
+  }
+
+  PyTraceRun(const PyTraceRun&) = delete;
+  PyTraceRun& operator=(const PyTraceRun&) = delete;
+
+  size_t Size() const { return run_.ranks.size(); }
+
+  nb::dict Info(size_t index) const {
+    const Trace& t = At(index);
+    nb::dict out;
+    out["source"] = t.source;
+    out["rank"] = t.rank;
+    out["world_size"] = t.world_size;
+    out["backend"] = t.backend;
+    out["has_distributed_info"] = t.has_distributed_info;
+    out["events"] = t.events.size();
+    out["fractional_timestamps"] = t.fractional_timestamps;
+    out["base_time_ns"] = t.base_time_ns;
+    out["hta_float_times"] = float_times_[index];
+    return out;
+  }
+
+  // One dict per rank: rank, window_ns, busy_ns, compute_ns, non_compute_ns, idle_ns, gpu_ops.
+  nb::list TemporalBreakdown() const {
+    std::vector<trace::TemporalBreakdown> rows;
+    {
+      nb::gil_scoped_release release;
+      for (const Trace& t : run_.ranks) rows.push_back(trace::ComputeTemporalBreakdown(t));
+    }
+    nb::list out;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const trace::TemporalBreakdown& r = rows[i];
+      nb::dict row;
+      row["rank"] = run_.ranks[i].rank;
+      row["window_ns"] = r.window_ns;
+      row["busy_ns"] = r.busy_ns;
+      row["compute_ns"] = r.compute_ns;
+      row["non_compute_ns"] = r.non_compute_ns;
+      row["idle_ns"] = r.idle_ns;
+      row["gpu_ops"] = r.gpu_ops;
+      out.append(row);
+    }
+    return out;
+  }
+
+  // The events of one rank as columns (one entry per event, in timestamp order) and the string
+  // table that `name` and `category` index.
+  nb::dict Events(size_t index) const {
+    const Trace& t = At(index);
+    const size_t n = t.events.size();
+    std::vector<int64_t> ts(n), dur(n), correlation(n), external_id(n), bytes(n);
+    std::vector<int32_t> pid(n), tid(n), device(n), stream(n);
+    std::vector<uint32_t> name(n), category(n);
+    std::vector<uint8_t> kind(n), flags(n);
+    {
+      nb::gil_scoped_release release;
+      for (size_t i = 0; i < n; ++i) {
+        const TraceEvent& e = t.events[i];
+        ts[i] = e.ts_ns;
+        dur[i] = e.dur_ns;
+        correlation[i] = e.correlation;
+        external_id[i] = e.external_id;
+        bytes[i] = e.bytes;
+        pid[i] = e.pid;
+        tid[i] = e.tid;
+        device[i] = e.device;
+        stream[i] = e.stream;
+        name[i] = e.name;
+        category[i] = e.category;
+        kind[i] = static_cast<uint8_t>(e.kind);
+        flags[i] = e.hta_flags;
+      }
+    }
+    nb::list strings;
+    for (size_t i = 0; i < t.strings.size(); ++i) {
+      const std::string_view s = t.strings.Get(static_cast<uint32_t>(i));
+      strings.append(nb::str(s.data(), s.size()));
+    }
+    nb::dict out;
+    out["ts_ns"] = Column(std::move(ts));
+    out["dur_ns"] = Column(std::move(dur));
+    out["correlation"] = Column(std::move(correlation));
+    out["external_id"] = Column(std::move(external_id));
+    out["bytes"] = Column(std::move(bytes));
+    out["pid"] = Column(std::move(pid));
+    out["tid"] = Column(std::move(tid));
+    out["device"] = Column(std::move(device));
+    out["stream"] = Column(std::move(stream));
+    out["name"] = Column(std::move(name));
+    out["category"] = Column(std::move(category));
+    out["kind"] = Column(std::move(kind));
+    out["hta_flags"] = Column(std::move(flags));
+    out["strings"] = strings;
+    return out;
+  }
+
+  int profiler_step_names() const { return profiler_step_names_; }
+
+ private:
+  const Trace& At(size_t index) const {
+    if (index >= run_.ranks.size()) {
+      Raise(MakeError(ErrorCode::kInvalidArgument,
+                      "rank index " + std::to_string(index) + " out of range (" +
+                          std::to_string(run_.ranks.size()) + " ranks)"));
+    }
+    return run_.ranks[index];
+  }
+
+  // Whether HTA's frame of a rank holds ts/dur as float64 rather than int64: pandas makes a column
+  // float when any event of traceEvents lacks the field (NaN), before HTA drops those rows. Known
+  // from what the reader saw: metadata (M), flows (s/f), instants and [memory] events, events
+  // without ts. (Counter and async events, which the reader does not count, are not seen.)
+  static bool HtaReadsFloatTimes(const Trace& t) {
+    if (t.metadata_events > 0 || t.flow_events > 0 || t.skipped_events > 0 || !t.memory.empty())
+      return true;
+    for (const TraceEvent& e : t.events) {
+      if (e.hta_flags & trace::kHtaNoDuration) return true;
+    }
+    return false;
+  }
+
+  trace::TraceRun run_;
+  std::vector<bool> float_times_;
+  int profiler_step_names_ = 0;
+};
+
+}  // namespace
+
+void BindTrace(nb::module_& m) {
+  nb::class_<PyTraceRun>(m, "TraceRun", "The ranks of a trace file or directory.")
+      .def(nb::init<const std::string&, const std::string&, bool>(), nb::arg("path"),
+           nb::arg("convention"), nb::arg("include_last_profiler_step") = false)
+      .def("__len__", &PyTraceRun::Size)
+      .def("info", &PyTraceRun::Info, nb::arg("index"))
+      .def("temporal_breakdown", &PyTraceRun::TemporalBreakdown)
+      .def("events", &PyTraceRun::Events, nb::arg("index"))
+      .def_prop_ro("profiler_step_names", &PyTraceRun::profiler_step_names);
+  m.def(
+      "hta_kernel_types",
+      [](const std::vector<std::string>& names) {
+        std::vector<std::string> out;
+        out.reserve(names.size());
+        for (const std::string& name : names) {
+          switch (trace::HtaKernelTypeOf(name)) {
+            case trace::HtaKernelType::kComputation:
+              out.emplace_back("COMPUTATION");
+              break;
+            case trace::HtaKernelType::kCommunication:
+              out.emplace_back("COMMUNICATION");
+              break;
+            case trace::HtaKernelType::kMemory:
+              out.emplace_back("MEMORY");
+              break;
+            case trace::HtaKernelType::kOther:
+              out.emplace_back("OTHER");
+              break;
+          }
+        }
+        return out;
+      },
+      nb::arg("names"),
+      "HTA's kernel type of each name (COMPUTATION, COMMUNICATION, MEMORY, OTHER).");
+  nb::enum_<trace::EventKind>(m, "EventKind")
+      .value("OTHER", trace::EventKind::kOther)
+      .value("CPU_OP", trace::EventKind::kCpuOp)
+      .value("USER_ANNOTATION", trace::EventKind::kUserAnnotation)
+      .value("GPU_USER_ANNOTATION", trace::EventKind::kGpuUserAnnotation)
+      .value("KERNEL", trace::EventKind::kKernel)
+      .value("MEMCPY", trace::EventKind::kMemcpy)
+      .value("MEMSET", trace::EventKind::kMemset)
+      .value("RUNTIME", trace::EventKind::kRuntime)
+      .value("DRIVER", trace::EventKind::kDriver)
+      .value("SYNC", trace::EventKind::kSync)
+      .value("PYTHON_FUNCTION", trace::EventKind::kPythonFunction)
+      .value("MEMORY", trace::EventKind::kMemory)
+      .value("FLOW", trace::EventKind::kFlow);
+}
+
+}  // namespace xpuperf::python

@@ -1,0 +1,291 @@
+"""Holistic Trace Analysis's API over xpuperf's trace reader.
+
+    from xpuperf.hta import TraceAnalysis        # instead of: from hta.trace_analysis import ...
+    analyzer = TraceAnalysis(trace_dir="traces/")
+    analyzer.get_temporal_breakdown()
+
+The trace is read by xpuperf's native reader in HTA's convention (HTA 0.5.0, the newest on PyPI:
+the rows HTA keeps, integer microseconds, the last ProfilerStep dropped unless
+include_last_profiler_step; docs/TRACES.md lists each rule), so the methods return HTA's
+DataFrames: the same columns, dtypes and values (python/tests/test_hta_parity.py compares them
+with HTA itself). The temporal breakdown is computed natively; the others in pandas over the
+native reader's event columns, following HTA's definitions. `visualize` is accepted and ignored
+(no plots). Methods of HTA not listed in IMPLEMENTED raise NotImplementedError.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Dict, List, Optional, Tuple
+
+from xpuperf._native import native
+
+__all__ = ["TraceAnalysis", "IMPLEMENTED"]
+
+DEFAULT_TRACE_DIR = "/tmp/trace"  # HTA's default
+IMPLEMENTED = ("get_temporal_breakdown", "get_comm_comp_overlap", "get_gpu_kernel_breakdown",
+               "get_profiler_steps")
+
+_COMPUTATION = "COMPUTATION"
+_COMMUNICATION = "COMMUNICATION"
+_MEMORY = "MEMORY"
+
+
+def _pandas():
+    try:
+        import pandas as pd
+    except ImportError as error:  # pragma: no cover - pandas is a dependency of the hta extra
+        raise ImportError("xpuperf.hta needs pandas: pip install 'xpuperf[pandas]'") from error
+    return pd
+
+
+class TraceAnalysis:
+    """HTA's TraceAnalysis: `trace_dir` is a directory of per-rank trace files (*.json,
+    *.json.gz; a single file is accepted too); `trace_files` maps rank -> file name inside
+    trace_dir, as HTA's argument of that name."""
+
+    def __init__(self, trace_files: Optional[Dict[int, str]] = None,
+                 trace_dir: str = DEFAULT_TRACE_DIR,
+                 include_last_profiler_step: Optional[bool] = False):
+        path = os.fspath(trace_dir)
+        self._tmp = None
+        forced_ranks: Dict[str, int] = {}
+        if trace_files:
+            # Only the files named, each as the rank given: a directory of links to them.
+            self._tmp = tempfile.TemporaryDirectory(prefix="xpuperf-hta-")
+            for rank, name in trace_files.items():
+                source = name if os.path.isabs(name) else os.path.join(path, name)
+                if not os.path.isfile(source):
+                    raise FileNotFoundError(f"trace file of rank {rank} not found: {source}")
+                link = os.path.join(self._tmp.name, f"{int(rank)}-{os.path.basename(source)}")
+                os.symlink(os.path.abspath(source), link)
+                forced_ranks[link] = int(rank)
+            path = self._tmp.name
+        elif not os.path.exists(path):
+            raise FileNotFoundError(f"trace directory not found: {path}")
+        elif os.path.isdir(path) and not any(
+                n.endswith((".json", ".json.gz")) for n in os.listdir(path)):
+            raise ValueError(f"no trace files (*.json, *.json.gz) in {path}")
+        self._run = native.TraceRun(path, "hta", bool(include_last_profiler_step))
+        infos = [self._run.info(i) for i in range(len(self._run))]
+        self._infos = infos
+        self._ranks = [forced_ranks.get(info["source"], info["rank"]) for info in infos]
+        # HTA's rank order: ascending.
+        self._order = sorted(range(len(infos)), key=lambda i: self._ranks[i])
+        self._gpu_frames: Dict[int, object] = {}
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _gpu_kernels(self, index: int):
+        """The rank's GPU events as HTA selects them (stream != -1): ts, dur (integer µs),
+        stream, name, kernel_type."""
+        frame = self._gpu_frames.get(index)
+        if frame is not None:
+            return frame.copy()
+        import numpy as np
+
+        pd = _pandas()
+        ev = self._run.events(index)
+        mask = ev["stream"] != -1
+        strings = np.array(ev["strings"], dtype=object)
+        name_ids = ev["name"][mask]
+        unique_ids, inverse = np.unique(name_ids, return_inverse=True)
+        types = np.array(native.hta_kernel_types([strings[i] for i in unique_ids]), dtype=object)
+        frame = pd.DataFrame({
+            "ts": (ev["ts_ns"][mask] // 1000).astype(self._time_dtype(index)),
+            "dur": (ev["dur_ns"][mask] // 1000).astype(self._time_dtype(index)),
+            "stream": ev["stream"][mask].astype(np.int64),
+            "name": strings[name_ids],
+            "kernel_type": types[inverse] if len(unique_ids) else np.array([], dtype=object),
+        })
+        self._gpu_frames[index] = frame
+        return frame.copy()
+
+    def _time_dtype(self, index: int):
+        """HTA's dtype of ts/dur (µs) for a rank: float64 when some event of the file has no
+        `dur` (pandas fills NaN), else int64."""
+        import numpy as np
+
+        return np.float64 if self._infos[index]["hta_float_times"] else np.int64
+
+    @staticmethod
+    def _merge(frame):
+        """HTA's merge_kernel_intervals: sorted by ts, a new interval where ts exceeds the
+        running maximum of the ends before it; returns columns ts, end."""
+        frame = frame.sort_values(by="ts")
+        end = frame["ts"] + frame["dur"]
+        group = (frame["ts"] > end.shift().cummax()).cumsum()
+        merged = (frame.assign(end=end, group=group).groupby("group", as_index=False)
+                  .agg({"ts": "min", "end": "max"}).drop(["group"], axis=1).sort_values(by="ts"))
+        return merged
+
+    # -- HTA's methods ---------------------------------------------------------------------------
+    def get_temporal_breakdown(self, visualize: bool = True):
+        """Per rank: idle, compute and non-compute time of the GPU (µs and % of the window from
+        the first GPU event's start to the last one's end). Computed natively."""
+        pd = _pandas()
+        rows = self._run.temporal_breakdown()
+        result: Dict[str, List] = {"rank": [], "idle_time(us)": [], "compute_time(us)": [],
+                                   "non_compute_time(us)": [], "kernel_time(us)": []}
+        for i in self._order:
+            r = rows[i]
+            if r["gpu_ops"] == 0:
+                raise ValueError(f"rank {self._ranks[i]} has no GPU events: there is no GPU time "
+                                 "to break down (HTA fails on such a trace too)")
+            result["rank"].append(self._ranks[i])
+            # Whole µs, in the dtype of HTA's time columns for this rank.
+            as_time = float if self._infos[i]["hta_float_times"] else int
+            result["idle_time(us)"].append(as_time(r["idle_ns"] // 1000))
+            result["compute_time(us)"].append(as_time(r["compute_ns"] // 1000))
+            result["non_compute_time(us)"].append(as_time(r["non_compute_ns"] // 1000))
+            result["kernel_time(us)"].append(as_time(r["window_ns"] // 1000))
+        # One constructor call with every column (what HTA computes with Series arithmetic:
+        # the same numpy operations, so the same values and dtypes).
+        import numpy as np
+
+        columns = {name: np.asarray(values) for name, values in result.items()}
+        window = columns["kernel_time(us)"]
+        for part in ("idle_time", "compute_time", "non_compute_time"):
+            columns[f"{part}_pctg"] = np.round(100 * (columns[f"{part}(us)"] / window), 2)
+        return pd.DataFrame(columns)
+
+    def get_comm_comp_overlap(self, visualize: bool = True):
+        """Per rank: the share of communication-kernel time that overlaps computation kernels,
+        in % (comp_comm_overlap_pctg; NaN when the rank has no communication kernels)."""
+        pd = _pandas()
+        ranks, ratios = [], []
+        for i in self._order:
+            k = self._gpu_kernels(i)
+            comp = self._merge(k[k["kernel_type"].eq(_COMPUTATION)])
+            comm = self._merge(k[k["kernel_type"].eq(_COMMUNICATION)])
+            overlap = _intersection_length(comp, comm)
+            comm_time = (comm["end"] - comm["ts"]).sum()
+            ranks.append(self._ranks[i])
+            ratios.append(overlap / comm_time if comm_time else float("nan"))
+        df = pd.DataFrame({"rank": ranks, "comp_comm_overlap_ratio": ratios})
+        df["comp_comm_overlap_pctg"] = round(100 * df["comp_comm_overlap_ratio"], 2)
+        return df[["rank", "comp_comm_overlap_pctg"]]
+
+    def get_gpu_kernel_breakdown(self, visualize: bool = True, duration_ratio: float = 0.8,
+                                 num_kernels: int = 10, include_memory_kernels: bool = True,
+                                 image_renderer: str = "notebook") -> Tuple:
+        """(kernel_type_df, kernel_df): time per kernel type over all ranks (sum µs and % of
+        their total; overlapping types as "A overlapping B"), and per kernel type and rank the
+        kernels by total time (sum/max/min/mean µs, stddev), the ones past `duration_ratio` of
+        the cumulative time or beyond the first `num_kernels` grouped as "others"."""
+        pd = _pandas()
+        kinds = [_COMPUTATION, _COMMUNICATION] + ([_MEMORY] if include_memory_kernels else [])
+        all_kernels = pd.DataFrame({
+            "name": pd.Series(dtype="str"), "sum": pd.Series(dtype="int"),
+            "max": pd.Series(dtype="int"), "min": pd.Series(dtype="int"),
+            "std": pd.Series(dtype="float"), "mean": pd.Series(dtype="int"),
+            "kernel_type": pd.Series(dtype="str"), "rank": pd.Series(dtype="int")})
+        by_type = pd.DataFrame({"kernel_type": pd.Series(dtype="str"),
+                                "sum": pd.Series(dtype="int")})
+        for i in self._order:
+            k = self._gpu_kernels(i)
+            by_type = pd.concat([by_type, self._kernel_type_time(k, kinds)], ignore_index=True)
+            for kind in kinds:
+                agg = _aggregate_kernels(pd, k[k["kernel_type"] == kind], num_kernels,
+                                         duration_ratio)
+                agg["kernel_type"] = kind
+                agg["rank"] = int(self._ranks[i])
+                all_kernels = pd.concat([all_kernels, agg], ignore_index=True)
+        by_type = by_type.groupby(by=["kernel_type"])["sum"].agg(["sum"])
+        by_type.reset_index(inplace=True)
+        by_type.sort_values(by=["sum"], ignore_index=True, inplace=True, ascending=False)
+        by_type["percentage"] = (by_type["sum"] / by_type["sum"].sum()) * 100
+        by_type = by_type.round({"percentage": 1})
+        all_kernels.sort_values(by=["kernel_type", "name", "rank"], ignore_index=True,
+                                inplace=True)
+        all_kernels.rename(columns={"sum": "sum (us)", "mean": "mean (us)", "max": "max (us)",
+                                    "min": "min (us)", "std": "stddev"}, inplace=True)
+        return by_type, all_kernels
+
+    def _kernel_type_time(self, kernels, kinds: List[str]):
+        """Time (µs) of each combination of kernel types running, over the union of each type's
+        intervals: a sweep over +bit at starts and -bit at ends, "A overlapping B" where several
+        run. The same pandas operations as HTA, in the same order, so that ties at equal
+        timestamps (zero-length segments) resolve as HTA's sort resolves them."""
+        pd = _pandas()
+        sweep = pd.DataFrame({"status": pd.Series(dtype="str"), "time": pd.Series(dtype="int")})
+        for bit, kind in enumerate(kinds):
+            value = 1 << bit
+            merged = self._merge(kernels[kernels["kernel_type"].eq(kind)])
+            sweep = (pd.concat([sweep, merged.melt(var_name="status", value_name="time")
+                                .replace({"ts": value, "end": -value})])
+                     .sort_values(by="time").reset_index(drop=True))
+        sweep["running"] = sweep["status"].cumsum()
+        sweep["next_time"] = sweep["time"].shift(-1)
+        labels: Dict[int, str] = {}
+        for running in sweep["running"].unique():
+            if running > 0:
+                labels[running] = " overlapping ".join(
+                    kind for bit, kind in enumerate(kinds) if running & (1 << bit))
+        sweep["kernel_type"] = ""
+        sweep = sweep[sweep["running"] > 0]
+        for running, label in labels.items():
+            sweep.loc[sweep["running"].eq(running), "kernel_type"] = label
+        sweep["dur"] = (sweep["next_time"] - sweep["time"]).astype(int)
+        out = sweep.groupby(by=["kernel_type"])["dur"].agg(["sum"])
+        out.reset_index(inplace=True)
+        return out
+
+    def get_profiler_steps(self) -> List[int]:
+        """The ProfilerStep numbers of the first rank's trace, ascending (as HTA: the last step
+        is not included unless include_last_profiler_step)."""
+        import re
+
+        ev = self._run.events(self._order[0])
+        strings = ev["strings"]
+        steps = set()
+        for name_id in set(ev["name"].tolist()):
+            match = re.fullmatch(r"ProfilerStep#(\d+)", strings[name_id])
+            if match:
+                steps.add(int(match.group(1)))
+        return sorted(steps)
+
+    def __getattr__(self, name: str):
+        if name.startswith("get_") or name in ("critical_path_analysis",
+                                                "overlay_critical_path_analysis",
+                                                "generate_trace_with_counters"):
+            raise NotImplementedError(
+                f"xpuperf.hta.TraceAnalysis.{name} is not implemented yet (implemented: "
+                f"{', '.join(IMPLEMENTED)}); use hta.trace_analysis.TraceAnalysis for it")
+        raise AttributeError(name)
+
+
+def _intersection_length(a, b) -> int:
+    """Length of the intersection of two sorted lists of disjoint intervals (columns ts, end)."""
+    a_ts, a_end = a["ts"].to_numpy(), a["end"].to_numpy()
+    b_ts, b_end = b["ts"].to_numpy(), b["end"].to_numpy()
+    i = j = total = 0
+    while i < len(a_ts) and j < len(b_ts):
+        low = max(a_ts[i], b_ts[j])
+        high = min(a_end[i], b_end[j])
+        if high > low:
+            total += int(high - low)
+        if a_end[i] < b_end[j]:
+            i += 1
+        else:
+            j += 1
+    return total
+
+
+def _aggregate_kernels(pd, kernels, num_kernels: int, duration_ratio: float):
+    """Per kernel name: sum, max, min, mean, std of dur (µs), by sum descending; past
+    `num_kernels` names, those beyond the first num_kernels or past the duration_ratio quantile
+    of the cumulative sum become "others" (aggregated over their sums)."""
+    agg = kernels.groupby(by=["name"])["dur"].agg(["sum", "max", "min", "mean", "std"])
+    agg.reset_index(inplace=True)
+    agg = agg.sort_values(by=["sum"], ascending=False, ignore_index=True)
+    agg.fillna({"std": 0}, inplace=True)
+    if agg.shape[0] > num_kernels:
+        agg["cumsum"] = agg["sum"].cumsum()
+        quantile = agg["cumsum"].quantile(duration_ratio)
+        agg.loc[agg["cumsum"] > quantile, "name"] = "others"
+        agg.loc[agg.index >= num_kernels, "name"] = "others"
+        agg = agg.groupby(by=["name"])["sum"].agg(["sum", "max", "min", "mean", "std"])
+        agg.reset_index(inplace=True)
+        agg.fillna({"std": 0}, inplace=True)
+    return agg
