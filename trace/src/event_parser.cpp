@@ -320,9 +320,14 @@ Status EventParser::ParseChunk(std::string_view chunk, size_t file_offset) {
     const char* where = nullptr;
     if (doc.current_location().get(where)) where = nullptr;
     if (code == simdjson::INCORRECT_TYPE) {
-      Error error = ChunkError(code, file_offset, chunk, where);
-      error.message += " (not a trace: every trace event is a JSON object)";
-      return error;
+      // Valid JSON of the wrong shape (an array of numbers) is not "malformed JSON".
+      const std::string message = ChunkError(code, file_offset, chunk, where).message;
+      const size_t at = message.find(" at byte ");
+      const std::string byte =
+          at == std::string::npos ? "" : message.substr(at, message.find(':', at + 1) - at);
+      return MakeError(ErrorCode::kParse,
+                       trace_.source + ": not a trace: an element of the event array" + byte +
+                           " is not a JSON object (every trace event is an object)");
     }
     return ChunkError(code, file_offset, chunk, where);
   }
@@ -406,7 +411,8 @@ Status EventParser::ParseEvent(od::object object) {
   event.file_index = static_cast<uint32_t>(std::min<uint64_t>(next_file_index_++, UINT32_MAX));
   char phase = 0;
   bool has_ts = false;
-  bool saw_ts = false;  // a `ts` key, usable or not
+  bool saw_ts = false;        // a `ts` key, usable or not
+  bool bad_duration = false;  // "dur" present but negative, NaN or unreadable
   bool has_category = false;
   bool has_duration = false;
   bool dims_pending = false;
@@ -446,9 +452,12 @@ Status EventParser::ParseEvent(od::object object) {
           event.category = InternName(cat);
           has_category = true;
         } else if (Is(key, "dur")) {
+          // A negative, NaN or unreadable duration makes the event unusable: it is skipped and
+          // counted in skipped_events, never analysed as a zero-length event.
           has_duration = true;
           if (!MicrosTextToNanos(ScalarText(value), &event.dur_ns) || event.dur_ns < 0) {
             event.dur_ns = 0;
+            bad_duration = true;
           }
         } else if (Is(key, "pid") || Is(key, "tid")) {
           int32_t id = 0;
@@ -570,8 +579,8 @@ Status EventParser::ParseEvent(od::object object) {
   // (year 2116), dur < 2^48 ns (3 days), byte counts < 2^48.
   constexpr int64_t kMaxTs = int64_t{1} << 62, kMaxDur = int64_t{1} << 48,
                     kMaxBytes = int64_t{1} << 48;
-  if (has_ts &&
-      (event.ts_ns >= kMaxTs || event.ts_ns <= -(kMaxTs >> 2) || event.dur_ns >= kMaxDur)) {
+  if (has_ts && (bad_duration || event.ts_ns >= kMaxTs || event.ts_ns <= -(kMaxTs >> 2) ||
+                 event.dur_ns >= kMaxDur)) {
     has_ts = false;
   }
   if (event.bytes >= kMaxBytes || event.bytes < -1) event.bytes = -1;

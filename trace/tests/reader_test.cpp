@@ -246,6 +246,22 @@ TEST(ReaderTest, BeginEndPairsBecomeCompleteEvents) {
   EXPECT_EQ(t.Name(t.events[0]), "outer");  // sorted by start
 }
 
+// A negative, NaN or unreadable duration makes an event unusable: it is skipped and counted, never
+// analysed as a zero-length event.
+TEST(ReaderTest, BadDurationsAreSkippedAndCounted) {
+  const std::string events = R"(
+    {"ph": "X", "cat": "kernel", "name": "good", "pid": 1, "tid": 1, "ts": 1, "dur": 5},
+    {"ph": "X", "cat": "kernel", "name": "negative", "pid": 1, "tid": 1, "ts": 10, "dur": -3},
+    {"ph": "X", "cat": "kernel", "name": "nan", "pid": 1, "tid": 1, "ts": 20, "dur": "NaN"},
+    {"ph": "X", "cat": "kernel", "name": "text", "pid": 1, "tid": 1, "ts": 30, "dur": "long"},
+    {"ph": "X", "cat": "kernel", "name": "no dur", "pid": 1, "tid": 1, "ts": 40})";
+  Trace t = ParseOrDie(KinetoJson(events));
+  std::vector<std::string> names;
+  for (const TraceEvent& e : t.events) names.emplace_back(t.Name(e));
+  EXPECT_EQ(names, (std::vector<std::string>{"good", "no dur"}));
+  EXPECT_EQ(t.skipped_events, 3);
+}
+
 // A pair split across chunks, with chunk guesses going wrong between them, pairs as in one chunk.
 TEST(ReaderTest, BeginEndPairsAcrossChunksAndUndoneGuesses) {
   std::string events;
@@ -323,6 +339,19 @@ TEST(ReaderErrorTest, NotATrace) {
   EXPECT_NE(rows.error().message.find("not a trace"), std::string::npos) << rows.error().message;
   auto empty = ParseTrace("", "e.json");
   ASSERT_FALSE(empty.ok());
+  // Valid JSON whose traceEvents is not a list is not a trace, not malformed JSON.
+  for (const char* text :
+       {R"({"traceEvents": 5})", R"({"traceEvents": {"ph": "X"}})", R"({"traceEvents": null})"}) {
+    auto shape = ParseTrace(text, "s.json");
+    ASSERT_FALSE(shape.ok()) << text;
+    EXPECT_EQ(shape.error().message,
+              "s.json: not a trace: traceEvents (at byte 16) is not an array")
+        << text;
+  }
+  auto broken = ParseTrace(R"({"traceEvents": {"ph": )", "b.json");
+  ASSERT_FALSE(broken.ok());
+  EXPECT_EQ(broken.error().message.find("not a trace"), std::string::npos)
+      << broken.error().message;
 }
 
 TEST(ReaderErrorTest, EmptyDirectory) {

@@ -135,13 +135,18 @@ std::string NvmlLibraryPath(const std::string& explicit_path) {
 }
 
 Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Open(const std::string& path) {
-  // "<path> not found (<dlerror>)" with kUnavailable; NVML is unloaded after nvmlShutdown.
-  XPUPERF_ASSIGN_OR_RETURN(DynamicLibrary opened,
-                           DynamicLibrary::Open({path}, DynamicLibraryOptions{
-                                                            .bind_now = true,
-                                                            .unload = true,
-                                                            .missing_code = ErrorCode::kUnavailable,
-                                                        }));
+  // "<path> not found (<dlerror>)" with kUnavailable; NVML is unloaded after nvmlShutdown. A path
+  // given by the user is read before dlopen (DynamicLibraryOptions::expected_symbols): a truncated
+  // file or another library must not fault or run constructors.
+  XPUPERF_ASSIGN_OR_RETURN(
+      DynamicLibrary opened,
+      DynamicLibrary::Open({path}, DynamicLibraryOptions{
+                                       .bind_now = true,
+                                       .unload = true,
+                                       .missing_code = ErrorCode::kUnavailable,
+                                       .expected_symbols = {"nvmlInit_v2", "nvmlInit"},
+                                       .kind = "NVML library",
+                                   }));
   std::unique_ptr<NvmlLibrary> library(new NvmlLibrary(std::move(opened)));
   const DynamicLibrary& handle = library->library_;
   NvmlApi& api = library->api_;
