@@ -1,18 +1,14 @@
 // The xpuperf command line: the commands wired in cli/app/, run in the cli library.
 #include <CLI/CLI.hpp>
-#include <csignal>
 #include <iostream>
 #include <string_view>
 
 #include "app/command_wiring.h"
+#include "xpuperf/core/cancellation.h"
+#include "xpuperf/core/input_file.h"
+#include "xpuperf/core/output_file.h"
 #include "xpuperf/core/version.h"
 #include "xpuperf/pjrt/probe.h"
-
-namespace {
-
-void OnSignal(int) { xpuperf::cli::StopRequested().store(true); }
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace xpuperf::cli;
@@ -39,7 +35,15 @@ int main(int argc, char** argv) {
       "  xpuperf bench list                   the benchmarks and suites\n"
       "  xpuperf serve                        Prometheus exporter on 127.0.0.1:10877\n"
       "  xpuperf record -- python train.py    energy, power, memory over a job's life\n"
-      "Exit codes: 0 ok, 1 failure, 2 usage error.");
+      "Exit codes: 0 ok, 1 failure, 2 usage error, 3 a gate had nothing to judge, 130/143\n"
+      "interrupted by SIGINT/SIGTERM (docs/POLICIES.md).");
+
+  // Global: every command that reads .gz input honours it, given before or after the command.
+  std::string max_decompressed;
+  app.add_option("--max-decompressed-bytes", max_decompressed,
+                 "Cap on decompressed .gz input, e.g. 8GiB (default: a quarter of physical memory; "
+                 "docs/POLICIES.md)");
+  app.fallthrough();
 
   CommandActions actions;
   AddDevicesCommand(app, actions);
@@ -101,11 +105,30 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
+  if (!max_decompressed.empty()) {
+    auto bytes = xpuperf::ParseByteSize(max_decompressed, "--max-decompressed-bytes");
+    if (!bytes.ok()) {
+      std::cerr << "xpuperf: error: " << bytes.error().message << "\n";
+      return kExitUsage;
+    }
+    xpuperf::SetMaxDecompressedBytes(*bytes);
+  }
+  xpuperf::InstallCancellationHandlers();
   // The most specific parsed command: subcommands come after their parents.
   for (auto it = actions.rbegin(); it != actions.rend(); ++it) {
-    if (it->command->parsed()) return it->run();
+    if (!it->command->parsed()) continue;
+    int code = it->run();
+    // A command stopped by SIGINT/SIGTERM exits 128 + signal, whatever it returned; a daemon's
+    // signal is its normal stop.
+    if (xpuperf::CancellationRequested() && !it->signal_is_normal_stop) {
+      return xpuperf::CancellationExitCode();
+    }
+    // Output lost to a full disk or a closed pipe (`> /dev/full`) is a failure, never exit 0.
+    if (xpuperf::Status flushed = xpuperf::FlushStandardOutput(); !flushed.ok()) {
+      std::cerr << "xpuperf: error: " << flushed.error().message << "\n";
+      if (code == kExitOk) code = kExitFailure;
+    }
+    return code;
   }
   return kExitUsage;
 }

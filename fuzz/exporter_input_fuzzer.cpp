@@ -1,6 +1,7 @@
 // The exporter's parsers of user input: the web config file, the Accept header, the Authorization
-// header's base64, the --listen address and the `serve --bench-check` file. The first byte picks
-// the parser.
+// header's base64, the --listen address, the `serve --bench-check` file and the kubelet's device
+// ids (GPU/MIG UUIDs, GKE's nvidia0/gi1/vgpu0) matched against a GPU and a MIG device. The first
+// byte picks the parser.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -9,12 +10,13 @@
 #include "xpuperf/exporter/bench_check_series.h"
 #include "xpuperf/exporter/exposition.h"
 #include "xpuperf/exporter/metrics_server.h"
+#include "xpuperf/exporter/pod_attribution.h"
 #include "xpuperf/exporter/web_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string input(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 5) {
+  switch (data[0] % 6) {
     case 0:
       (void)xpuperf::exporter::ParseWebConfig(input, "fuzz");
       break;
@@ -32,6 +34,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 4:
       (void)xpuperf::exporter::BenchCheckFamilies(input, 0, "node");
       break;
+    case 5: {
+      xpuperf::exporter::PodMapping mapping;
+      mapping[xpuperf::exporter::NormaliseDeviceId(input)].push_back({"pod", "ns", "c"});
+      xpuperf::Device mig;
+      mig.backend = "nvidia";
+      mig.id = "nvidia0/gi1/ci0";
+      mig.uuid = "MIG-1";
+      mig.partition = {"nvidia0", "GPU-1", 1, 0, "1g.10gb"};
+      (void)xpuperf::exporter::ConsumersOf(mapping, mig);
+      break;
+    }
   }
   return 0;
 }

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "xpuperf/trace/hta_convention.h"
 #include "xpuperf/trace/memory_timeline.h"
 #include "xpuperf/trace/reader.h"
 #include "xpuperf/trace/report.h"
@@ -19,6 +20,9 @@ static void RunAnalyses(xpuperf::trace::Trace trace) {
   run.ranks.push_back(std::move(trace));
   auto report = xpuperf::trace::AnalyzeRun(run, 5);
   (void)xpuperf::trace::ToJson(report).dump();
+  // Then as HTA reads it (row selection, rounding, index_correlation, the last step's drop).
+  (void)xpuperf::trace::ApplyHtaConvention(run);
+  (void)xpuperf::trace::ComputeHtaTemporalBreakdown(run.ranks[0]);
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -47,12 +51,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (trace->events.size() != exact->events.size() ||
       trace->memory.size() != exact->memory.size() ||
-      trace->skipped_events != exact->skipped_events || trace->flow_events != exact->flow_events)
+      trace->skipped_events != exact->skipped_events || trace->flow_events != exact->flow_events ||
+      trace->elements_without_ts != exact->elements_without_ts ||
+      trace->memory_bandwidth_gbps != exact->memory_bandwidth_gbps)
     std::abort();
   for (size_t i = 0; i < trace->events.size(); ++i) {
     const auto& a = trace->events[i];
     const auto& b = exact->events[i];
-    if (a.ts_ns != b.ts_ns || a.dur_ns != b.dur_ns || trace->Name(a) != exact->Name(b))
+    if (a.ts_ns != b.ts_ns || a.dur_ns != b.dur_ns || a.file_index != b.file_index ||
+        trace->Name(a) != exact->Name(b))
       std::abort();
   }
   RunAnalyses(std::move(trace).value());

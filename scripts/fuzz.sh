@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers with libFuzzer (clang + ASan + UBSan), seeded with the recorded trees' files.
-# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|gpu|exporter|record|alerts|agent|ceilings|xplane|all]   (default 60 seconds per target, all)
+# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|gpu|exporter|record|alerts|agent|ceilings|xplane|files|all]
+#   (default 60 seconds per target, all). files: suites, workloads, spec sheets, result files and
+#   memory timelines (one target each, SECONDS each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -12,6 +14,8 @@ fi
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DXPUPERF_FUZZ=ON -DXPUPERF_SANITIZE=address,undefined -DXPUPERF_BUILD_TESTS=OFF \
   -DXPUPERF_BUILD_BENCHMARKS=OFF >/dev/null
+# The parsers of user files, one target each.
+file_targets="suite workload spec_sheet results memory_timeline"
 case "$targets" in
   parsers) fuzz_targets="parsers_fuzzer" ;;
   trace) fuzz_targets="trace_reader_fuzzer" ;;
@@ -22,8 +26,9 @@ case "$targets" in
   agent) fuzz_targets="agent_fuzzer" ;;
   ceilings) fuzz_targets="cpu_ceilings_fuzzer" ;;
   xplane) fuzz_targets="xplane_reader_fuzzer" ;;
-  all) fuzz_targets="parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer exporter_input_fuzzer record_timeline_fuzzer alerts_rules_fuzzer agent_fuzzer cpu_ceilings_fuzzer xplane_reader_fuzzer" ;;
-  *) echo "fuzz.sh: unknown target set '$targets' (parsers, trace, gpu, exporter, record, alerts, agent, ceilings, xplane, all)" >&2; exit 2 ;;
+  files) fuzz_targets="$(for t in $file_targets; do echo -n "${t}_fuzzer "; done)" ;;
+  all) fuzz_targets="parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer exporter_input_fuzzer record_timeline_fuzzer alerts_rules_fuzzer agent_fuzzer cpu_ceilings_fuzzer xplane_reader_fuzzer $(for t in $file_targets; do echo -n "${t}_fuzzer "; done)" ;;
+  *) echo "fuzz.sh: unknown target set '$targets' (parsers, trace, gpu, exporter, record, alerts, agent, ceilings, xplane, files, all)" >&2; exit 2 ;;
 esac
 cmake --build build-fuzz --target $fuzz_targets
 # Seeds: each recorded procfs/sysfs text, prefixed with the byte that selects its parser.
@@ -121,4 +126,25 @@ if [ "$targets" = xplane ] || [ "$targets" = all ]; then
   cp fuzz/corpus/xplane/* "$xplane_corpus/"
   ./build-fuzz/fuzz/xplane_reader_fuzzer -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 \
     "$xplane_corpus"
+fi
+# The parsers of user files, each seeded with the repository's own files of its kind (copied, so
+# what libFuzzer adds stays out of the repository).
+if [ "$targets" = files ] || [ "$targets" = all ]; then
+  seed_files() {  # target, files...
+    local dir=build-fuzz/corpus-$1
+    shift
+    mkdir -p "$dir"
+    for f in "$@"; do
+      if [ -f "$f" ]; then cp "$f" "$dir/$(echo "$f" | md5sum | cut -c1-8)-$(basename "$f")"; fi
+    done
+  }
+  seed_files suite bench/suites/*.yaml
+  seed_files workload roofline/tests/data/*.yaml cli/tests/data/roofline/*.yaml
+  seed_files spec_sheet spec/sheets/*.yaml
+  seed_files results roofline/tests/data/*/results.jsonl cli/tests/data/roofline/*/results.jsonl
+  seed_files memory_timeline fuzz/corpus/trace/memory_timeline.json
+  for t in $file_targets; do
+    ./build-fuzz/fuzz/"${t}"_fuzzer -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 \
+      build-fuzz/corpus-"$t"
+  done
 fi

@@ -13,6 +13,8 @@
 #include "xpuperf/alerts/promql.h"
 #include "xpuperf/alerts/rule_engine.h"
 #include "xpuperf/alerts/rule_file.h"
+#include "xpuperf/core/cancellation.h"
+#include "xpuperf/core/input_file.h"
 
 namespace xpuperf::alerts {
 namespace {
@@ -56,6 +58,8 @@ Result<Labels> ParseSeriesLabels(const std::string& text) {
   }
   return Labels(std::move(items));
 }
+
+constexpr int64_t kMaxEvaluationSteps = 10'000'000;
 
 std::string QuoteYaml(const std::string& s) {
   std::string out = "'";
@@ -125,9 +129,12 @@ Result<std::vector<std::optional<double>>> ParseSeriesValues(std::string_view no
 
 Result<PromtoolTestReport> RunPromtoolTestFile(const std::string& path,
                                                const PromtoolTestOptions& options) {
+  // Under the input policy: a FIFO or device is refused instead of blocking (YAML::LoadFile would
+  // wait forever, deaf to Ctrl-C), the size is bounded.
+  XPUPERF_ASSIGN_OR_RETURN(const std::string text, ReadInputFile(path));
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return MakeError(ErrorCode::kParse, fmt::format("{}: {}", path, e.what()));
   }
@@ -156,6 +163,10 @@ Result<PromtoolTestReport> RunPromtoolTestFile(const std::string& path,
     if (root["evaluation_interval"]) {
       XPUPERF_ASSIGN_OR_RETURN(eval_interval, ParseDuration(root["evaluation_interval"].Scalar()));
     }
+    if (eval_interval <= 0) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       fmt::format("{}: evaluation_interval must be positive", path));
+    }
     std::string timeline =
         "# The alert timeline of xpuperf's rule engine at every evaluation step.\n";
     timeline += "rule_files:\n";
@@ -171,6 +182,10 @@ Result<PromtoolTestReport> RunPromtoolTestFile(const std::string& path,
       int64_t interval = eval_interval;
       if (test["interval"]) {
         XPUPERF_ASSIGN_OR_RETURN(interval, ParseDuration(test["interval"].Scalar()));
+      }
+      if (interval <= 0) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         fmt::format("{}: {}: interval must be positive", path, test_name));
       }
       MemorySeriesSource source;
       timeline += fmt::format("  - name: {}\n    interval: {}\n    input_series:\n",
@@ -229,7 +244,16 @@ Result<PromtoolTestReport> RunPromtoolTestFile(const std::string& path,
       RuleEngine engine(files);
       std::string alert_tests, expr_tests;
       const int64_t end = std::max(max_t, timeline_end);
+      // Each step evaluates every rule: bounded like the input series, so an eval_time of years at
+      // a 1 ms interval is an error rather than a run that never ends.
+      if (end / eval_interval > kMaxEvaluationSteps) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         fmt::format("{}: {}: evaluating up to {} every {} is more than {} steps",
+                                     path, test_name, DurationString(end),
+                                     DurationString(eval_interval), kMaxEvaluationSteps));
+      }
       for (int64_t ts = 0; ts <= end; ts += eval_interval) {
+        XPUPERF_RETURN_IF_ERROR(CheckCancelled());
         for (const RuleEvalError& e : engine.EvaluateAll(source, ts)) {
           report.failures.push_back(fmt::format("{}: {}: rule {} at {}: {}", path, test_name,
                                                 e.rule, DurationString(ts), e.message));

@@ -17,7 +17,7 @@ namespace {
 // last and evenly spaced ones, so causal masks at both ends and every query block are covered.
 constexpr int64_t kVerifiedRowsPerHead = 8;
 
-Result<int64_t> IntegerParameter(const nlohmann::json& point, const char* key, int64_t fallback) {
+Result<int64_t> ReadInteger(const nlohmann::json& point, const char* key, int64_t fallback) {
   if (!point.contains(key)) return fallback;
   if (!point[key].is_number_integer()) {
     return MakeError(
@@ -29,10 +29,10 @@ Result<int64_t> IntegerParameter(const nlohmann::json& point, const char* key, i
 
 Result<AttentionShape> ParsePoint(const nlohmann::json& point) {
   AttentionShape shape;
-  XPUPERF_ASSIGN_OR_RETURN(shape.batch, IntegerParameter(point, "batch", 1));
-  XPUPERF_ASSIGN_OR_RETURN(shape.heads, IntegerParameter(point, "heads", 8));
-  XPUPERF_ASSIGN_OR_RETURN(shape.seq_len, IntegerParameter(point, "seq_len", 512));
-  XPUPERF_ASSIGN_OR_RETURN(shape.head_dim, IntegerParameter(point, "head_dim", 64));
+  XPUPERF_ASSIGN_OR_RETURN(shape.batch, ReadInteger(point, "batch", 1));
+  XPUPERF_ASSIGN_OR_RETURN(shape.heads, ReadInteger(point, "heads", 8));
+  XPUPERF_ASSIGN_OR_RETURN(shape.seq_len, ReadInteger(point, "seq_len", 512));
+  XPUPERF_ASSIGN_OR_RETURN(shape.head_dim, ReadInteger(point, "head_dim", 64));
   if (point.contains("causal")) {
     if (!point["causal"].is_boolean()) {
       return MakeError(
@@ -76,6 +76,13 @@ class AttentionBenchmark final : public Benchmark {
   std::string description() const override {
     return "flash-attention forward, fp32 (tiled, online softmax), causal and non-causal; "
            "GFLOP/s by 4 s^2 h d b (causal 4 s^2 - 2 s^2) and the fraction of the run's fp32 GEMM";
+  }
+  std::optional<ParameterSchema> parameter_schema() const override {
+    const double max = double(int64_t{1} << 28);
+    return ParameterSchema{
+        IntegerParameter("batch", 1, 1, max), IntegerParameter("heads", 8, 1, max),
+        IntegerParameter("seq_len", 512, 1, max), IntegerParameter("head_dim", 64, 1, max),
+        BooleanParameter("causal", false)};
   }
   std::vector<nlohmann::json> default_sweep() const override {
     return {{{"batch", 1}, {"heads", 8}, {"seq_len", 512}, {"head_dim", 64}, {"causal", false}},

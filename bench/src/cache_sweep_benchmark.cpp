@@ -49,6 +49,12 @@ class CacheSweepBenchmark final : public Benchmark {
     return "read bandwidth of one pinned thread over working sets up to >= 4x the LLC; plateaus "
            "named from hwloc cache sizes";
   }
+  std::optional<ParameterSchema> parameter_schema() const override {
+    return ParameterSchema{IntegerParameter("min_kib", 4, 1, double(1 << 30)),
+                           // null default: 4x the largest cache of the topology.
+                           IntegerParameter("max_kib", nullptr, 1, double(1 << 30)),
+                           IntegerParameter("steps_per_octave", 2, 1, 16)};
+  }
   std::vector<nlohmann::json> default_sweep() const override {
     return {{{"min_kib", 4}, {"steps_per_octave", 2}}};
   }
@@ -76,6 +82,13 @@ class CacheSweepBenchmark final : public Benchmark {
       return MakeError(ErrorCode::kInvalidArgument,
                        "cache_sweep: need 0 < min_kib <= max_kib and 1 <= steps_per_octave <= 16");
     }
+    const uint64_t memory = context.device != nullptr ? context.device->memory_bytes : 0;
+    if (memory > 0 && max_bytes > memory / 2) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       fmt::format("cache_sweep: max_kib {} does not fit in half of the {} MiB of "
+                                   "memory",
+                                   max_bytes / kKiB, memory >> 20));
+    }
     XPUPERF_ASSIGN_OR_RETURN(const CpuInfo info, ReadCpuInfo(root_));
     const SimdLevel level = BestSimdLevel(info.cpus.front().flags);
     // One thread: the plateaus are then the per-core cache sizes hwloc reports per instance.
@@ -84,6 +97,11 @@ class CacheSweepBenchmark final : public Benchmark {
     const size_t elements = max_bytes / sizeof(double);
     std::unique_ptr<double[], AlignedDelete> storage(
         static_cast<double*>(std::aligned_alloc(64, (elements * sizeof(double) + 63) / 64 * 64)));
+    if (storage == nullptr) {
+      return MakeError(
+          ErrorCode::kUnavailable,
+          fmt::format("cache_sweep: cannot allocate {} KiB for the sweep", max_bytes / kKiB));
+    }
     const std::span<double> buffer(storage.get(), elements);
     FillReadPattern(buffer);
 

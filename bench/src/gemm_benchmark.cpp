@@ -5,9 +5,9 @@
 #include <random>
 
 #include "onednn_matmul.h"
-#include "point_parameters.h"
 #include "xpuperf/bench/gemm.h"
 #include "xpuperf/bench/nominal_peak.h"
+#include "xpuperf/bench/parameters.h"
 #include "xpuperf/bench/peak_kernels.h"
 #include "xpuperf/bench/peak_models.h"
 #include "xpuperf/bench/registry.h"
@@ -30,9 +30,21 @@ struct GemmPoint {
   GemmShape shape;
 };
 
-Result<GemmPoint> ParsePoint(const nlohmann::json& point) {
-  XPUPERF_ASSIGN_OR_RETURN(const std::string name,
-                           StringParameter(point, "gemm", "precision", "fp64"));
+// The one description of a gemm point: the suite check, `bench list` and ParsePoint all use it.
+// library: derived from the precision when omitted (openblas for fp64/fp32, onednn for bf16/int8).
+ParameterSchema GemmSchema() {
+  const double max = static_cast<double>(kMaxElements);
+  return {ChoiceParameter("precision", "fp64", {"fp64", "fp32", "bf16", "int8"}),
+          ChoiceParameter("library", nullptr, {"openblas", "onednn"}),
+          IntegerParameter("m", 512, 1, max), IntegerParameter("n", 512, 1, max),
+          IntegerParameter("k", 512, 1, max)};
+}
+
+// Takes a point as given or already resolved (ResolvePoint is idempotent): every value read
+// below has been type-checked, so the JSON library never throws.
+Result<GemmPoint> ParsePoint(const nlohmann::json& given) {
+  XPUPERF_ASSIGN_OR_RETURN(const nlohmann::json point, ResolvePoint("gemm", GemmSchema(), given));
+  const std::string name = point["precision"].get<std::string>();
   const std::optional<Precision> precision = ParsePrecision(name);
   if (!precision || *precision == Precision::kFp16) {
     return MakeError(ErrorCode::kInvalidArgument,
@@ -41,8 +53,8 @@ Result<GemmPoint> ParsePoint(const nlohmann::json& point) {
   GemmPoint parsed;
   parsed.precision = *precision;
   const bool low = *precision == Precision::kBf16 || *precision == Precision::kInt8;
-  XPUPERF_ASSIGN_OR_RETURN(const std::string library,
-                           StringParameter(point, "gemm", "library", low ? "onednn" : "openblas"));
+  const std::string library = point.contains("library") ? point["library"].get<std::string>()
+                                                        : (low ? "onednn" : "openblas");
   if (library == "onednn" && *precision != Precision::kFp64) {
     parsed.library = Library::kOneDnn;
   } else if (library != "openblas" || low) {
@@ -51,9 +63,9 @@ Result<GemmPoint> ParsePoint(const nlohmann::json& point) {
                                  "onednn: fp32, bf16, int8)",
                                  library, name));
   }
-  XPUPERF_ASSIGN_OR_RETURN(parsed.shape.m, IntegerParameter(point, "gemm", "m", 512));
-  XPUPERF_ASSIGN_OR_RETURN(parsed.shape.n, IntegerParameter(point, "gemm", "n", 512));
-  XPUPERF_ASSIGN_OR_RETURN(parsed.shape.k, IntegerParameter(point, "gemm", "k", 512));
+  parsed.shape.m = point["m"].get<int64_t>();
+  parsed.shape.n = point["n"].get<int64_t>();
+  parsed.shape.k = point["k"].get<int64_t>();
   const GemmShape& s = parsed.shape;
   // Each factor is checked before the products, so none of them can overflow.
   if (s.m < 1 || s.n < 1 || s.k < 1 || s.m > kMaxElements || s.n > kMaxElements ||
@@ -152,6 +164,7 @@ class GemmBenchmark final : public Benchmark {
     return "GEMM C = A B row-major: OpenBLAS dgemm/sgemm, oneDNN matmul fp32, bf16 (fp32 out), "
            "int8 (u8 x s8 -> s32); square and LLM-shaped m, n, k";
   }
+  std::optional<ParameterSchema> parameter_schema() const override { return GemmSchema(); }
   std::vector<nlohmann::json> default_sweep() const override {
     return {{{"precision", "fp64"}, {"m", 1024}, {"n", 1024}, {"k", 1024}},
             {{"precision", "fp32"}, {"m", 1024}, {"n", 1024}, {"k", 1024}},

@@ -119,6 +119,13 @@ class HostTransferBenchmark final : public Benchmark {
     return "host<->device copies (h2d, d2h, bidir, d2d), pageable vs pinned host memory, local "
            "vs remote NUMA node; GB/s above 64 KiB, us per copy up to it";
   }
+  std::optional<ParameterSchema> parameter_schema() const override {
+    return ParameterSchema{
+        ChoiceParameter("direction", "h2d", {"h2d", "d2h", "bidir", "d2d"}),
+        ChoiceParameter("host_memory", "pinned", {"pageable", "pinned"}),
+        ChoiceParameter("placement", "local", {"local", "remote"}),
+        IntegerParameter("bytes", uint64_t{64} << 20, 1, double(kMaxTransferBytes))};
+  }
   std::vector<nlohmann::json> default_sweep() const override {
     std::vector<nlohmann::json> sweep;
     for (const char* direction : {"h2d", "d2h", "bidir"}) {

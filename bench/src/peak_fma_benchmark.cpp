@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <string_view>
 
-#include "point_parameters.h"
 #include "xpuperf/bench/core_clock.h"
 #include "xpuperf/bench/nominal_peak.h"
+#include "xpuperf/bench/parameters.h"
 #include "xpuperf/bench/peak_kernels.h"
 #include "xpuperf/bench/registry.h"
 #include "xpuperf/bench/threads.h"
@@ -27,15 +27,20 @@ constexpr int64_t kIterationsPerCall = (1 << 18) + 1;
 constexpr int kClockProbes = 5;
 constexpr int64_t kClockProbeAdds = 2'000'000;
 
-Result<const PeakKernel*> KernelOf(const nlohmann::json& point, const IsaFeatures& features) {
-  XPUPERF_ASSIGN_OR_RETURN(const std::string name,
-                           StringParameter(point, "peak_fma", "precision", "fp64"));
-  const std::optional<Precision> precision = ParsePrecision(name);
-  if (!precision) {
-    return MakeError(ErrorCode::kInvalidArgument, "peak_fma: unknown precision '" + name +
-                                                      "' (known: fp64, fp32, bf16, fp16, int8)");
-  }
-  XPUPERF_ASSIGN_OR_RETURN(const std::string isa, StringParameter(point, "peak_fma", "isa", ""));
+// The one description of a peak_fma point. isa: the widest the CPU runs when omitted; a name is
+// checked against the kernel table by SelectPeakKernel (which lists the known ones).
+ParameterSchema PeakFmaSchema() {
+  return {ChoiceParameter("precision", "fp64", {"fp64", "fp32", "bf16", "fp16", "int8"}),
+          TextParameter("isa", nullptr)};
+}
+
+// Takes a point as given or already resolved (ResolvePoint is idempotent).
+Result<const PeakKernel*> KernelOf(const nlohmann::json& given, const IsaFeatures& features) {
+  XPUPERF_ASSIGN_OR_RETURN(const nlohmann::json point,
+                           ResolvePoint("peak_fma", PeakFmaSchema(), given));
+  const std::optional<Precision> precision = ParsePrecision(point["precision"].get<std::string>());
+  if (!precision) return MakeError(ErrorCode::kInvalidArgument, "peak_fma: unknown precision");
+  const std::string isa = point.contains("isa") ? point["isa"].get<std::string>() : "";
   return SelectPeakKernel(*precision, features, isa);
 }
 
@@ -71,6 +76,7 @@ class PeakFmaBenchmark final : public Benchmark {
     return "peak compute rate: independent FMA / dot-product chains per thread in vector "
            "registers, widest ISA by CPUID (fp64, fp32, bf16, fp16, int8)";
   }
+  std::optional<ParameterSchema> parameter_schema() const override { return PeakFmaSchema(); }
   std::vector<nlohmann::json> default_sweep() const override {
     return {{{"precision", "fp64"}},
             {{"precision", "fp32"}},

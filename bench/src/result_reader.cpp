@@ -10,6 +10,9 @@
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <unordered_map>
+
+#include "xpuperf/core/input_file.h"
 
 namespace xpuperf::bench {
 namespace {
@@ -164,15 +167,11 @@ Device DeviceFromJson(const json& j) {
   return device;
 }
 
+// Far beyond any run (a record is ~2 KB): a bound, so a huge or endless file is refused.
+constexpr uint64_t kMaxResultFileBytes = uint64_t{1} << 30;
+
 Result<std::string> ReadText(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return MakeError(ErrorCode::kIo,
-                     fmt::format("cannot read {}: {}", path.string(), std::strerror(errno)));
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return ReadInputFile(path.string(), kMaxResultFileBytes);
 }
 
 }  // namespace
@@ -180,6 +179,7 @@ Result<std::string> ReadText(const std::filesystem::path& path) {
 Result<std::vector<ResultRecord>> ParseResultsJsonl(std::string_view text,
                                                     std::string_view file_name) {
   std::vector<ResultRecord> records;
+  std::unordered_map<std::string, int> seen;  // identity of a record -> its line
   int line_number = 0;
   size_t start = 0;
   while (start < text.size()) {
@@ -192,6 +192,17 @@ Result<std::vector<ResultRecord>> ParseResultsJsonl(std::string_view text,
     const json record = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
     if (record.is_discarded()) return LineError(file_name, line_number, "not valid JSON");
     XPUPERF_ASSIGN_OR_RETURN(ResultRecord parsed, RecordFromJson(record, file_name, line_number));
+    // The same measurement twice (a file appended to itself, two runs merged by hand) would be
+    // counted twice by compare and check: refuse it, naming both lines.
+    std::string key = parsed.run_id + '\x1f' + parsed.device_id + '\x1f' +
+                      parsed.measurement.benchmark + '\x1f' + parsed.measurement.metric + '\x1f' +
+                      parsed.measurement.parameters.dump();
+    if (auto [at, inserted] = seen.emplace(std::move(key), line_number); !inserted) {
+      return LineError(file_name, line_number,
+                       fmt::format("duplicates the record of line {} (same run, device, benchmark, "
+                                   "metric and parameters)",
+                                   at->second));
+    }
     records.push_back(std::move(parsed));
   }
   return records;
@@ -201,15 +212,14 @@ Result<ResultDirectory> ReadResultDirectory(const std::string& directory) {
   namespace fs = std::filesystem;
   std::error_code error;
   const fs::path dir(directory);
-  if (!fs::exists(dir, error)) {
-    return MakeError(ErrorCode::kNotFound, fmt::format("no result directory {}", directory));
-  }
-  if (!fs::is_directory(dir, error)) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     fmt::format("{} is not a result directory (not a directory)", directory));
+  if (Status is_dir = CheckInputDirectory(directory); !is_dir.ok()) {
+    if (is_dir.error().code == ErrorCode::kNotFound) {
+      return MakeError(ErrorCode::kNotFound, fmt::format("no result directory {}", directory));
+    }
+    return MakeError(is_dir.error().code, "not a result directory: " + is_dir.error().message);
   }
   const fs::path results = dir / "results.jsonl";
-  if (!fs::exists(results, error)) {
+  if (fs::symlink_status(results, error).type() == fs::file_type::not_found) {
     return MakeError(
         ErrorCode::kNotFound,
         fmt::format("{} is not a result directory: it has no results.jsonl", directory));

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <ostream>
 
+#include "xpuperf/core/cancellation.h"
+
 namespace xpuperf::bench {
 namespace {
 
@@ -56,11 +58,17 @@ Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
     } else {
       targets.push_back(host_device);
     }
-    for (const nlohmann::json& point : sweep) {
+    for (const nlohmann::json& given : sweep) {
+      // The typed description fills in the defaults: the record states what ran.
+      nlohmann::json point = given;
+      if (const auto schema = benchmark.parameter_schema()) {
+        XPUPERF_ASSIGN_OR_RETURN(point, ResolvePoint(benchmark.name(), *schema, given));
+      }
       for (const Device* target : targets) {
+        XPUPERF_RETURN_IF_ERROR(CheckCancelled());
         const bool on_gpu = target != host_device;
         context.device = target;
-        const std::string label = fmt::format("{} {}{}", benchmark.name(), point.dump(),
+        const std::string label = fmt::format("{} {}{}", benchmark.name(), given.dump(),
                                               on_gpu ? " on " + target->id : std::string());
         if (Status can = benchmark.CanRun(*context.device, point); !can.ok()) {
           context.device = host_device;

@@ -1,5 +1,7 @@
 #include "xpuperf/bench/sampler.h"
 
+#include "xpuperf/core/cancellation.h"
+
 namespace xpuperf::bench {
 
 Result<TimedSamples> CollectSamples(ExecutionQueue& queue, const SamplingOptions& options,
@@ -15,6 +17,8 @@ Result<TimedSamples> CollectSamples(ExecutionQueue& queue, const SamplingOptions
   const int64_t max_repetitions = std::min(options.max_repetitions, queue.max_repetitions());
   // Calibration doubles as the first warm-up: caches and pages are hot afterwards.
   while (true) {
+    // Every sample is preceded by a cancellation check: Ctrl-C stops within about one sample.
+    XPUPERF_RETURN_IF_ERROR(CheckCancelled());
     const double seconds = queue.TimeSeconds([&] { run(result.repetitions); });
     if (seconds >= options.min_sample_seconds || result.repetitions >= max_repetitions) {
       break;
@@ -22,9 +26,11 @@ Result<TimedSamples> CollectSamples(ExecutionQueue& queue, const SamplingOptions
     result.repetitions = std::min(result.repetitions * 2, max_repetitions);
   }
   for (int i = 0; i < options.warmup_samples; ++i) {
+    XPUPERF_RETURN_IF_ERROR(CheckCancelled());
     (void)queue.TimeSeconds([&] { run(result.repetitions); });
   }
   for (int i = 0; i < options.samples; ++i) {
+    XPUPERF_RETURN_IF_ERROR(CheckCancelled());
     const double seconds = queue.TimeSeconds([&] { run(result.repetitions); });
     result.seconds_per_rep.push_back(seconds / static_cast<double>(result.repetitions));
   }

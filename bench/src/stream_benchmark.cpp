@@ -26,10 +26,11 @@ class StreamArray {
     const size_t offset = static_cast<size_t>(index) * 64 * 3;
     const size_t bytes = (n * sizeof(double) + offset + kHugePage - 1) / kHugePage * kHugePage;
     base_ = static_cast<char*>(std::aligned_alloc(kHugePage, bytes));
-    if (base_ == nullptr) std::abort();
+    if (base_ == nullptr) return;  // ok() is false: the caller reports it
     madvise(base_, bytes, MADV_HUGEPAGE);
     data_ = reinterpret_cast<double*>(base_ + offset);
   }
+  bool ok() const { return base_ != nullptr; }
   ~StreamArray() { std::free(base_); }
   StreamArray(const StreamArray&) = delete;
   StreamArray& operator=(const StreamArray&) = delete;
@@ -49,6 +50,11 @@ class StreamBenchmark final : public Benchmark {
   std::string description() const override {
     return "STREAM copy/scale/add/triad (doubles, arrays >= 4x all caches); STREAM bytes and "
            "write-allocate-aware bytes";
+  }
+  std::optional<ParameterSchema> parameter_schema() const override {
+    return ParameterSchema{ChoiceParameter("kernel", "triad", {"copy", "scale", "add", "triad"}),
+                           // null default: sized to 4x the caches, and recorded as array_mib.
+                           IntegerParameter("array_mib", nullptr, 1, double(1 << 30))};
   }
   std::vector<nlohmann::json> default_sweep() const override {
     return {
@@ -82,6 +88,11 @@ class StreamBenchmark final : public Benchmark {
     const PinnedOpenMpTeam team(context.threads);
     const int threads = team.size();
     StreamArray a(n, 0), b(n, 1), c(n, 2);
+    if (!a.ok() || !b.ok() || !c.ok()) {
+      return MakeError(
+          ErrorCode::kUnavailable,
+          fmt::format("stream: cannot allocate 3 arrays of {} MiB", array_bytes / kMiB));
+    }
     InitStreamArrays(a.span(), b.span(), c.span(), threads);
     const auto run = [&](int64_t repetitions) {
       for (int64_t r = 0; r < repetitions; ++r) {

@@ -3,8 +3,13 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
+
+#include "xpuperf/bench/registry.h"
+#include "xpuperf/core/input_file.h"
 
 namespace xpuperf::bench {
 namespace {
@@ -49,9 +54,14 @@ Status ReadSampling(const YAML::Node& node, std::string_view source, SamplingOpt
       return ParseErrorAt(source, item.second.Mark(), "'" + key + "' must be a number");
     }
   }
-  if (sampling.samples < 1 || sampling.warmup_samples < 0 || !(sampling.min_sample_seconds > 0)) {
+  // The ranges of the command-line overrides (docs/POLICIES.md): a sample ends within a second,
+  // so Ctrl-C is honoured promptly.
+  if (sampling.samples < 1 || sampling.samples > 100000 || sampling.warmup_samples < 0 ||
+      sampling.warmup_samples > 1000 || !(sampling.min_sample_seconds >= 1e-6) ||
+      !(sampling.min_sample_seconds <= 1.0)) {
     return ParseErrorAt(source, node.Mark(),
-                        "sampling needs samples >= 1, warmup_samples >= 0, min_sample_seconds > 0");
+                        "sampling needs 1 <= samples <= 100000, 0 <= warmup_samples <= 1000 and "
+                        "1e-06 <= min_sample_seconds <= 1");
   }
   return Status::Ok();
 }
@@ -101,13 +111,62 @@ Result<SuiteEntry> ReadEntry(const YAML::Node& node, std::string_view source,
 
 }  // namespace
 
+static Result<Suite> ParseSuiteDocument(const YAML::Node& root, std::string_view source);
+
+// The offset of the first byte that is not part of well-formed UTF-8, or npos. (JSON text of the
+// sweep points is written with nlohmann::json, which throws on invalid UTF-8.)
+static size_t FirstInvalidUtf8(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    size_t extra = 0;
+    uint32_t code = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xc2 && c <= 0xdf) {
+      extra = 1, code = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      extra = 2, code = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      extra = 3, code = c & 0x07;
+    } else {
+      return i;
+    }
+    if (text.size() - i <= extra) return i;
+    for (size_t k = 1; k <= extra; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      if ((next & 0xc0) != 0x80) return i;
+      code = (code << 6) | (next & 0x3f);
+    }
+    // Overlong forms, surrogates and code points past U+10FFFF.
+    if ((extra == 2 && (code < 0x800 || (code >= 0xd800 && code <= 0xdfff))) ||
+        (extra == 3 && (code < 0x10000 || code > 0x10ffff))) {
+      return i;
+    }
+    i += extra + 1;
+  }
+  return std::string_view::npos;
+}
+
 Result<Suite> ParseSuite(std::string_view yaml, std::string_view source) {
-  YAML::Node root;
+  if (const size_t bad = FirstInvalidUtf8(yaml); bad != std::string_view::npos) {
+    const auto line = 1 + std::count(yaml.begin(), yaml.begin() + static_cast<long>(bad), '\n');
+    return MakeError(ErrorCode::kParse,
+                     fmt::format("{}:{}: not UTF-8 text (byte {})", source, line, bad));
+  }
+  // Every yaml-cpp conversion below may throw (a list used as a key...): fenced here, so a hostile
+  // file gives a one-line error and never an uncaught exception.
   try {
-    root = YAML::Load(std::string(yaml));
+    return ParseSuiteDocument(YAML::Load(std::string(yaml)), source);
   } catch (const YAML::Exception& e) {
     return ParseErrorAt(source, e.mark, e.msg);
+  } catch (const std::exception& e) {
+    return MakeError(ErrorCode::kParse, fmt::format("{}: {}", source, e.what()));
   }
+}
+
+static Result<Suite> ParseSuiteDocument(const YAML::Node& root, std::string_view source) {
   if (!root.IsMap()) return ParseErrorAt(source, root.Mark(), "a suite must be a mapping");
   Suite suite;
   XPUPERF_RETURN_IF_ERROR(ReadSampling(root["sampling"], source, suite.sampling));
@@ -140,11 +199,42 @@ Result<Suite> ParseSuite(std::string_view yaml, std::string_view source) {
 }
 
 Status ValidateSuite(const Suite& suite, const BenchmarkRegistry& registry) {
+  // benchmark + resolved point -> the line of the entry that measures it first.
+  std::map<std::string, int> measured_at;
   for (const SuiteEntry& entry : suite.entries) {
-    if (registry.Find(entry.benchmark) == nullptr) {
+    const Benchmark* benchmark = registry.Find(entry.benchmark);
+    if (benchmark == nullptr) {
       return MakeError(ErrorCode::kNotFound,
                        fmt::format("{}:{}: unknown benchmark '{}' (known: {})", suite.name,
                                    entry.line, entry.benchmark, registry.Names()));
+    }
+    const std::vector<nlohmann::json> sweep =
+        entry.sweep.empty() ? benchmark->default_sweep() : entry.sweep;
+    const auto schema = benchmark->parameter_schema();
+    for (const nlohmann::json& point : sweep) {
+      // Every point is checked before the first one runs: a typo fails in a second, not an hour in.
+      nlohmann::json resolved = point;
+      if (schema) {
+        Result<nlohmann::json> checked = ResolvePoint(entry.benchmark, *schema, point);
+        if (!checked.ok()) {
+          return MakeError(
+              ErrorCode::kInvalidArgument,
+              fmt::format("{}:{}: {}", suite.name, entry.line, checked.error().message));
+        }
+        resolved = std::move(*checked);
+      }
+      // The same point twice would write two records that readers refuse as duplicates (and
+      // compare would count twice): the suite is refused before anything runs.
+      auto [at, inserted] =
+          measured_at.emplace(entry.benchmark + ' ' + resolved.dump(), entry.line);
+      if (!inserted) {
+        return MakeError(
+            ErrorCode::kInvalidArgument,
+            fmt::format("{}:{}: {} {} is already measured by the entry of line {} (with the "
+                        "defaults filled in: {})",
+                        suite.name, entry.line, entry.benchmark, point.dump(), at->second,
+                        resolved.dump()));
+      }
     }
   }
   return Status::Ok();
@@ -165,11 +255,8 @@ Result<Suite> LoadSuite(const std::string& name_or_path) {
     }
     return ParseSuite(found->second, name_or_path + ".yaml");
   }
-  std::ifstream file(name_or_path);
-  if (!file) return MakeError(ErrorCode::kIo, "cannot read suite file " + name_or_path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return ParseSuite(text.str(), name_or_path);
+  XPUPERF_ASSIGN_OR_RETURN(const std::string text, ReadInputFile(name_or_path));
+  return ParseSuite(text, name_or_path);
 }
 
 }  // namespace xpuperf::bench

@@ -38,6 +38,11 @@ TEST_F(ComputePointsTest, BadParametersAreInvalidArguments) {
       // 2^62 x 2^62 would overflow int64 if multiplied before the bounds check.
       {"gemm", {{"m", int64_t{1} << 62}, {"n", 1}, {"k", int64_t{1} << 62}}},
       {"gemm", {{"m", 0}}},
+      // Misspelled keys are refused by the one parameter description, never ignored.
+      {"peak_fma", {{"precison", "fp32"}}},
+      {"gemm", {{"libary", "onednn"}}},
+      {"gemm", {{"precision", "fp32"}, {"library", 1}}},
+      {"gemm", nlohmann::json::array()},
   };
   for (const auto& [benchmark, point] : cases) {
     const Status status = CanRun(benchmark, point);

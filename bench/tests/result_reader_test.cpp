@@ -28,8 +28,16 @@ const char* kLine =
     R"("parameters":{"kernel":"triad"},"samples_s":[0.01,0.011,0.012],"json_schema_version":1,)"
     R"("device":{"backend":"cpu","model":"Test CPU","id":"cpu0"},"host":"h","run_id":"r1"})";
 
+// kLine's record for another kernel: a file may not hold the same record twice.
+std::string CopyLine() {
+  std::string line = kLine;
+  line.replace(line.find("triad_bandwidth"), 15, "copy_bandwidth");
+  line.replace(line.find("\"triad\""), 7, "\"copy\"");
+  return line;
+}
+
 TEST(ResultReaderTest, ParsesRecordsAndSkipsBlankLines) {
-  auto records = ParseResultsJsonl(std::string(kLine) + "\n\n" + kLine + "\n", "results.jsonl");
+  auto records = ParseResultsJsonl(CopyLine() + "\n\n" + kLine + "\n", "results.jsonl");
   ASSERT_TRUE(records.ok()) << records.error().ToString();
   ASSERT_EQ(records->size(), 2u);
   const ResultRecord& r = (*records)[1];
@@ -56,7 +64,7 @@ TEST(ResultReaderTest, MalformedLinesNameTheLine) {
   };
   const std::string good = std::string(kLine) + "\n";
   expect_error(good + "{\"benchmark\": \n", "dir/results.jsonl:2: not valid JSON");
-  expect_error(good + good + "[1, 2]\n", "dir/results.jsonl:3: a record is a JSON object");
+  expect_error(good + CopyLine() + "\n[1, 2]\n", "dir/results.jsonl:3: a record is a JSON object");
   expect_error(R"({"metric":"m","value":1,"unit":"GB/s"})",
                "dir/results.jsonl:1: missing text field 'benchmark'");
   expect_error(R"({"benchmark":"b","metric":"m","value":"fast","unit":"GB/s"})",
@@ -67,6 +75,23 @@ TEST(ResultReaderTest, MalformedLinesNameTheLine) {
                "dir/results.jsonl:1: 'parameters' is not an object");
   expect_error(R"({"benchmark":"b","metric":"m","value":1,"unit":"GB/s","json_schema_version":9})",
                "dir/results.jsonl:1: json_schema_version 9 is newer than this xpuperf reads (1)");
+}
+
+TEST(ResultReaderTest, DuplicateRecordsNameBothLines) {
+  auto twice = ParseResultsJsonl(std::string(kLine) + "\n\n" + kLine + "\n", "results.jsonl");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.error().message,
+            "results.jsonl:3: duplicates the record of line 1 (same run, device, benchmark, metric "
+            "and parameters)");
+  // Records compare as values, not as text: other spacing is still the same record.
+  std::string reordered = kLine;
+  reordered.replace(reordered.find(R"("parameters":{"kernel":"triad"})"), 31,
+                    R"("parameters":{"kernel":"triad"}  )");
+  EXPECT_FALSE(ParseResultsJsonl(std::string(kLine) + "\n" + reordered, "r").ok());
+  // Another run in the same file (two runs merged) is not a duplicate.
+  std::string other_run = kLine;
+  other_run.replace(other_run.find("\"r1\""), 4, "\"r2\"");
+  EXPECT_TRUE(ParseResultsJsonl(std::string(kLine) + "\n" + other_run, "r").ok());
 }
 
 TEST(ResultReaderTest, ReadsWhatTheWriterWrote) {

@@ -41,6 +41,11 @@ TEST(SuiteTest, ErrorsNameTheLine) {
             "bad.yaml:2: 'samples' must be a number");
   EXPECT_EQ(ErrorOf("name: x\nbenchmarks: []\n"), "bad.yaml:1: the suite lists no benchmarks");
   EXPECT_EQ(ErrorOf("- just\n- a list\n"), "bad.yaml:1: a suite must be a mapping");
+  // Bytes that are not UTF-8 (found by the suite fuzzer: writing the point as JSON threw).
+  EXPECT_EQ(
+      ErrorOf("name: x\nbenchmarks:\n  - {benchmark: gemm, sweep: [{precision: \"fp\x8e\"}]}\n"),
+      "bad.yaml:3: not UTF-8 text (byte 65)");
+  EXPECT_EQ(ErrorOf("name: \xc0\xaf\n"), "bad.yaml:1: not UTF-8 text (byte 6)");  // overlong
 }
 
 // Validation against the full registry (GPU and network too): builtin_benchmarks/tests.

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <exception>
+#include <memory>
 #include <new>
 #include <optional>
 #include <string>
@@ -14,7 +15,12 @@
 #include "xpuperf/core/status.h"
 #include "xpuperf/xpuperf.h"
 
-struct xpuperf_session {
+namespace xpuperf::capi {
+
+// What a session handle stands for. The xpuperf_session* given to callers is never a pointer to
+// it: it is a generation-tagged id into a registry (handles.cpp), so a handle closed twice, used
+// after close, or made up is recognised and refused with INVALID_ARGUMENT instead of crashing.
+struct SessionState {
   std::unique_ptr<xpuperf::Session> session;
 
   // A read that did not fit the caller's array. The next read of the same metric and device
@@ -30,7 +36,15 @@ struct xpuperf_session {
   std::optional<PendingRead> pending;
 };
 
-namespace xpuperf::capi {
+// Registers a new session and returns its handle.
+xpuperf_session* RegisterSession(std::shared_ptr<SessionState> state);
+// The session a handle stands for, or null after recording "<function>: ..." as the last error
+// (a NULL, closed or unknown handle). The shared_ptr keeps the session alive while it is used,
+// even if another thread closes the handle meanwhile.
+std::shared_ptr<SessionState> LookupSession(const xpuperf_session* handle, const char* function);
+// Removes the handle; the session is destroyed once no call is using it. False (and the last
+// error set) for a NULL, closed or unknown handle.
+bool UnregisterSession(const xpuperf_session* handle, std::shared_ptr<SessionState>* removed);
 
 // Records `message` as this thread's last error and returns `status`. Never throws: if the message
 // cannot be stored (out of memory), the previous one is kept.

@@ -79,8 +79,8 @@ std::string NoDeviceReason(const xpuperf::Session& session, std::string_view met
 
 // Reads the metric and flattens the readings: samples of every ok reading, in catalog then device
 // order; the state is ok when any device has samples, else the first reading's.
-int Collect(xpuperf_session& s, const std::string& metric, const char* device,
-            xpuperf_session::PendingRead& out) {
+int Collect(xpuperf::capi::SessionState& s, const std::string& metric, const char* device,
+            xpuperf::capi::SessionState::PendingRead& out) {
   std::vector<std::string> devices;
   if (device != nullptr) devices.emplace_back(device);
   auto readings = s.session->Collect({metric}, devices);
@@ -124,18 +124,20 @@ XPUPERF_API int xpuperf_read_metric(xpuperf_session* session, const char* metric
                   "xpuperf_read_metric: session, metric and written must not be NULL, nor samples "
                   "when capacity > 0");
     }
+    const auto handle = xpuperf::capi::LookupSession(session, "xpuperf_read_metric");
+    if (!handle) return static_cast<int>(XPUPERF_ERROR_INVALID_ARGUMENT);
+    xpuperf::capi::SessionState* const s = handle.get();
     const std::string name = metric;
     const std::string device_key = device == nullptr ? "" : device;
 
-    xpuperf_session::PendingRead read;
-    if (session->pending && session->pending->metric == name &&
-        session->pending->device == device_key) {
-      read = std::move(*session->pending);
-    } else if (int rc = Collect(*session, name, device, read); rc != XPUPERF_OK) {
-      session->pending.reset();
+    xpuperf::capi::SessionState::PendingRead read;
+    if (s->pending && s->pending->metric == name && s->pending->device == device_key) {
+      read = std::move(*s->pending);
+    } else if (int rc = Collect(*s, name, device, read); rc != XPUPERF_OK) {
+      s->pending.reset();
       return rc;
     }
-    session->pending.reset();
+    s->pending.reset();
 
     const size_t n = read.samples.size();
     for (size_t i = 0; i < n && i < capacity; ++i) samples[i] = read.samples[i];
@@ -146,7 +148,7 @@ XPUPERF_API int xpuperf_read_metric(xpuperf_session* session, const char* metric
       const std::string message = "xpuperf_read_metric: " + name + " has " + std::to_string(n) +
                                   " samples, the array holds " + std::to_string(capacity) +
                                   "; call again with a larger one to get the same samples";
-      session->pending = std::move(read);
+      s->pending = std::move(read);
       return Fail(XPUPERF_ERROR_BUFFER_TOO_SMALL, message);
     }
     return static_cast<int>(XPUPERF_OK);

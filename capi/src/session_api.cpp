@@ -30,9 +30,9 @@ XPUPERF_API int xpuperf_open(const char* options, xpuperf_session** out) {
     parsed->recorder = &xpuperf::Recorder::Global();
     auto session = xpuperf::Session::Open(xpuperf::BuiltinBackendRegistry(), std::move(*parsed));
     if (!session.ok()) return Fail(session.error());
-    auto handle = std::make_unique<xpuperf_session>();
-    handle->session = std::move(session).value();
-    *out = handle.release();
+    auto state = std::make_shared<xpuperf::capi::SessionState>();
+    state->session = std::move(session).value();
+    *out = xpuperf::capi::RegisterSession(std::move(state));
     return static_cast<int>(XPUPERF_OK);
   });
 }
@@ -40,17 +40,25 @@ XPUPERF_API int xpuperf_open(const char* options, xpuperf_session** out) {
 XPUPERF_API void xpuperf_close(xpuperf_session* session) {
   // Destructors of backends may do I/O; whatever they throw stays here.
   (void)Guarded(__func__, [&] {
-    delete session;
+    // A closed, NULL or made-up handle only sets the last error. The session is destroyed here,
+    // or by the last call still using it on another thread.
+    std::shared_ptr<xpuperf::capi::SessionState> removed;
+    if (session != nullptr && !xpuperf::capi::UnregisterSession(session, &removed)) {
+      return static_cast<int>(XPUPERF_ERROR_INVALID_ARGUMENT);
+    }
+    removed.reset();
     return static_cast<int>(XPUPERF_OK);
   });
 }
 
 XPUPERF_API int xpuperf_backend_count(const xpuperf_session* session, size_t* count) {
   return Guarded(__func__, [&] {
-    if (session == nullptr || count == nullptr) {
+    if (count == nullptr) {
       return Fail(XPUPERF_ERROR_INVALID_ARGUMENT, "xpuperf_backend_count: NULL argument");
     }
-    *count = session->session->backends().size();
+    const auto state = xpuperf::capi::LookupSession(session, "xpuperf_backend_count");
+    if (!state) return static_cast<int>(XPUPERF_ERROR_INVALID_ARGUMENT);
+    *count = state->session->backends().size();
     return static_cast<int>(XPUPERF_OK);
   });
 }
@@ -58,10 +66,12 @@ XPUPERF_API int xpuperf_backend_count(const xpuperf_session* session, size_t* co
 XPUPERF_API int xpuperf_get_backend_info(const xpuperf_session* session, size_t index,
                                          xpuperf_backend_info* out) {
   return Guarded(__func__, [&] {
-    if (session == nullptr || out == nullptr) {
+    if (out == nullptr) {
       return Fail(XPUPERF_ERROR_INVALID_ARGUMENT, "xpuperf_backend_info: NULL argument");
     }
-    const auto& backends = session->session->backends();
+    const auto state = xpuperf::capi::LookupSession(session, "xpuperf_get_backend_info");
+    if (!state) return static_cast<int>(XPUPERF_ERROR_INVALID_ARGUMENT);
+    const auto& backends = state->session->backends();
     if (int rc = CheckIndex("xpuperf_get_backend_info", index, backends.size()); rc != XPUPERF_OK)
       return rc;
     const xpuperf::BackendStatus& b = backends[index];
@@ -75,10 +85,12 @@ XPUPERF_API int xpuperf_get_backend_info(const xpuperf_session* session, size_t 
 
 XPUPERF_API int xpuperf_device_count(const xpuperf_session* session, size_t* count) {
   return Guarded(__func__, [&] {
-    if (session == nullptr || count == nullptr) {
+    if (count == nullptr) {
       return Fail(XPUPERF_ERROR_INVALID_ARGUMENT, "xpuperf_device_count: NULL argument");
     }
-    *count = session->session->devices().size();
+    const auto state = xpuperf::capi::LookupSession(session, "xpuperf_device_count");
+    if (!state) return static_cast<int>(XPUPERF_ERROR_INVALID_ARGUMENT);
+    *count = state->session->devices().size();
     return static_cast<int>(XPUPERF_OK);
   });
 }
@@ -86,10 +98,12 @@ XPUPERF_API int xpuperf_device_count(const xpuperf_session* session, size_t* cou
 XPUPERF_API int xpuperf_get_device_info(const xpuperf_session* session, size_t index,
                                         xpuperf_device_info* out) {
   return Guarded(__func__, [&] {
-    if (session == nullptr || out == nullptr) {
+    if (out == nullptr) {
       return Fail(XPUPERF_ERROR_INVALID_ARGUMENT, "xpuperf_device_info: NULL argument");
     }
-    const auto& devices = session->session->devices();
+    const auto state = xpuperf::capi::LookupSession(session, "xpuperf_get_device_info");
+    if (!state) return static_cast<int>(XPUPERF_ERROR_INVALID_ARGUMENT);
+    const auto& devices = state->session->devices();
     if (int rc = CheckIndex("xpuperf_get_device_info", index, devices.size()); rc != XPUPERF_OK)
       return rc;
     const xpuperf::Device& d = devices[index];

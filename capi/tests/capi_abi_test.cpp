@@ -202,4 +202,43 @@ TEST(CapiTest, NoDeviceReportingAMetricGivesAReason) {
   EXPECT_LE(std::strlen(tiny), 3u);
 }
 
+TEST(CapiTest, HandlesAreCheckedNotTrusted) {
+  xpuperf_session* session = nullptr;
+  ASSERT_EQ(xpuperf_open("root=/nonexistent-root;backends=", &session) == XPUPERF_OK ||
+                xpuperf_open(nullptr, &session) == XPUPERF_OK,
+            true);
+  ASSERT_NE(session, nullptr);
+  size_t count = 0;
+  EXPECT_EQ(xpuperf_device_count(session, &count), XPUPERF_OK);
+  xpuperf_close(session);
+  // Used after close, closed twice: errors, never a crash.
+  EXPECT_EQ(xpuperf_device_count(session, &count), XPUPERF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(xpuperf_last_error()).find("closed"), std::string::npos);
+  EXPECT_EQ(xpuperf_backend_count(session, &count), XPUPERF_ERROR_INVALID_ARGUMENT);
+  size_t written = 0;
+  EXPECT_EQ(xpuperf_read_metric(session, "cpu_utilization_percent", nullptr, nullptr, 0, &written,
+                                nullptr, nullptr, 0),
+            XPUPERF_ERROR_INVALID_ARGUMENT);
+  xpuperf_close(session);
+  EXPECT_NE(std::string(xpuperf_last_error()).find("closed"), std::string::npos);
+  // A new session in the same slot does not revive the old handle.
+  xpuperf_session* again = nullptr;
+  ASSERT_EQ(xpuperf_open(nullptr, &again), XPUPERF_OK);
+  EXPECT_NE(again, session);
+  EXPECT_EQ(xpuperf_device_count(session, &count), XPUPERF_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(xpuperf_device_count(again, &count), XPUPERF_OK);
+  xpuperf_close(again);
+  // Made-up handles: a stack address, small integers, all ones.
+  int on_stack = 0;
+  for (void* garbage :
+       {static_cast<void*>(&on_stack), reinterpret_cast<void*>(uintptr_t{1}),
+        reinterpret_cast<void*>(uintptr_t{0x15}), reinterpret_cast<void*>(~uintptr_t{0})}) {
+    auto* handle = static_cast<xpuperf_session*>(garbage);
+    EXPECT_EQ(xpuperf_device_count(handle, &count), XPUPERF_ERROR_INVALID_ARGUMENT);
+    xpuperf_device_info info;
+    EXPECT_EQ(xpuperf_get_device_info(handle, 0, &info), XPUPERF_ERROR_INVALID_ARGUMENT);
+    xpuperf_close(handle);
+  }
+}
+
 }  // namespace

@@ -18,10 +18,12 @@ void AddBenchCommand(CLI::App& app, CommandActions& actions) {
         ->capture_default_str();
     sub->add_option("--benchmark,-b", bench.benchmarks, "Only this benchmark (repeatable)");
     sub->add_option("--out", bench.out, "Result directory (default results/<run id>)");
-    sub->add_option("--threads", bench.threads, "Threads (default: every allowed CPU)");
-    sub->add_option("--samples", bench.samples, "Samples per point (overrides the suite)");
+    sub->add_option("--threads", bench.threads,
+                    "Threads, 1..4 x the allowed CPUs (default: every allowed CPU)");
+    sub->add_option("--samples", bench.samples,
+                    "Samples per point, 1..100000 (overrides the suite)");
     sub->add_option("--min-sample-seconds", bench.min_sample_seconds,
-                    "Shortest sample, seconds (overrides the suite)");
+                    "Shortest sample, 1e-06..1 seconds (overrides the suite)");
   };
   CLI::App* run = command->add_subcommand("run", "Run a suite and write the results");
   run->add_option("--only", bench.only,

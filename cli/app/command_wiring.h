@@ -16,6 +16,9 @@ namespace xpuperf::cli {
 struct CommandAction {
   CLI::App* command = nullptr;
   std::function<int()> run;
+  // A daemon (serve) stops on SIGINT/SIGTERM as its normal end: its own exit code stands instead
+  // of 130/143 (docs/POLICIES.md).
+  bool signal_is_normal_stop = false;
 };
 
 // Every Add* function appends its command(s) to `actions`. A subcommand must be added after its

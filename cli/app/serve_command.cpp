@@ -59,7 +59,8 @@ void AddServeCommand(CLI::App& app, CommandActions& actions) {
                       "Export this `bench check --export` file as xpuperf_bench_check_* series "
                       "(re-read when it changes)");
   AddCommonOptions(command, serve.common);
-  actions.push_back({command, [options] { return RunServe(*options, std::cout, std::cerr); }});
+  actions.push_back(
+      {command, [options] { return RunServe(*options, std::cout, std::cerr); }, true});
 }
 
 }  // namespace xpuperf::cli

@@ -36,7 +36,8 @@ void AddMetricsCommand(CLI::App& app, CommandActions& actions) {
   command->add_flag("--watch,-w", metrics.watch, "Refresh until interrupted");
   command->add_option("--rate", metrics.rate_seconds, "Refresh period with --watch, seconds")
       ->capture_default_str();
-  command->add_option("--count", metrics.count, "With --watch: stop after N updates");
+  command->add_option("--count", metrics.count,
+                      "With --watch: stop after N updates (1..1e9; default: until interrupted)");
   command
       ->add_option("--window", metrics.window_seconds,
                    "Sampling window for rates in a snapshot, seconds")
@@ -51,7 +52,7 @@ void AddTopCommand(CLI::App& app, CommandActions& actions) {
   TopOptions& top = *options;
   CLI::App* command = app.add_subcommand("top", "Live view of devices and processes (q quits)");
   command->add_option("--rate", top.rate_seconds, "Refresh period, seconds")->capture_default_str();
-  command->add_option("--count", top.count, "Stop after N refreshes");
+  command->add_option("--count", top.count, "Stop after N refreshes (1..1e9; default: until q)");
   command->add_flag("--plain", top.plain, "Plain refreshing table even on a terminal");
   command->add_option("--processes", top.processes, "Process rows in plain mode")
       ->capture_default_str();

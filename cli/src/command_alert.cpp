@@ -33,6 +33,13 @@ int RunAlertCheck(const AlertCheckOptions& options, std::ostream& out, std::ostr
 }
 
 int RunAlertTest(const AlertTestOptions& options, std::ostream& out, std::ostream& err) {
+  // The timeline's path is checked before the tests run (docs/POLICIES.md).
+  if (!options.timeline_out.empty()) {
+    if (Result<OutputTarget> target = PrepareOutput(options.timeline_out); !target.ok()) {
+      err << "xpuperf: error: " << target.error().message << "\n";
+      return kExitUsage;
+    }
+  }
   int status = kExitOk;
   for (const std::string& path : options.files) {
     alerts::PromtoolTestOptions test_options;
@@ -44,6 +51,14 @@ int RunAlertTest(const AlertTestOptions& options, std::ostream& out, std::ostrea
       continue;
     }
     for (const std::string& failure : report->failures) out << "FAILED: " << failure << "\n";
+    // A test file without tests judges nothing: it does not pass (promtool says SUCCESS), it exits
+    // 3 as every gate with nothing to judge does (docs/POLICIES.md).
+    if (report->tests == 0) {
+      out << fmt::format("{}: 0 tests, NOTHING TO TEST\n", path);
+      err << "xpuperf: alert test: nothing to test: " << path << " has no tests\n";
+      if (status == kExitOk) status = kExitNothingToJudge;
+      continue;
+    }
     out << fmt::format("{}: {} tests, {}\n", path, report->tests,
                        report->failures.empty() ? "SUCCESS" : "FAILED");
     if (!report->failures.empty()) status = kExitFailure;

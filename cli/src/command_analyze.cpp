@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 
 #include "command_analyze_telemetry.h"
 #include "xpuperf/cli/commands.h"
+#include "xpuperf/core/input_file.h"
 #include "xpuperf/core/output_file.h"
 #include "xpuperf/trace/chrome_export.h"
 #include "xpuperf/trace/hta_convention.h"
@@ -29,32 +31,18 @@ int Fail(std::ostream& err, const Error& error) {
                                                                                 : kExitFailure;
 }
 
-Status WriteAtomically(const std::string& path, const std::string& text) {
-  std::string temp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream file(temp, std::ios::binary | std::ios::trunc);
-    if (!file) return MakeError(ErrorCode::kIo, path + ": cannot write");
-    file << text;
-    file.flush();
-    if (!file) {
-      std::remove(temp.c_str());
-      return MakeError(ErrorCode::kIo, path + ": write failed");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::remove(temp.c_str());
-    return MakeError(ErrorCode::kIo, path + ": cannot rename into place: " + ec.message());
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
   if (options.path.empty()) {
     err << "xpuperf analyze: a trace file or directory is required\n";
+    return kExitUsage;
+  }
+  // A shift of more than a year between a trace and a recording of the same job is a mistake.
+  if (!(std::abs(options.telemetry_offset_s) <= 366.0 * 24 * 3600)) {
+    err << "xpuperf analyze: --telemetry-offset must be a finite number of seconds within a year "
+           "(got "
+        << options.telemetry_offset_s << ")\n";
     return kExitUsage;
   }
   if (options.top <= 0) {
@@ -75,14 +63,21 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
       return kExitUsage;
     }
   }
+  // The output paths are checked before the trace is read: a bad --html, --merged-trace or
+  // --export-chrome fails at once, as a usage error (docs/POLICIES.md).
+  for (const std::string* path : {&options.html, &options.merged_trace, &options.export_chrome}) {
+    if (path->empty()) continue;
+    if (Result<OutputTarget> target = PrepareOutput(*path); !target.ok()) {
+      err << "xpuperf analyze: " << target.error().message << "\n";
+      return kExitUsage;
+    }
+  }
   std::error_code ec;
   if (!std::filesystem::exists(options.path, ec)) {
-    err << "xpuperf analyze: " << options.path << ": no such file or directory\n";
+    // ELOOP, EACCES...: name the real cause, not "no such file".
+    err << "xpuperf analyze: " << options.path << ": "
+        << DescribeFileError(options.path, ec ? ec.value() : ENOENT) << "\n";
     return kExitUsage;
-  }
-  if (!options.export_chrome.empty()) {
-    auto target = PrepareOutput(options.export_chrome);
-    if (!target.ok()) return Fail(err, target.error());
   }
   trace::TraceRun run;
   if (std::filesystem::is_directory(options.path, ec)) {
@@ -155,7 +150,7 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     telemetry = std::move(overlaid).value();
   }
   if (!options.html.empty()) {
-    Status written = WriteAtomically(options.html, RenderAnalyzeHtml(run, report));
+    Status written = WriteOutputFile(options.html, RenderAnalyzeHtml(run, report));
     if (!written.ok()) return Fail(err, written.error());
   }
   if (!options.export_chrome.empty()) {

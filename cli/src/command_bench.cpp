@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <ostream>
 
@@ -11,6 +12,7 @@
 #include "xpuperf/bench/results.h"
 #include "xpuperf/bench/runner.h"
 #include "xpuperf/bench/suite.h"
+#include "xpuperf/bench/threads.h"
 #include "xpuperf/builtin_benchmarks.h"
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/core/clock.h"
@@ -29,6 +31,13 @@ int PrintList(const bench::BenchmarkRegistry& registry, std::ostream& out) {
                   sweep, benchmark->description()});
   }
   out << table.Render(120);
+  // The typed parameters of each sweep point: type, range or choices, (default).
+  out << "\nSweep-point parameters: type, range or choices (default)\n";
+  for (const auto& benchmark : registry.benchmarks()) {
+    if (const auto schema = benchmark->parameter_schema()) {
+      out << "  " << benchmark->name() << ": " << bench::DescribeSchema(*schema) << "\n";
+    }
+  }
   out << "\nSuites (built in):";
   for (const auto& [name, text] : bench::BuiltinSuites()) out << " " << name;
   out << "\n";
@@ -75,10 +84,8 @@ Status RunAndWrite(const BenchOptions& options, const bench::BenchmarkRegistry& 
   XPUPERF_RETURN_IF_ERROR(bench::ValidateSuite(suite, registry));
   XPUPERF_ASSIGN_OR_RETURN(const bench::RunFilter filter, MakeFilter(options, registry));
   for (bench::SuiteEntry& entry : suite.entries) {
-    if (options.samples > 0) entry.sampling.samples = options.samples;
-    if (options.min_sample_seconds > 0) {
-      entry.sampling.min_sample_seconds = options.min_sample_seconds;
-    }
+    if (options.samples) entry.sampling.samples = *options.samples;
+    if (options.min_sample_seconds) entry.sampling.min_sample_seconds = *options.min_sample_seconds;
   }
   XPUPERF_ASSIGN_OR_RETURN(const Device device, LocalCpuDevice());
   bench::RunInfo run;
@@ -89,16 +96,13 @@ Status RunAndWrite(const BenchOptions& options, const bench::BenchmarkRegistry& 
   run.device = device;
   const std::string directory = options.out.empty() ? "results/" + run.run_id : options.out;
   // Checked again when writing; refusing here saves running the whole suite first.
-  if (std::error_code error; std::filesystem::exists(directory, error)) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     "result directory " + directory + " already exists; choose another --out");
-  }
+  XPUPERF_RETURN_IF_ERROR(bench::CheckResultDirectoryWritable(directory));
 
   bench::HostQueue queue;
   bench::RunContext context;
   context.device = &device;
   context.queue = &queue;
-  context.threads = options.threads;
+  context.threads = options.threads.value_or(0);
   err << fmt::format("xpuperf bench: suite {} on {} ({}), run {}\n", suite.name, device.model,
                      device.id, run.run_id);
   // gpu_* benchmarks run on each CUDA device; without one they are skipped with the reason.
@@ -123,11 +127,38 @@ Status RunAndWrite(const BenchOptions& options, const bench::BenchmarkRegistry& 
   return Status::Ok();
 }
 
+Status ValidateOverrides(const BenchOptions& options) {
+  const int cpus = static_cast<int>(bench::AllowedCpus().size());
+  const int max_threads = 4 * std::max(cpus, 1);
+  if (options.threads && (*options.threads < 1 || *options.threads > max_threads)) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     fmt::format("--threads must be between 1 and {} (4 x the {} CPUs this process "
+                                 "may use; got {})",
+                                 max_threads, cpus, *options.threads));
+  }
+  if (options.samples && (*options.samples < 1 || *options.samples > 100000)) {
+    return MakeError(
+        ErrorCode::kInvalidArgument,
+        fmt::format("--samples must be between 1 and 100000 (got {})", *options.samples));
+  }
+  if (options.min_sample_seconds &&
+      !(*options.min_sample_seconds >= 1e-6 && *options.min_sample_seconds <= 1.0)) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     fmt::format("--min-sample-seconds must be between 1e-06 and 1 (got {})",
+                                 *options.min_sample_seconds));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) {
   const bench::BenchmarkRegistry registry = MakeBuiltinBenchmarkRegistry();
   if (options.action == "list") return PrintList(registry, out);
+  if (Status valid = ValidateOverrides(options); !valid.ok()) {
+    err << "xpuperf bench: " << valid.error().message << "\n";
+    return kExitUsage;
+  }
   if (Status status = RunAndWrite(options, registry, out, err); !status.ok()) {
     err << "xpuperf bench: " << status.error().message << "\n";
     return ExitCodeFor(status.error());

@@ -95,6 +95,16 @@ Result<spec::SpecSheet> ResolveSpecSheet(const bench::ResultDirectory& run, cons
                   dir, known));
 }
 
+// Rows with a verdict: measured and with a spec figure.
+static int JudgedRows(const analysis::CheckReport& report) {
+  int judged = 0;
+  for (const analysis::CheckRow& row : report.rows) {
+    judged += row.verdict == analysis::CheckVerdict::kPass ||
+              row.verdict == analysis::CheckVerdict::kFail;
+  }
+  return judged;
+}
+
 std::string RenderCheckReport(const analysis::CheckReport& report, const std::string& results) {
   std::string text = fmt::format("Spec check of {} ({}) against {} ({})\n", results,
                                  report.run_device.empty() ? "unknown device" : report.run_device,
@@ -127,8 +137,12 @@ std::string RenderCheckReport(const analysis::CheckReport& report, const std::st
     misses += fmt::format("{}{} {} {:.1f}% < {:g}%", misses.empty() ? "" : "; ", row.component,
                           row.metric, *row.achieved_percent, row.threshold_percent);
   }
-  text += failed == 0 ? "PASS: every measured figure with a spec reaches its threshold\n"
-                      : fmt::format("FAIL: {} below threshold: {}\n", failed, misses);
+  if (JudgedRows(report) == 0) {
+    text += "NOTHING TO CHECK: no measured figure has a spec figure to compare with (exit 3)\n";
+  } else {
+    text += failed == 0 ? "PASS: every measured figure with a spec reaches its threshold\n"
+                        : fmt::format("FAIL: {} below threshold: {}\n", failed, misses);
+  }
   return text;
 }
 
@@ -156,9 +170,14 @@ int RunBenchCheck(const BenchCheckOptions& options, std::ostream& out, std::ostr
   auto sheet = ResolveSpecSheet(*run, options.spec, options.root);
   if (!sheet.ok()) return fail(sheet.error());
   const analysis::CheckReport report = analysis::CheckAgainstSpec(*run, *sheet, t);
+  // A gate with nothing to judge (an empty results.jsonl, no figure in common with the sheet)
+  // must not pass: it exits 3 and says why.
+  const bool nothing = JudgedRows(report) == 0;
   if (!options.export_path.empty()) {
     nlohmann::json exported = analysis::ToJson(report);
     exported["results"] = options.results;
+    exported["judged"] = JudgedRows(report);
+    if (JudgedRows(report) == 0) exported["verdict"] = "nothing to check";
     exported["checked_at_unix_seconds"] =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     if (Status status = WriteOutputFile(options.export_path, exported.dump(2) + "\n");
@@ -169,9 +188,18 @@ int RunBenchCheck(const BenchCheckOptions& options, std::ostream& out, std::ostr
   if (options.json) {
     nlohmann::json json = analysis::ToJson(report);
     json["results"] = options.results;
+    json["judged"] = JudgedRows(report);
+    if (nothing) json["verdict"] = "nothing to check";
     out << json.dump(2) << "\n";
   } else {
     out << RenderCheckReport(report, options.results);
+  }
+  if (nothing) {
+    err << kCommand << ": nothing to check: "
+        << (run->records.empty() ? options.results + " holds no result record"
+                                 : "no measured figure has a spec figure to compare with")
+        << "\n";
+    return kExitNothingToJudge;
   }
   return report.Passed() ? kExitOk : kExitFailure;
 }

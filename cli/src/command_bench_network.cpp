@@ -13,10 +13,12 @@
 #ifdef XPUPERF_HAVE_MPI
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 
 #include "xpuperf/bench/results.h"
+#include "xpuperf/bench/threads.h"
 #include "xpuperf/collectives/mpi_collectives.h"
 #include "xpuperf/collectives/mpi_rank_group.h"
 #include "xpuperf/collectives/network_report.h"
@@ -69,6 +71,20 @@ Result<Plan> MakePlan(const BenchNetworkOptions& options) {
   if (options.ranks == 1 || options.ranks < 0) {
     return MakeError(ErrorCode::kInvalidArgument,
                      fmt::format("--ranks {}: collectives need at least 2 ranks", options.ranks));
+  }
+  // --ranks starts that many processes on this host: bounded as --threads is (4 x the CPUs this
+  // process may use, at least 2), so a typo cannot fork thousands of processes.
+  const int max_ranks = std::max(2, 4 * static_cast<int>(bench::AllowedCpus().size()));
+  if (options.ranks > max_ranks) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     fmt::format("--ranks {}: at most {} on this host (4 x the CPUs this process "
+                                 "may use)",
+                                 options.ranks, max_ranks));
+  }
+  // Bounded so that a run ends in reasonable time (and each sample checks for Ctrl-C).
+  if (options.iterations > 1000000 || options.samples > 100000 || options.warmup > 1000000) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "--iters and --warmup must be at most 1000000, --samples at most 100000");
   }
   plan.timing.iterations = options.iterations;
   plan.timing.samples = options.samples;

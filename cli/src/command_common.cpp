@@ -5,10 +5,13 @@
 #include <thread>
 
 #include "xpuperf/cli/commands.h"
+#include "xpuperf/core/cancellation.h"
 
 namespace xpuperf::cli {
 
 int ExitCodeFor(const Error& error) {
+  // Whatever error a stopped loop returned, a cancellation exits 128 + signal.
+  if (CancellationRequested()) return CancellationExitCode();
   switch (error.code) {
     case ErrorCode::kInvalidArgument:
     case ErrorCode::kNotFound:
@@ -18,22 +21,18 @@ int ExitCodeFor(const Error& error) {
   }
 }
 
-std::atomic<bool>& StopRequested() {
-  static std::atomic<bool> stop{false};
-  return stop;
-}
+bool StopRequested() { return CancellationRequested(); }
 
-bool SleepUnlessStopped(double seconds) {
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(seconds));
-  while (!StopRequested().load()) {
-    const auto now = Clock::now();
-    if (now >= deadline) return true;
-    std::this_thread::sleep_for(
-        std::min<Clock::duration>(deadline - now, std::chrono::milliseconds(50)));
+bool SleepUnlessStopped(double seconds) { return SleepUnlessCancelled(seconds); }
+
+Status ValidateCount(const std::optional<int>& count) {
+  if (count && (*count < 1 || *count > 1000000000)) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     fmt::format("--count must be between 1 and 1000000000 (got {}; omit it to run "
+                                 "until interrupted)",
+                                 *count));
   }
-  return false;
+  return Status::Ok();
 }
 
 Status ValidateRate(double seconds, std::string_view option) {

@@ -105,17 +105,25 @@ int CompareResultDirectories(const CompareOptions& options, std::ostream& out, s
   if (options.fail_on_regression_percent) {
     over = report.RegressionsOver(*options.fail_on_regression_percent);
   }
+  // The gate judges metrics present in both runs with samples; with none it must not pass.
+  const int judged =
+      static_cast<int>(report.compared.size()) - report.Count(analysis::ChangeVerdict::kNoSamples);
+  const bool nothing = options.fail_on_regression_percent && judged == 0;
   if (options.json) {
     nlohmann::json json = analysis::ToJson(report);
     if (options.fail_on_regression_percent) {
       json["fail_on_regression_percent"] = *options.fail_on_regression_percent;
-      json["failed"] = !over.empty();
+      json["failed"] = !over.empty() || nothing;
+      json["judged"] = judged;
+      if (nothing) json["verdict"] = "nothing to judge";
     }
     out << json.dump(2) << "\n";
   } else {
     out << RenderComparison(report);
     if (options.fail_on_regression_percent) {
-      if (over.empty()) {
+      if (nothing) {
+        out << "NOTHING TO JUDGE: no metric with samples in both runs (exit 3)\n";
+      } else if (over.empty()) {
         out << fmt::format("PASS: no regression outside the noise larger than {:g}%\n",
                            *options.fail_on_regression_percent);
       } else {
@@ -128,6 +136,11 @@ int CompareResultDirectories(const CompareOptions& options, std::ostream& out, s
                            over.size(), *options.fail_on_regression_percent, list);
       }
     }
+  }
+  if (nothing) {
+    err << kCommand << ": --fail-on-regression: nothing to judge: no metric with samples in both "
+        << options.old_path << " and " << options.new_path << "\n";
+    return kExitNothingToJudge;
   }
   return over.empty() ? kExitOk : kExitFailure;
 }

@@ -66,8 +66,8 @@ int RunMetrics(const MetricsOptions& options, std::ostream& out, std::ostream& e
     err << "xpuperf: error: --window must be between 0 and 60 seconds\n";
     return kExitUsage;
   }
-  if (options.count < 0) {
-    err << "xpuperf: error: --count must be >= 0\n";
+  if (Status s = ValidateCount(options.count); !s.ok()) {
+    err << "xpuperf: error: " << s.error().message << "\n";
     return kExitUsage;
   }
   auto session = OpenSession(options.common);
@@ -83,7 +83,7 @@ int RunMetrics(const MetricsOptions& options, std::ostream& out, std::ostream& e
   }
   last_collect_ns = SystemClock::Instance().MonotonicNs();
   const bool clear_screen = options.watch && !options.json && isatty(STDOUT_FILENO);
-  for (int n = 0; options.count == 0 || n < options.count || !options.watch; ++n) {
+  for (int n = 0; !options.count || n < *options.count || !options.watch; ++n) {
     const double wait = options.watch ? options.rate_seconds : options.window_seconds;
     if (!SleepUnlessStopped(wait)) break;
     auto snap = Observe(**session, options, last_collect_ns);

@@ -6,6 +6,7 @@
 
 #include "xpuperf/cli/session_factory.h"
 #include "xpuperf/record/recording.h"
+#include "xpuperf/record/timeline_files.h"
 
 namespace xpuperf::cli {
 namespace {
@@ -50,12 +51,16 @@ int RunRecord(const RecordCommandOptions& options, std::ostream& out, std::ostre
   }
   if (options.pid < 0) return Usage(err, "--pid must be a positive process id");
   const std::string dir = options.out.empty() ? DefaultOutDir() : options.out;
+  // The output is checked before the job starts (docs/POLICIES.md): a path the policy refuses is a
+  // usage error, found in a second rather than after the job ran.
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec || !std::filesystem::is_directory(dir)) {
-    err << "xpuperf record: cannot create the output directory '" << dir << "'"
-        << (ec ? ": " + ec.message() : std::string()) << "\n";
-    return kExitFailure;
+    return Usage(err, "cannot create the output directory '" + dir + "'" +
+                          (ec ? ": " + ec.message() : std::string()));
+  }
+  if (Status writable = record::CheckRecordingDirectory(dir, options.html); !writable.ok()) {
+    return Usage(err, writable.error().message);
   }
   Result<std::unique_ptr<Session>> session = OpenSession(options.common);
   if (!session.ok()) {

@@ -11,7 +11,7 @@
 #include "roofline_trace_points.h"
 #include "xpuperf/bench/result_reader.h"
 #include "xpuperf/cli/commands.h"
-#include "xpuperf/roofline/atomic_file.h"
+#include "xpuperf/core/output_file.h"
 #include "xpuperf/roofline/report.h"
 #include "xpuperf/spec/spec_sheet.h"
 #include "xpuperf/trace/report.h"
@@ -340,6 +340,13 @@ std::string FindingsText(const std::vector<trace::Finding>& findings) {
 }  // namespace
 
 int RunRoofline(const RooflineOptions& options, std::ostream& out, std::ostream& err) {
+  // The output paths are checked before any work: a bad --svg/--html fails at once.
+  for (const std::string* path : {&options.svg, &options.html}) {
+    if (path->empty()) continue;
+    if (Result<OutputTarget> target = PrepareOutput(*path); !target.ok()) {
+      return Fail(err, "roofline", target.error());
+    }
+  }
   Result<Built> built = Build(options, /*diagnose=*/false);
   if (!built.ok()) return Fail(err, "roofline", built.error());
   const Report& report = built->report;
@@ -352,18 +359,21 @@ int RunRoofline(const RooflineOptions& options, std::ostream& out, std::ostream&
                                     " holds no result the roofline uses (peak_fma, gemm, stream, "
                                     "cache_sweep, host_transfer, collectives)"));
   }
-  // Both files are rendered before either is written: a bad input leaves neither.
-  if (!options.svg.empty()) {
-    if (Status s = roofline::WriteFileAtomically(options.svg, roofline::RenderSvg(report));
-        !s.ok()) {
-      return Fail(err, "roofline", s.error());
-    }
+  // Both files are written to their temporaries before either is renamed into place: a failure
+  // of one leaves neither.
+  std::vector<OutputFile> files;
+  for (const auto& [path, text] :
+       {std::pair{&options.svg, options.svg.empty() ? std::string() : roofline::RenderSvg(report)},
+        std::pair{&options.html,
+                  options.html.empty() ? std::string() : roofline::RenderHtml(report)}}) {
+    if (path->empty()) continue;
+    Result<OutputFile> file = OutputFile::Open(*path);
+    if (!file.ok()) return Fail(err, "roofline", file.error());
+    if (Status s = file->Write(text); !s.ok()) return Fail(err, "roofline", s.error());
+    files.push_back(std::move(file).value());
   }
-  if (!options.html.empty()) {
-    if (Status s = roofline::WriteFileAtomically(options.html, roofline::RenderHtml(report));
-        !s.ok()) {
-      return Fail(err, "roofline", s.error());
-    }
+  for (OutputFile& file : files) {
+    if (Status s = file.Commit(); !s.ok()) return Fail(err, "roofline", s.error());
   }
   if (options.json) {
     nlohmann::json json = roofline::ReportJson(report);

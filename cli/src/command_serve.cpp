@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "xpuperf/cli/views.h"
+#include "xpuperf/core/output_file.h"
 
 #if XPUPERF_WITH_EXPORTER
 #include "serve_alerts.h"
@@ -47,6 +48,14 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
   if (!(options.pod_refresh_seconds >= 0.05 && options.pod_refresh_seconds <= 3600)) {
     err << "xpuperf: error: --pod-refresh must be between 0.05 and 3600 seconds\n";
     return kExitUsage;
+  }
+  // The state file is rewritten at every change for as long as the daemon runs: a path the output
+  // policy refuses is a usage error now, not an error logged at every evaluation.
+  if (!options.alert_state.empty()) {
+    if (Result<OutputTarget> state = PrepareOutput(options.alert_state); !state.ok()) {
+      err << "xpuperf: error: --alert-state: " << state.error().message << "\n";
+      return kExitUsage;
+    }
   }
   // Pod labels when the kubelet's socket is there; refreshed on its own thread, and it copes with
   // the socket appearing or disappearing later.

@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <cstdlib>
 #include <ostream>
 
 #include "xpuperf/cli/commands.h"
@@ -13,8 +14,12 @@ int RunTop(const TopOptions& options, std::ostream& out, std::ostream& err) {
     err << "xpuperf: error: " << s.error().message << "\n";
     return kExitUsage;
   }
-  if (options.count < 0 || options.processes < 0) {
-    err << "xpuperf: error: --count and --processes must be >= 0\n";
+  if (Status s = ValidateCount(options.count); !s.ok()) {
+    err << "xpuperf: error: " << s.error().message << "\n";
+    return kExitUsage;
+  }
+  if (options.processes < 0 || options.processes > 100000) {
+    err << "xpuperf: error: --processes must be between 0 and 100000\n";
     return kExitUsage;
   }
   auto session = OpenSession(options.common);
@@ -24,10 +29,14 @@ int RunTop(const TopOptions& options, std::ostream& out, std::ostream& err) {
   }
   TopModel model(std::move(session).value(), options.common.root);
   if (!options.plain && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)) {
-    return RunTopTerminal(model, options, err);
+    const int code = RunTopTerminal(model, options, err);
+    if (code != kTopNeedsPlain) return code;
+    const char* term = std::getenv("TERM");
+    err << "xpuperf top: TERM=" << (term && *term ? term : "(unset)")
+        << " cannot draw the full-screen view; plain tables instead\n";
   }
   // Not a terminal: a plain table per refresh, separated by a blank line.
-  for (int n = 0; options.count == 0 || n < options.count; ++n) {
+  for (int n = 0; !options.count || n < *options.count; ++n) {
     if (!SleepUnlessStopped(options.rate_seconds)) break;
     if (Status s = model.Refresh(); !s.ok()) {
       err << "xpuperf: error: " << s.error().message << "\n";

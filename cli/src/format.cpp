@@ -45,4 +45,8 @@ std::string FormatValue(std::string_view unit, double value) {
   return fmt::format("{:g}", value);
 }
 
+std::string DeviceColumn(const Device& device) {
+  return device.is_partition() ? "  " + device.id : device.id;
+}
+
 }  // namespace xpuperf::cli

@@ -173,6 +173,12 @@ std::string DeviceIdentity(const Device& device) {
     return fmt::format("({} cores, {} threads)", device.topology.cores, device.topology.threads);
   }
   std::vector<std::string> parts;
+  if (device.is_partition()) {
+    const Partition& p = device.partition;
+    parts.push_back(fmt::format("MIG{}, GPU instance {}, compute instance {}",
+                                p.profile.empty() ? "" : " " + p.profile, p.gpu_instance_id,
+                                p.compute_instance_id));
+  }
   if (device.backend == "tpu" && device.topology.cores > 0) {
     parts.push_back(fmt::format("{} TensorCore{}", device.topology.cores,
                                 device.topology.cores == 1 ? "" : "s"));

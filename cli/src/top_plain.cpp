@@ -35,7 +35,8 @@ std::string RenderTopPlain(const TopModel& model, size_t processes) {
         std::isnan(d.memory_used_bytes) || std::isnan(d.memory_total_bytes)
             ? "n/a"
             : FormatBytes(d.memory_used_bytes) + " / " + FormatBytes(d.memory_total_bytes);
-    devices.AddRow({d.device.id, Bar(d.duty_percent, 20) + " " + Or(d.duty_percent, "percent"),
+    devices.AddRow({DeviceColumn(d.device),
+                    Bar(d.duty_percent, 20) + " " + Or(d.duty_percent, "percent"),
                     Or(d.simd_percent, "percent"), memory, Or(d.power_watts, "watts"),
                     Or(d.temperature_celsius, "celsius"),
                     std::isnan(d.queue) ? "n/a" : fmt::format("{:g}", d.queue)});
@@ -57,10 +58,11 @@ std::string RenderTopPlain(const TopModel& model, size_t processes) {
     if (d.device.backend == "cpu") continue;
     any_accelerator = true;
     if (d.processes.empty()) {
-      device_procs.AddRow({d.device.id, DeviceIdentity(d.device), "-", "-", "-", "no process"});
+      device_procs.AddRow(
+          {DeviceColumn(d.device), DeviceIdentity(d.device), "-", "-", "-", "no process"});
     }
     for (const DeviceProcess& p : d.processes) {
-      device_procs.AddRow({d.device.id, DeviceIdentity(d.device), std::to_string(p.pid),
+      device_procs.AddRow({DeviceColumn(d.device), DeviceIdentity(d.device), std::to_string(p.pid),
                            std::isnan(p.memory_bytes) ? "n/a" : FormatBytes(p.memory_bytes),
                            std::isnan(p.busy_percent) ? "n/a" : FormatPercent(p.busy_percent),
                            p.command.empty() ? "?" : p.command});

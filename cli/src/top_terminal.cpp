@@ -5,6 +5,7 @@
 #include <curses.h>
 #include <fmt/format.h>
 #include <langinfo.h>
+#include <term.h>
 
 #include <chrono>
 #include <clocale>
@@ -115,8 +116,9 @@ void Draw(const TopModel& model, const TopOptions& options, bool utf8) {
                           cols),
               COLOR_PAIR(kColorTitle) | A_BOLD);
   for (const DeviceSummary& d : model.devices()) {
-    screen.Line(fmt::format("{}  {}  {}", d.device.id, d.device.model, DeviceIdentity(d.device)),
-                A_BOLD);
+    screen.Line(
+        fmt::format("{}  {}  {}", DeviceColumn(d.device), d.device.model, DeviceIdentity(d.device)),
+        A_BOLD);
     screen.Meter("Duty", d.duty_percent,
                  std::isnan(d.duty_percent) ? "" : FormatPercent(d.duty_percent), &d.duty_history);
     const double memory_percent =
@@ -181,11 +183,13 @@ int RunTopTerminal(TopModel& model, const TopOptions& options, std::ostream& err
   std::setlocale(LC_ALL, "");
   const bool utf8 = std::strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
   SCREEN* screen = newterm(nullptr, stdout, stdin);
-  if (screen == nullptr) {
-    const char* term = std::getenv("TERM");
-    err << "xpuperf: error: cannot start the terminal view (TERM=" << (term ? term : "unset")
-        << "); use --plain\n";
-    return kExitFailure;
+  if (screen == nullptr) return kTopNeedsPlain;
+  // A terminal without cursor addressing (TERM=dumb) would show one line: plain tables instead.
+  const char* move_cursor = tigetstr(const_cast<char*>("cup"));
+  if (move_cursor == nullptr || move_cursor == reinterpret_cast<char*>(-1)) {
+    endwin();
+    delscreen(screen);
+    return kTopNeedsPlain;
   }
   int rows = 0, cols = 0;
   getmaxyx(stdscr, rows, cols);
@@ -217,7 +221,7 @@ int RunTopTerminal(TopModel& model, const TopOptions& options, std::ostream& err
   refresh();
   int refreshes = 0;
   bool drawn = false;
-  while (!StopRequested().load()) {
+  while (!StopRequested()) {
     if (SteadyClock::now() >= next) {
       if (Status s = model.Refresh(); !s.ok()) {
         failure = s.error().message;
@@ -228,7 +232,7 @@ int RunTopTerminal(TopModel& model, const TopOptions& options, std::ostream& err
       drawn = true;
       next += std::chrono::duration_cast<SteadyClock::duration>(
           std::chrono::duration<double>(options.rate_seconds));
-      if (options.count > 0 && ++refreshes >= options.count) break;
+      if (options.count && ++refreshes >= *options.count) break;
     }
     const int key = getch();
     if (key == 'q' || key == 'Q') break;

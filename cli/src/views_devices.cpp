@@ -43,7 +43,7 @@ std::string RenderDevices(const std::vector<Device>& devices,
                               {"Threads", Align::kRight},
                               {"Bus ID"}});
   for (const Device& d : devices) {
-    table.AddRow({d.id, d.backend, d.vendor, d.model,
+    table.AddRow({DeviceColumn(d), d.backend, d.vendor, d.model,
                   FormatBytes(static_cast<double>(d.memory_bytes)),
                   std::to_string(d.topology.packages), std::to_string(d.topology.cores),
                   std::to_string(d.topology.threads), d.bus_id.empty() ? "-" : d.bus_id});

@@ -82,7 +82,7 @@ void DeviceList(std::string& out, const MetricsSnapshot& snap) {
                                                             {"Threads", Align::kRight},
                                                             {"Memory", Align::kRight}});
   for (const Device& d : snap.devices) {
-    table.AddRow({d.id, d.backend, d.model, std::to_string(d.topology.cores),
+    table.AddRow({DeviceColumn(d), d.backend, d.model, std::to_string(d.topology.cores),
                   std::to_string(d.topology.threads),
                   FormatBytes(static_cast<double>(d.memory_bytes))});
   }
@@ -110,7 +110,7 @@ void UtilizationTable(std::string& out, const MetricsSnapshot& snap) {
       q = &queue->samples.front();
     }
     table.AddRow(
-        {d.id, Scalar(FindSample(Find(snap.readings, m::kDutyCycle, d.id)), "percent"),
+        {DeviceColumn(d), Scalar(FindSample(Find(snap.readings, m::kDutyCycle, d.id)), "percent"),
          Scalar(FindSample(Find(snap.readings, m::kTensorCoreUtilization, d.id)), "percent"),
          Scalar(used, "bytes"), Scalar(total, "bytes"), share,
          q ? fmt::format("{:g}", q->scalar()) : "n/a"});

@@ -114,7 +114,8 @@ TEST(RooflineCommand, BadInputIsAUsageErrorAndWritesNothing) {
   o = Options();
   o.html = "/nonexistent-dir/report.html";
   r = Roofline(o);
-  EXPECT_EQ(r.code, kExitFailure);
+  // A refused output path is a usage error, found before any work (docs/POLICIES.md).
+  EXPECT_EQ(r.code, kExitUsage);
   fs::remove_all(dir);
 }
 

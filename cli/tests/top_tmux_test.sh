@@ -42,4 +42,17 @@ wait_for 10 exited || { echo "FAIL: top in a 40x10 terminal did not exit"; exit 
 [ "$(cat "$out/rc")" = 1 ] || { echo "FAIL: exit code $(cat "$out/rc") for a small terminal"; exit 1; }
 grep -q "needs at least 60x16" "$out/err" || { echo "FAIL: no size message"; cat "$out/err"; exit 1; }
 [ "$(wc -l < "$out/err")" = 1 ] || { echo "FAIL: error is not one line"; cat "$out/err"; exit 1; }
+tmux -L "$socket" kill-session -t "$session"
+
+# TERM=dumb cannot address the cursor: plain tables (with a note on stderr) instead of one line.
+# Standard output stays on the terminal (redirected, top draws plain tables anyway); the pane's
+# history holds what was drawn.
+rm -f "$out/rc"
+tmux -L "$socket" new-session -d -s "$session" -x 80 -y 24 \
+  "env TERM=dumb $xpuperf top --count 2 --rate 0.2 --processes 3 2> $out/err; echo \$? > $out/rc; sleep 30"
+wait_for 10 exited || { echo "FAIL: top under TERM=dumb did not exit"; exit 1; }
+[ "$(cat "$out/rc")" = 0 ] || { echo "FAIL: exit code $(cat "$out/rc") under TERM=dumb"; cat "$out/err"; exit 1; }
+grep -q "TERM=dumb" "$out/err" || { echo "FAIL: no note about TERM=dumb"; cat "$out/err"; exit 1; }
+tmux -L "$socket" capture-pane -p -S -200 -t "$session" > "$out/plain"
+[ "$(grep -c "PID" "$out/plain")" -ge 2 ] || { echo "FAIL: not two plain tables"; cat "$out/plain"; exit 1; }
 echo "PASS"

@@ -50,7 +50,14 @@ bool StartedByMpiLauncher() {
 
 int LauncherRank() {
   for (const char* variable : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
-    if (const char* value = std::getenv(variable); value != nullptr) return std::atoi(value);
+    if (const char* value = std::getenv(variable); value != nullptr) {
+      // A rank is a small non-negative integer; anything else is not a launcher's rank.
+      char* end = nullptr;
+      errno = 0;
+      const long rank = std::strtol(value, &end, 10);
+      if (errno != 0 || end == value || *end != '\0' || rank < 0 || rank > 1000000000) return -1;
+      return static_cast<int>(rank);
+    }
   }
   return -1;
 }

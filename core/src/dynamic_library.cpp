@@ -1,8 +1,11 @@
 #include "xpuperf/core/dynamic_library.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <utility>
+
+#include "xpuperf/core/shared_library_file.h"
 
 namespace xpuperf {
 namespace {
@@ -18,6 +21,15 @@ Result<DynamicLibrary> DynamicLibrary::Open(const std::vector<std::string>& cand
   const int flags = (options.bind_now ? RTLD_NOW : RTLD_LAZY) | RTLD_LOCAL;
   std::string last_error = "no candidates";
   for (const std::string& candidate : candidates) {
+    struct stat info {};
+    if (candidate.find('/') != std::string::npos && ::stat(candidate.c_str(), &info) == 0) {
+      if (Status usable = CheckSharedLibraryFile(candidate, options.expected_symbols);
+          !usable.ok()) {
+        return MakeError(options.missing_code, MissingPrefix(options) + candidate +
+                                                   " is not a usable " + options.kind + ": " +
+                                                   usable.error().message);
+      }
+    }
     dlerror();
     if (void* handle = dlopen(candidate.c_str(), flags); handle != nullptr) {
       return DynamicLibrary(handle, candidate, options);

@@ -13,22 +13,31 @@ json ToJson(const Device& device) {
                       {"instances", c.instances},
                       {"line_bytes", c.line_bytes}});
   }
-  return {{"backend", device.backend},
-          {"id", device.id},
-          {"index", device.index},
-          {"vendor", device.vendor},
-          {"model", device.model},
-          {"uuid", device.uuid},
-          {"bus_id", device.bus_id},
-          {"memory_bytes", device.memory_bytes},
-          {"features", device.features},
-          {"topology",
-           {{"packages", device.topology.packages},
-            {"numa_nodes", device.topology.numa_nodes},
-            {"cores", device.topology.cores},
-            {"threads", device.topology.threads},
-            {"caches", caches},
-            {"source", device.topology.source}}}};
+  json out = {{"backend", device.backend},
+              {"id", device.id},
+              {"index", device.index},
+              {"vendor", device.vendor},
+              {"model", device.model},
+              {"uuid", device.uuid},
+              {"bus_id", device.bus_id},
+              {"memory_bytes", device.memory_bytes},
+              {"features", device.features},
+              {"topology",
+               {{"packages", device.topology.packages},
+                {"numa_nodes", device.topology.numa_nodes},
+                {"cores", device.topology.cores},
+                {"threads", device.topology.threads},
+                {"caches", caches},
+                {"source", device.topology.source}}}};
+  if (device.is_partition()) {
+    const Partition& p = device.partition;
+    out["partition"] = {{"parent", p.parent},
+                        {"parent_uuid", p.parent_uuid},
+                        {"gpu_instance_id", p.gpu_instance_id},
+                        {"compute_instance_id", p.compute_instance_id},
+                        {"profile", p.profile}};
+  }
+  return out;
 }
 
 json ToJson(const MetricInfo& info) {

@@ -18,6 +18,15 @@ Labels DeviceLabels(const Device& device, const std::string& hostname) {
   if (!device.model.empty()) labels.Set("model", device.model);
   if (!device.uuid.empty()) labels.Set("uuid", device.uuid);
   if (!device.bus_id.empty()) labels.Set("pci_bus_id", device.bus_id);
+  if (device.is_partition()) {
+    // dcgm-exporter's MIG labels, so MIG dashboards port; parent_uuid names the physical GPU
+    // (dcgm-exporter's UUID label on MIG series).
+    const Partition& p = device.partition;
+    labels.Set("GPU_I_ID", std::to_string(p.gpu_instance_id));
+    if (!p.profile.empty()) labels.Set("GPU_I_PROFILE", p.profile);
+    if (!p.parent_uuid.empty()) labels.Set("parent_uuid", p.parent_uuid);
+    labels.Set("parent_device", p.parent);
+  }
   if (!hostname.empty()) labels.Set("hostname", hostname);
   return labels;
 }

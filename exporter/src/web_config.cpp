@@ -2,9 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <fstream>
 #include <set>
-#include <sstream>
+
+#include "xpuperf/core/input_file.h"
 
 namespace xpuperf::exporter {
 
@@ -26,9 +26,10 @@ const std::set<std::string>& UnsupportedTlsKeys() {
   return keys;
 }
 
+// Opened under the input policy (docs/POLICIES.md): a FIFO or device is refused, never blocks.
 Status CheckReadable(const std::string& origin, const std::string& key, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Bad(origin, key + " '" + path + "' cannot be read");
+  Result<InputFile> in = OpenInputFile(path);
+  if (!in.ok()) return Bad(origin, key + " '" + path + "' cannot be read: " + in.error().message);
   return {};
 }
 
@@ -158,12 +159,13 @@ Result<WebConfig> ParseWebConfig(const std::string& text, const std::string& ori
 }
 
 Result<WebConfig> LoadWebConfig(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return MakeError(ErrorCode::kNotFound, "web config '" + path + "' cannot be read");
-  std::stringstream text;
-  text << in.rdbuf();
-  if (text.str().size() > (1 << 20)) return Bad(path, "larger than 1 MiB");
-  return ParseWebConfig(text.str(), "'" + path + "'");
+  // Read under the input policy: a regular file of at most 1 MiB (a FIFO would block a reload).
+  Result<std::string> text = ReadInputFile(path, 1 << 20);
+  if (!text.ok()) {
+    return MakeError(text.error().code,
+                     "web config '" + path + "' cannot be read: " + text.error().message);
+  }
+  return ParseWebConfig(*text, "'" + path + "'");
 }
 
 }  // namespace xpuperf::exporter

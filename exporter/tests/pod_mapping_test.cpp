@@ -25,7 +25,9 @@ TEST(PodMappingTest, ResourceNames) {
 
 TEST(PodMappingTest, NormalisesReplicasAndPartitions) {
   EXPECT_EQ(NormaliseDeviceId("GPU-abc::3"), "GPU-abc");
-  EXPECT_EQ(NormaliseDeviceId("nvidia1/gi2/vgpu0"), "nvidia1");
+  EXPECT_EQ(NormaliseDeviceId("nvidia1/gi2/vgpu0"), "nvidia1/gi2");
+  EXPECT_EQ(NormaliseDeviceId("nvidia1/gi2"), "nvidia1/gi2");
+  EXPECT_EQ(NormaliseDeviceId("MIG-2a4c::1"), "MIG-2a4c");
   EXPECT_EQ(NormaliseDeviceId("nvidia0"), "nvidia0");
   EXPECT_EQ(NormaliseDeviceId("3"), "3");
 }
@@ -44,6 +46,31 @@ TEST(PodMappingTest, MatchesByUuidDeviceNameAndTpuIndex) {
   tpu.id = "tpu1";
   tpu.index = 1;
   EXPECT_EQ(ConsumersOf(mapping, tpu), (std::vector<PodRef>{PodRef{"jax-0", "tpu", "main"}}));
+}
+
+Device Mig(int parent, int gpu_instance, std::string uuid) {
+  Device d = Gpu(parent, "");
+  d.id = "nvidia" + std::to_string(parent) + "/gi" + std::to_string(gpu_instance) + "/ci0";
+  d.uuid = std::move(uuid);
+  d.partition.parent = "nvidia" + std::to_string(parent);
+  d.partition.parent_uuid = "GPU-abc";
+  d.partition.gpu_instance_id = gpu_instance;
+  d.partition.compute_instance_id = 0;
+  return d;
+}
+
+TEST(PodMappingTest, MatchesMigDevicesByMigUuidAndGkeInstanceName) {
+  PodMapping mapping;
+  mapping["MIG-111"] = {PodRef{"train-0", "ml", "worker"}};
+  mapping["nvidia1/gi9"] = {PodRef{"infer-1", "serving", "server"}};
+  EXPECT_EQ(ConsumersOf(mapping, Mig(0, 1, "MIG-111")),
+            (std::vector<PodRef>{PodRef{"train-0", "ml", "worker"}}));
+  EXPECT_EQ(ConsumersOf(mapping, Mig(1, 9, "MIG-999")),
+            (std::vector<PodRef>{PodRef{"infer-1", "serving", "server"}}));
+  EXPECT_TRUE(ConsumersOf(mapping, Mig(1, 2, "MIG-222")).empty());
+  // The GPU holding the MIG devices is not attributed to their pods.
+  EXPECT_TRUE(ConsumersOf(mapping, Gpu(0, "GPU-abc")).empty());
+  EXPECT_TRUE(ConsumersOf(mapping, Gpu(1, "GPU-def")).empty());
 }
 
 TEST(PodAttributionTest, AbsentSocketMeansNoLabelsAndNoError) {

@@ -57,6 +57,42 @@ TEST(SnapshotBuilderTest, OneSeriesPerConsumingPod) {
   EXPECT_FALSE(up->points[0].labels.Has("pod"));
 }
 
+TEST(SnapshotBuilderTest, MigDevicesCarryDcgmExporterLabelsBesideTheirGpu) {
+  BuildInput input;
+  CollectorSnapshot collector = Collected({Gauge(metrics::kMemoryUsed, 1024)});
+  auto collection = std::make_shared<Collection>(*collector.latest);
+  Device mig = collection->devices[0];
+  mig.id = "nvidia0/gi9/ci0";
+  mig.uuid = "MIG-9";
+  mig.partition = Partition{"nvidia0", "GPU-1", 9, 0, "1g.10gb"};
+  collection->devices.push_back(mig);
+  Reading on_mig = Gauge(metrics::kMemoryUsed, 512);
+  on_mig.device = mig.id;
+  for (Sample& s : on_mig.samples) s.labels.Set("device", mig.id);
+  collection->readings.push_back(on_mig);
+  collector.latest = collection;
+  input.collectors = {collector};
+  BuildOutput out = BuildSnapshot(input);
+  const MetricFamily* used = out.snapshot.Find("xpuperf_memory_used_bytes");
+  ASSERT_NE(used, nullptr);
+  ASSERT_EQ(used->points.size(), 2u);
+  const Labels& gpu = used->points[0].labels;
+  EXPECT_EQ(gpu.Get("uuid"), "GPU-1");
+  EXPECT_FALSE(gpu.Has("GPU_I_ID"));
+  const Labels& slice = used->points[1].labels;
+  EXPECT_EQ(slice.Get("device"), "nvidia0/gi9/ci0");
+  EXPECT_EQ(slice.Get("uuid"), "MIG-9");
+  EXPECT_EQ(slice.Get("GPU_I_ID"), "9");
+  EXPECT_EQ(slice.Get("GPU_I_PROFILE"), "1g.10gb");
+  EXPECT_EQ(slice.Get("parent_uuid"), "GPU-1");
+  EXPECT_EQ(slice.Get("parent_device"), "nvidia0");
+  EXPECT_DOUBLE_EQ(used->points[1].value, 512);
+  const MetricFamily* info = out.snapshot.Find("xpuperf_device_info");
+  ASSERT_NE(info, nullptr);
+  ASSERT_EQ(info->points.size(), 2u);
+  EXPECT_EQ(info->points[1].labels.Get("GPU_I_PROFILE"), "1g.10gb");
+}
+
 TEST(SnapshotBuilderTest, UnsupportedReadingsAreAbsentNotZero) {
   BuildInput input;
   input.collectors = {Collected({Gauge(metrics::kPower, 300),

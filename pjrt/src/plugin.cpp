@@ -12,6 +12,7 @@
 #include "client_internal.h"
 #include "named_value.h"
 #include "xpuperf/core/dynamic_library.h"
+#include "xpuperf/core/shared_library_file.h"
 
 namespace xpuperf::pjrt {
 namespace {
@@ -59,6 +60,16 @@ Result<const PJRT_Api*> OpenLibrary(const std::string& path) {
   options.bind_now = true;
   // A path with a slash is opened as given, never searched for.
   const std::string candidate = path.find('/') == std::string::npos ? "./" + path : path;
+  // Read before loading: a truncated plugin would fault in the loader, another library would run
+  // its constructors in this process.
+  if (Status usable = CheckSharedLibraryFile(candidate, {"GetPjrtApi"}); !usable.ok()) {
+    if (usable.error().message.starts_with("it defines none of")) {
+      return MakeError(ErrorCode::kUnsupported,
+                       fmt::format("{} is not a PJRT plugin: it exports no GetPjrtApi", path));
+    }
+    return MakeError(ErrorCode::kUnsupported,
+                     fmt::format("PJRT plugin {}: cannot load: {}", path, usable.error().message));
+  }
   auto library = DynamicLibrary::Open({candidate}, options);
   if (!library.ok()) {
     return MakeError(ErrorCode::kUnsupported,

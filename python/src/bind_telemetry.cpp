@@ -37,6 +37,15 @@ nb::dict DeviceDict(const Device& d) {
   out["cores"] = d.topology.cores;
   out["threads"] = d.topology.threads;
   out["features"] = d.features;
+  if (d.is_partition()) {
+    nb::dict p;
+    p["parent"] = d.partition.parent;
+    p["parent_uuid"] = d.partition.parent_uuid;
+    p["gpu_instance_id"] = d.partition.gpu_instance_id;
+    p["compute_instance_id"] = d.partition.compute_instance_id;
+    p["profile"] = d.partition.profile;
+    out["partition"] = p;
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings.h"
@@ -54,6 +55,7 @@ class PyTraceRun {
         }
       } else {
         profiler_step_names_ = trace::ApplyHtaConvention(run_);
+        dropped_last_step_ = profiler_step_names_ >= 2;
       }
     }
   }
@@ -75,6 +77,25 @@ class PyTraceRun {
     out["fractional_timestamps"] = t.fractional_timestamps;
     out["base_time_ns"] = t.base_time_ns;
     out["hta_float_times"] = float_times_[index];
+    out["hta_first_ts_ns"] = t.hta_first_ts_ns;
+    out["elements_without_ts"] = t.elements_without_ts;
+    out["string_pids"] = t.string_pids;
+    out["string_tids"] = t.string_tids;
+    // HTA's integer columns' ranges before its drop of the last step: (min, max) or None.
+    const std::pair<const char*, const Trace::HtaRange*> ranges[] = {
+        {"ts", &t.hta_ts_us},         {"dur", &t.hta_dur_us},
+        {"stream", &t.hta_stream},    {"correlation", &t.hta_correlation},
+        {"index", &t.hta_file_index}, {"pid", &t.hta_pid},
+        {"tid", &t.hta_tid}};
+    nb::dict hta_ranges;
+    for (const auto& [column, range] : ranges) {
+      if (range->min > range->max) {
+        hta_ranges[column] = nb::none();
+      } else {
+        hta_ranges[column] = nb::make_tuple(range->min, range->max);
+      }
+    }
+    out["hta_ranges"] = hta_ranges;
     return out;
   }
 
@@ -108,7 +129,8 @@ class PyTraceRun {
     const size_t n = t.events.size();
     std::vector<int64_t> ts(n), dur(n), correlation(n), external_id(n), bytes(n);
     std::vector<int32_t> pid(n), tid(n), device(n), stream(n);
-    std::vector<uint32_t> name(n), category(n);
+    std::vector<uint32_t> name(n), category(n), file_index(n);
+    std::vector<int32_t> index_correlation(n);
     std::vector<uint8_t> kind(n), flags(n);
     {
       nb::gil_scoped_release release;
@@ -127,6 +149,8 @@ class PyTraceRun {
         category[i] = e.category;
         kind[i] = static_cast<uint8_t>(e.kind);
         flags[i] = e.hta_flags;
+        file_index[i] = e.file_index;
+        index_correlation[i] = e.hta_index_correlation;
       }
     }
     nb::list strings;
@@ -148,11 +172,25 @@ class PyTraceRun {
     out["category"] = Column(std::move(category));
     out["kind"] = Column(std::move(kind));
     out["hta_flags"] = Column(std::move(flags));
+    out["file_index"] = Column(std::move(file_index));
+    out["hta_index_correlation"] = Column(std::move(index_correlation));
     out["strings"] = strings;
+    // HTA's memory_bw_gbps: (file_index, GB/s) of the events that give it.
+    std::vector<uint32_t> bandwidth_index;
+    std::vector<double> bandwidth;
+    for (const auto& [position, gbps] : t.memory_bandwidth_gbps) {
+      bandwidth_index.push_back(position);
+      bandwidth.push_back(gbps);
+    }
+    out["bandwidth_file_index"] = Column(std::move(bandwidth_index));
+    out["bandwidth_gbps"] = Column(std::move(bandwidth));
     return out;
   }
 
   int profiler_step_names() const { return profiler_step_names_; }
+  // Whether the last ProfilerStep was dropped: HTA's frame of each rank is then its kept GPU
+  // kernels (labelled 0..k-1, from its merge) followed by the kept CPU events.
+  bool dropped_last_step() const { return dropped_last_step_; }
 
  private:
   const Trace& At(size_t index) const {
@@ -180,6 +218,7 @@ class PyTraceRun {
   trace::TraceRun run_;
   std::vector<bool> float_times_;
   int profiler_step_names_ = 0;
+  bool dropped_last_step_ = false;
 };
 
 }  // namespace
@@ -192,7 +231,8 @@ void BindTrace(nb::module_& m) {
       .def("info", &PyTraceRun::Info, nb::arg("index"))
       .def("temporal_breakdown", &PyTraceRun::TemporalBreakdown)
       .def("events", &PyTraceRun::Events, nb::arg("index"))
-      .def_prop_ro("profiler_step_names", &PyTraceRun::profiler_step_names);
+      .def_prop_ro("profiler_step_names", &PyTraceRun::profiler_step_names)
+      .def_prop_ro("dropped_last_step", &PyTraceRun::dropped_last_step);
   m.def(
       "hta_kernel_types",
       [](const std::vector<std::string>& names) {

@@ -19,13 +19,16 @@ import os
 import tempfile
 from typing import Dict, List, Optional, Tuple
 
+from xpuperf import _hta_frames
 from xpuperf._native import native
 
 __all__ = ["TraceAnalysis", "IMPLEMENTED"]
 
 DEFAULT_TRACE_DIR = "/tmp/trace"  # HTA's default
 IMPLEMENTED = ("get_temporal_breakdown", "get_comm_comp_overlap", "get_gpu_kernel_breakdown",
-               "get_profiler_steps")
+               "get_profiler_steps", "get_idle_time_breakdown", "get_cuda_kernel_launch_stats",
+               "get_queue_length_time_series", "get_queue_length_summary",
+               "get_memory_bw_time_series", "get_memory_bw_summary")
 
 _COMPUTATION = "COMPUTATION"
 _COMMUNICATION = "COMMUNICATION"
@@ -74,6 +77,7 @@ class TraceAnalysis:
         # HTA's rank order: ascending.
         self._order = sorted(range(len(infos)), key=lambda i: self._ranks[i])
         self._gpu_frames: Dict[int, object] = {}
+        self._frames: Dict[int, object] = {}
 
     # -- helpers ---------------------------------------------------------------------------------
     def _gpu_kernels(self, index: int):
@@ -230,6 +234,112 @@ class TraceAnalysis:
         out = sweep.groupby(by=["kernel_type"])["dur"].agg(["sum"])
         out.reset_index(inplace=True)
         return out
+
+    def _rank_index(self, rank: int) -> int:
+        """The position in the run of the trace read as `rank` (ValueError, as HTA's get_trace,
+        when there is none)."""
+        for i in self._order:
+            if self._ranks[i] == rank:
+                return i
+        raise ValueError(f"no trace for rank {rank} (ranks: {sorted(self._ranks)})")
+
+    def _frame(self, index: int):
+        """HTA's frame of the rank at `index` (_hta_frames.rank_frame), cached."""
+        frame = self._frames.get(index)
+        if frame is None:
+            frame = _hta_frames.rank_frame(_pandas(), self._run.events(index),
+                                           self._infos[index], self._run.dropped_last_step)
+            self._frames[index] = frame
+        return frame
+
+    def get_idle_time_breakdown(self, ranks: Optional[List[int]] = None,
+                                streams: Optional[List[int]] = None, visualize: bool = True,
+                                visualize_pctg: bool = True, show_idle_interval_stats=False,
+                                consecutive_kernel_delay: int = 30) -> Tuple:
+        """(idle_time_df, interval_stats_df or None): per rank and stream, the GPU's idle time
+        (µs, the gaps between consecutive kernels of the stream) by cause: host_wait (the
+        launch began after the previous kernel ended), kernel_wait (a gap below
+        `consecutive_kernel_delay` µs), other; idle_time_ratio is the share of the stream's
+        idle time. `ranks` defaults to [0]; the interval statistics (describe() of the gaps)
+        only with show_idle_interval_stats."""
+        pd = _pandas()
+        if not ranks:
+            ranks = [0]
+        idle, intervals = [], []
+        for rank in ranks:
+            index = self._rank_index(rank)
+            frame = self._frame(index)
+            result, interval = _hta_frames.idle_time_breakdown(
+                pd, frame, rank, streams, consecutive_kernel_delay, show_idle_interval_stats)
+            idle.append(result)
+            if interval is not None:
+                intervals.append(interval)
+        return pd.concat(idle), pd.concat(intervals) if show_idle_interval_stats else None
+
+    def get_cuda_kernel_launch_stats(self, ranks: Optional[List[int]] = None,
+                                     runtime_cutoff: int = 50, launch_delay_cutoff: int = 100,
+                                     include_memory_events: bool = True,
+                                     visualize: bool = True) -> Dict:
+        """{rank: DataFrame}: per CUDA launch (correlation id) the CPU runtime call's duration
+        (cpu_duration), the GPU op's (gpu_duration) and the launch delay (GPU start - CPU end,
+        clipped at 0), all µs. `ranks` defaults to [0]; the cutoffs only shape HTA's plots."""
+        pd = _pandas()
+        if ranks is None or ranks == []:
+            ranks = [0]
+        return {rank: _hta_frames.kernel_launch_stats(pd, self._frame(self._rank_index(rank)),
+                                                      include_memory_events)
+                for rank in ranks}
+
+    def _first_ts(self):
+        """HTA's alignment of the run: the smallest timestamp (µs) over the ranks, a scalar of
+        that rank's ts dtype (Python's min over the ranks in order, as HTA)."""
+        import numpy as np
+
+        firsts = []
+        for i in self._order:
+            ns = self._infos[i]["hta_first_ts_ns"]
+            if ns == np.iinfo(np.int64).max:
+                continue
+            firsts.append(np.array([ns // 1000]).astype(self._frame(i)["ts"].dtype)[0])
+        return min(firsts) if firsts else 0
+
+    def get_queue_length_time_series(self, ranks: Optional[List[int]] = None) -> Dict:
+        """{rank: DataFrame}: per CUDA stream the queue length (GPU ops launched and not yet
+        started) at each change, with ts (µs from the run's first event), pid, tid, stream,
+        indexed by the event's position in the file; ranks without launches are left out.
+        `ranks` defaults to [0]."""
+        pd = _pandas()
+        if not ranks:
+            ranks = [0]
+        first_ts = self._first_ts()
+        result = {rank: _hta_frames.queue_length_time_series(
+            pd, self._frame(self._rank_index(rank)), first_ts) for rank in ranks}
+        return {rank: df for rank, df in result.items() if df is not None}
+
+    def get_queue_length_summary(self, ranks: Optional[List[int]] = None):
+        """describe() of the queue length per rank and stream, over its change points as HTA
+        (not weighted by time); None when no rank has launches."""
+        return _hta_frames.queue_length_summary(_pandas(),
+                                                self.get_queue_length_time_series(ranks))
+
+    def get_memory_bw_time_series(self, ranks: Optional[List[int]] = None) -> Dict:
+        """{rank: DataFrame}: per memory-op kind (Memcpy DtoH/HtoD/DtoD, Memset, ...) the
+        bandwidth in use (GB/s, from each op's args."memory bandwidth (GB/s)") at each op's start
+        and end, ts in µs from the run's first event; ranks without memory ops are left out.
+        `ranks` defaults to [0]."""
+        pd = _pandas()
+        if not ranks:
+            ranks = [0]
+        first_ts = self._first_ts()
+        result = {rank: _hta_frames.memory_bw_time_series(
+            pd, self._frame(self._rank_index(rank)), first_ts, native.hta_kernel_types)
+            for rank in ranks}
+        return {rank: df for rank, df in result.items() if df is not None}
+
+    def get_memory_bw_summary(self, ranks: Optional[List[int]] = None):
+        """describe() of the memory bandwidth (GB/s) per rank and memory-op kind over the points
+        where it is positive (as HTA); None when no rank has memory ops."""
+        return _hta_frames.memory_bw_summary(_pandas(), self.get_memory_bw_time_series(ranks))
 
     def get_profiler_steps(self) -> List[int]:
         """The ProfilerStep numbers of the first rank's trace, ascending (as HTA: the last step

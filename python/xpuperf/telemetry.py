@@ -36,6 +36,9 @@ class Device:
     cores: int
     threads: int
     features: List[str]
+    # A MIG device (listed right after its GPU): parent, parent_uuid, gpu_instance_id,
+    # compute_instance_id, profile ("1g.10gb"). None for a whole device.
+    partition: Optional[Dict[str, Any]] = None
 
 
 @dataclasses.dataclass(frozen=True)

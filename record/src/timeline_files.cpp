@@ -39,8 +39,25 @@ Status PwriteAll(int fd, std::string_view data, int64_t offset, const std::strin
   return Status::Ok();
 }
 
+// The timeline files grow in place while the job runs (so a kill leaves them readable), which
+// needs a regular file: the output policy is applied (a symbolic link is followed, a dangling one
+// or a loop refused), and a device or FIFO, which cannot be rewritten in place and would block
+// the open, is refused.
+Result<OutputTarget> CheckTimelinePath(const std::string& path) {
+  XPUPERF_ASSIGN_OR_RETURN(OutputTarget target, PrepareOutput(path));
+  if (target.kind != OutputKind::kRegular) {
+    return MakeError(
+        ErrorCode::kInvalidArgument,
+        "cannot write " + path + ": it is a device or FIFO; a recording's files are regular files");
+  }
+  return target;
+}
+
 Result<int> Create(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  XPUPERF_ASSIGN_OR_RETURN(const OutputTarget target, CheckTimelinePath(path));
+  // O_NONBLOCK: a FIFO put in place since the check fails instead of blocking the recording.
+  const int fd =
+      ::open(target.resolved.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
   if (fd < 0)
     return MakeError(ErrorCode::kIo, "cannot create " + path + ": " + std::strerror(errno));
   return fd;
@@ -70,6 +87,15 @@ std::string LabelText(const Labels& labels) {
 }
 
 }  // namespace
+
+Status CheckRecordingDirectory(const std::string& dir, bool html) {
+  for (std::string_view name : {kTimelineCsv, kTimelineJsonl, kTimelineTrace}) {
+    XPUPERF_RETURN_IF_ERROR(CheckTimelinePath(dir + "/" + std::string(name)));
+  }
+  XPUPERF_RETURN_IF_ERROR(PrepareOutput(dir + "/" + std::string(kSummaryJson)));
+  if (html) XPUPERF_RETURN_IF_ERROR(PrepareOutput(dir + "/" + std::string(kReportHtml)));
+  return Status::Ok();
+}
 
 TimelineFiles::TimelineFiles(TimelineFiles&& other) noexcept { *this = std::move(other); }
 

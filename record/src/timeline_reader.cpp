@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "xpuperf/core/input_file.h"
 #include "xpuperf/core/metric_catalog.h"
 #include "xpuperf/record/timeline_files.h"
 
@@ -138,13 +139,15 @@ Result<TimelineData> ReadTimeline(const std::string& path) {
   std::error_code ec;
   std::string file = path;
   if (std::filesystem::is_directory(path, ec)) file = path + "/" + std::string(kTimelineJsonl);
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
+  // Read under the input policy (docs/POLICIES.md): a regular file, bounded like decompressed
+  // input.
+  Result<std::string> text = ReadInputFile(file, MaxDecompressedBytes());
+  if (!text.ok()) {
+    if (text.error().code != ErrorCode::kNotFound) return text.error();
     return MakeError(ErrorCode::kNotFound,
                      file + ": cannot open (a directory written by `xpuperf record --out`?)");
   }
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  Result<TimelineData> data = ParseTimelineJsonl(text);
+  Result<TimelineData> data = ParseTimelineJsonl(*text);
   if (!data.ok()) return MakeError(data.error().code, file + ": " + data.error().message);
   return data;
 }

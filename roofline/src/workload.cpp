@@ -5,8 +5,11 @@
 
 #include <cmath>
 #include <fstream>
+#include <initializer_list>
+#include <map>
 #include <sstream>
 
+#include "xpuperf/core/input_file.h"
 #include "xpuperf/core/metric_catalog.h"
 #include "xpuperf/roofline/op_costs.h"
 
@@ -22,6 +25,22 @@ class Parser {
     std::string where = file_;
     if (node && !node.Mark().is_null()) where += ":" + std::to_string(node.Mark().line + 1);
     return MakeError(ErrorCode::kParse, where + ": " + std::string(what));
+  }
+
+  // A misspelled key must not be ignored: "flop" for "flops" would turn a compute-bound point
+  // memory-bound. Names the key, its line and the keys this map takes.
+  Status KnownKeys(const YAML::Node& map, const std::vector<std::string_view>& known,
+                   std::string_view where) const {
+    for (const auto& item : map) {
+      const std::string key = item.first.IsScalar() ? item.first.Scalar() : std::string("?");
+      bool found = false;
+      for (std::string_view name : known) found = found || name == key;
+      if (found) continue;
+      std::string list;
+      for (std::string_view name : known) list += (list.empty() ? "" : ", ") + std::string(name);
+      return At(item.first, fmt::format("unknown key '{}' in {} (known: {})", key, where, list));
+    }
+    return Status::Ok();
   }
 
   Result<double> Number(const YAML::Node& node, std::string_view name) const {
@@ -81,6 +100,16 @@ class Parser {
     const YAML::Node node = entry[found];
     if (!node.IsMap()) return At(node, fmt::format("'{}' is not a map", found));
     const std::string helper(found);
+    // Vectors, not initializer_lists: a list's array would not outlive this initialisation.
+    static const std::map<std::string, std::vector<std::string_view>> kHelperKeys = {
+        {"gemm", {"m", "n", "k", "batch", "accumulate", "dtype"}},
+        {"attention", {"batch", "heads", "seq_len", "head_dim", "kv_seq_len", "causal", "dtype"}},
+        {"elementwise", {"elements", "inputs", "outputs", "flops_per_element", "dtype"}},
+        {"conv2d",
+         {"batch", "in_channels", "out_channels", "height", "width", "kernel", "kernel_h",
+          "kernel_w", "stride", "padding", "groups", "dtype"}},
+        {"collective", {"op", "bytes", "ranks", "dtype"}}};
+    XPUPERF_RETURN_IF_ERROR(KnownKeys(node, kHelperKeys.at(helper), "'" + helper + "'"));
     point.op = helper;
     std::string dtype = point.dtype;
     XPUPERF_RETURN_IF_ERROR(OptionalString(node, "dtype", dtype));
@@ -154,6 +183,12 @@ class Parser {
 
   Result<WorkloadPoint> Entry(const YAML::Node& entry, size_t index) const {
     if (!entry.IsMap()) return At(entry, "a workload entry is not a map");
+    XPUPERF_RETURN_IF_ERROR(KnownKeys(
+        entry,
+        {"name", "dtype", "op", "gemm", "attention", "elementwise", "conv2d", "collective", "flops",
+         "bytes", "host_bytes", "host_direction", "collective_bytes", "collective_message_bytes",
+         "bytes_by_level", "time", "time_s", "time_ms", "time_us"},
+        "a workload entry"));
     WorkloadPoint point;
     point.name = fmt::format("point {}", index + 1);
     XPUPERF_RETURN_IF_ERROR(OptionalString(entry, "name", point.name));
@@ -203,11 +238,13 @@ class Parser {
     YAML::Node entries;
     entries.reset(root);
     if (root.IsMap()) {
+      XPUPERF_RETURN_IF_ERROR(KnownKeys(root, {"name", "points", "memory"}, "the workload"));
       XPUPERF_RETURN_IF_ERROR(OptionalString(root, "name", workload.name));
       entries.reset(root["points"]);
       if (!entries) return At(root, "a workload map needs 'points' (a list of entries)");
       if (const YAML::Node memory = root["memory"]) {
         if (!memory.IsMap()) return At(memory, "'memory' is not a map");
+        XPUPERF_RETURN_IF_ERROR(KnownKeys(memory, {"peak_bytes", "capacity_bytes"}, "'memory'"));
         MemoryUse use;
         XPUPERF_ASSIGN_OR_RETURN(use.peak_bytes, Required(memory, "peak_bytes", "memory"));
         XPUPERF_RETURN_IF_ERROR(Optional(memory, "capacity_bytes", use.capacity_bytes));
@@ -269,11 +306,8 @@ Result<Workload> ParseWorkload(std::string_view text, std::string_view file_name
 }
 
 Result<Workload> LoadWorkload(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return MakeError(ErrorCode::kNotFound, "cannot read workload file " + path);
-  std::ostringstream text;
-  text << file.rdbuf();
-  return ParseWorkload(text.str(), path);
+  XPUPERF_ASSIGN_OR_RETURN(const std::string text, ReadInputFile(path));
+  return ParseWorkload(text, path);
 }
 
 int ApplyRecordedTimes(const std::vector<Reading>& readings, Workload& workload) {

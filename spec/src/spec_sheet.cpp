@@ -7,7 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
+
+#include "xpuperf/core/input_file.h"
 
 namespace xpuperf::spec {
 namespace {
@@ -63,6 +66,23 @@ Result<std::string> OptionalString(const YAML::Node& parent, const char* key, st
   return node.Scalar();
 }
 
+// A misspelled key ("bandwith_bytes_per_second") must not be ignored: names it and its line.
+Status KnownKeys(const YAML::Node& map, std::initializer_list<std::string_view> known,
+                 std::string_view where, std::string_view file) {
+  for (const auto& item : map) {
+    const std::string key = item.first.IsScalar() ? item.first.Scalar() : std::string("?");
+    bool found = false;
+    for (std::string_view name : known) found = found || name == key;
+    if (found) continue;
+    std::string list;
+    for (std::string_view name : known) list += (list.empty() ? "" : ", ") + std::string(name);
+    return ParseError(
+        file, item.first.Mark(),
+        "unknown key '" + key + "' in " + std::string(where) + " (known: " + list + ")");
+  }
+  return Status::Ok();
+}
+
 Result<std::optional<LinkBandwidth>> OptionalLink(const YAML::Node& root, const char* key,
                                                   std::string_view file,
                                                   const std::string& sheet_source) {
@@ -70,6 +90,8 @@ Result<std::optional<LinkBandwidth>> OptionalLink(const YAML::Node& root, const 
   if (!node) return std::optional<LinkBandwidth>();
   if (!node.IsMap())
     return ParseError(file, node.Mark(), std::string("'") + key + "' is not a map");
+  XPUPERF_RETURN_IF_ERROR(
+      KnownKeys(node, {"tx_bytes_per_second", "rx_bytes_per_second", "name", "source"}, key, file));
   LinkBandwidth link;
   XPUPERF_ASSIGN_OR_RETURN(link.tx_bytes_per_second,
                            RequiredNumber(node, "tx_bytes_per_second", key, file));
@@ -84,6 +106,11 @@ Result<std::optional<LinkBandwidth>> OptionalLink(const YAML::Node& root, const 
 
 Result<SpecSheet> FromYaml(const YAML::Node& root, std::string_view file) {
   if (!root.IsMap()) return ParseError(file, root.Mark(), "a spec sheet is a YAML mapping");
+  XPUPERF_RETURN_IF_ERROR(
+      KnownKeys(root,
+                {"device", "vendor", "source", "aliases", "peak_flops_source",
+                 "peak_flops_per_second", "memory", "host_link", "network_link", "notes"},
+                "the spec sheet", file));
   SpecSheet sheet;
   sheet.file = std::string(file);
   XPUPERF_ASSIGN_OR_RETURN(sheet.device, RequiredString(root, "device", file));
@@ -109,7 +136,10 @@ Result<SpecSheet> FromYaml(const YAML::Node& root, std::string_view file) {
                       "missing required map 'peak_flops_per_second' (precision: FLOP/s)");
   }
   for (const auto& entry : peaks) {
-    const std::string precision = entry.first.as<std::string>();
+    if (!entry.first.IsScalar()) {
+      return ParseError(file, entry.first.Mark(), "a precision name is not text");
+    }
+    const std::string precision = entry.first.Scalar();
     XPUPERF_ASSIGN_OR_RETURN(double peak,
                              NonNegative(entry.second, "peak_flops_per_second." + precision, file));
     sheet.peak_flops_per_second[precision] = peak;
@@ -119,6 +149,8 @@ Result<SpecSheet> FromYaml(const YAML::Node& root, std::string_view file) {
   if (!memory || !memory.IsMap()) {
     return ParseError(file, memory ? memory.Mark() : root.Mark(), "missing required map 'memory'");
   }
+  XPUPERF_RETURN_IF_ERROR(
+      KnownKeys(memory, {"bytes", "bandwidth_bytes_per_second", "type", "source"}, "memory", file));
   XPUPERF_ASSIGN_OR_RETURN(sheet.memory_bytes, RequiredNumber(memory, "bytes", "memory", file));
   XPUPERF_ASSIGN_OR_RETURN(sheet.memory_bandwidth_bytes_per_second,
                            RequiredNumber(memory, "bandwidth_bytes_per_second", "memory", file));
@@ -152,14 +184,8 @@ Result<SpecSheet> ParseSpecSheet(std::string_view yaml_text, std::string_view fi
 }
 
 Result<SpecSheet> LoadSpecSheet(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    return MakeError(std::filesystem::exists(path) ? ErrorCode::kIo : ErrorCode::kNotFound,
-                     "cannot read spec sheet " + path);
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseSpecSheet(text.str(), path);
+  XPUPERF_ASSIGN_OR_RETURN(const std::string text, ReadInputFile(path));
+  return ParseSpecSheet(text, path);
 }
 
 Result<std::vector<SpecSheet>> LoadSpecSheets(const std::string& dir) {

@@ -36,9 +36,11 @@ class EventParser {
   // one (strings interned meanwhile stay; nothing refers to them). Process names are idempotent.
   struct Checkpoint {
     size_t events, memory, dims;
-    int64_t flow_events, skipped_events, metadata_events;
+    int64_t flow_events, skipped_events, metadata_events, elements_without_ts;
+    size_t memory_bandwidth;
     std::unordered_map<uint64_t, std::vector<uint32_t>> open_begins;
     int64_t dropped_begins;
+    uint64_t next_file_index;
   };
   Checkpoint Mark() const;
   void Rollback(const Checkpoint& mark);
@@ -68,6 +70,8 @@ class EventParser {
   // Open 'B' events (indices into trace_.events) per (pid, tid), innermost last.
   std::unordered_map<uint64_t, std::vector<uint32_t>> open_begins_;
   int64_t dropped_begins_ = 0;  // 'B' events ended before they began (phase 'D' until Finish)
+  uint64_t next_file_index_ =
+      0;  // position in traceEvents of the next element (TraceEvent::file_index)
   struct CachedName {
     uint64_t tag = 0;
     uint32_t id = 0;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <unordered_map>
+#include <vector>
 
 #include "xpuperf/trace/analyses.h"
 
@@ -52,6 +53,33 @@ bool IsHtaGpuKernel(const Trace& trace, const TraceEvent& e) {
   return name == "Event Sync" || name == "Context Sync";
 }
 
+// HTA's transform_correlation_to_index over the rows it keeps: rows with a correlation (not -1)
+// are split into GPU kernels and the rest, joined on correlation, and each side gets the file
+// position of its partner; pandas' assignment with repeated labels leaves the last partner in
+// file order, i.e. the largest position. Rows without a partner keep min(correlation, 0).
+void SetHtaIndexCorrelation(const Trace& trace, std::vector<TraceEvent>& rows) {
+  std::unordered_map<int64_t, uint32_t> last_cpu, last_gpu;  // correlation -> largest file_index
+  std::vector<bool> is_gpu(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const TraceEvent& e = rows[i];
+    is_gpu[i] = IsHtaGpuKernel(trace, e);
+    if (e.correlation == -1) continue;
+    auto& side = is_gpu[i] ? last_gpu : last_cpu;
+    auto [it, inserted] = side.try_emplace(e.correlation, e.file_index);
+    if (!inserted) it->second = std::max(it->second, e.file_index);
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    TraceEvent& e = rows[i];
+    int64_t link = std::min<int64_t>(e.correlation, 0);
+    if (e.correlation != -1) {
+      const auto& partners = is_gpu[i] ? last_cpu : last_gpu;
+      auto it = partners.find(e.correlation);
+      if (it != partners.end()) link = it->second;
+    }
+    e.hta_index_correlation = static_cast<int32_t>(std::clamp<int64_t>(link, INT32_MIN, INT32_MAX));
+  }
+}
+
 }  // namespace
 
 HtaKernelType HtaKernelTypeOf(std::string_view name) {
@@ -79,6 +107,7 @@ void ApplyHtaConvention(Trace& trace, bool drop_last_profiler_step) {
     }
     kept.push_back(e);
   }
+  SetHtaIndexCorrelation(trace, kept);
   // Fractional timestamps anywhere make pandas' ts column float64, and then HTA rounds every
   // event inward to whole microseconds: ts up, ts + dur down (in doubles, as pandas adds them).
   if (trace.fractional_timestamps) {
@@ -93,6 +122,19 @@ void ApplyHtaConvention(Trace& trace, bool drop_last_profiler_step) {
     // ceil is monotonic: the events stay in start order.
   }
   trace.events = std::move(kept);
+  trace.hta_first_ts_ns = INT64_MAX;
+  trace.hta_ts_us = trace.hta_dur_us = trace.hta_stream = trace.hta_correlation =
+      trace.hta_file_index = trace.hta_pid = trace.hta_tid = Trace::HtaRange{};
+  for (const TraceEvent& e : trace.events) {
+    trace.hta_first_ts_ns = std::min(trace.hta_first_ts_ns, e.ts_ns);
+    trace.hta_ts_us.Add(e.ts_ns / 1000);
+    trace.hta_dur_us.Add(e.dur_ns / 1000);
+    trace.hta_stream.Add(e.stream);
+    trace.hta_correlation.Add(e.correlation);
+    trace.hta_file_index.Add(e.file_index);
+    trace.hta_pid.Add(e.pid);
+    trace.hta_tid.Add(e.tid);
+  }
   if (!drop_last_profiler_step) return;
   // include_last_profiler_step=False: CPU events from the last ProfilerStep's start on are
   // dropped, and GPU kernels are kept only when a kept CPU event has their correlation (once per

@@ -13,6 +13,7 @@
 
 #include "event_parser.h"
 #include "json_blocks.h"
+#include "xpuperf/core/cancellation.h"
 #include "xpuperf/trace/xplane.h"
 
 namespace xpuperf::trace {
@@ -159,6 +160,8 @@ Result<size_t> TopLevelScanner::ParseEvents(size_t pos, internal::EventParser& p
   // array ends early. Then the events of that attempt are undone and the chunk is found exactly.
   size_t chunk_start = pos + 1;
   for (;;) {
+    // A chunk is ~kDefaultChunkBytes (milliseconds of work): Ctrl-C stops a long parse promptly.
+    XPUPERF_RETURN_IF_ERROR(CheckCancelled());
     if (speculate_) {
       size_t guess = GuessChunkEnd(chunk_start);
       if (guess != std::string_view::npos) {
@@ -347,7 +350,12 @@ Status TopLevelScanner::Run() {
     pos = SkipSpace(pos + 1);
     if (key == "traceEvents") {
       if (pos >= json_.size()) return At(pos, "traceEvents value expected");
-      if (json_[pos] != '[') return At(pos, "traceEvents is not an array");
+      if (json_[pos] != '[') {
+        // Valid JSON of another shape is not malformed: it is not a trace.
+        if (!SkipValue(pos).ok()) return At(pos, "traceEvents is not an array");
+        return MakeError(ErrorCode::kParse, trace_.source + ": not a trace: traceEvents (at byte " +
+                                                std::to_string(pos) + ") is not an array");
+      }
       XPUPERF_ASSIGN_OR_RETURN(pos, ParseEvents(pos, parser));
       saw_events = true;
     } else {

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "trace_test_util.h"
+#include "xpuperf/trace/hta_convention.h"
 
 namespace xpuperf::trace {
 namespace {
@@ -245,6 +246,22 @@ TEST(ReaderTest, BeginEndPairsBecomeCompleteEvents) {
   EXPECT_EQ(t.Name(t.events[0]), "outer");  // sorted by start
 }
 
+// A negative, NaN or unreadable duration makes an event unusable: it is skipped and counted, never
+// analysed as a zero-length event.
+TEST(ReaderTest, BadDurationsAreSkippedAndCounted) {
+  const std::string events = R"(
+    {"ph": "X", "cat": "kernel", "name": "good", "pid": 1, "tid": 1, "ts": 1, "dur": 5},
+    {"ph": "X", "cat": "kernel", "name": "negative", "pid": 1, "tid": 1, "ts": 10, "dur": -3},
+    {"ph": "X", "cat": "kernel", "name": "nan", "pid": 1, "tid": 1, "ts": 20, "dur": "NaN"},
+    {"ph": "X", "cat": "kernel", "name": "text", "pid": 1, "tid": 1, "ts": 30, "dur": "long"},
+    {"ph": "X", "cat": "kernel", "name": "no dur", "pid": 1, "tid": 1, "ts": 40})";
+  Trace t = ParseOrDie(KinetoJson(events));
+  std::vector<std::string> names;
+  for (const TraceEvent& e : t.events) names.emplace_back(t.Name(e));
+  EXPECT_EQ(names, (std::vector<std::string>{"good", "no dur"}));
+  EXPECT_EQ(t.skipped_events, 3);
+}
+
 // A pair split across chunks, with chunk guesses going wrong between them, pairs as in one chunk.
 TEST(ReaderTest, BeginEndPairsAcrossChunksAndUndoneGuesses) {
   std::string events;
@@ -322,6 +339,19 @@ TEST(ReaderErrorTest, NotATrace) {
   EXPECT_NE(rows.error().message.find("not a trace"), std::string::npos) << rows.error().message;
   auto empty = ParseTrace("", "e.json");
   ASSERT_FALSE(empty.ok());
+  // Valid JSON whose traceEvents is not a list is not a trace, not malformed JSON.
+  for (const char* text :
+       {R"({"traceEvents": 5})", R"({"traceEvents": {"ph": "X"}})", R"({"traceEvents": null})"}) {
+    auto shape = ParseTrace(text, "s.json");
+    ASSERT_FALSE(shape.ok()) << text;
+    EXPECT_EQ(shape.error().message,
+              "s.json: not a trace: traceEvents (at byte 16) is not an array")
+        << text;
+  }
+  auto broken = ParseTrace(R"({"traceEvents": {"ph": )", "b.json");
+  ASSERT_FALSE(broken.ok());
+  EXPECT_EQ(broken.error().message.find("not a trace"), std::string::npos)
+      << broken.error().message;
 }
 
 TEST(ReaderErrorTest, EmptyDirectory) {
@@ -364,6 +394,55 @@ TEST(ReaderTest, DirectoryIsOneRunRankedByDistributedInfoOrName) {
   EXPECT_EQ(run->ranks[0].rank, 2);
   EXPECT_EQ(run->ranks[1].rank, 5);
   std::filesystem::remove_all(dir);
+}
+
+// Each event keeps its position in traceEvents (every element counted: metadata, flows, events
+// without ts), whichever way the chunks are cut, and events undone by a wrong chunk guess ("}, {"
+// inside a name) are not counted twice.
+TEST(ReaderTest, EventsKeepTheirPositionInTheFile) {
+  std::string events;
+  for (int i = 0; i < 300; ++i) {
+    if (!events.empty()) events += ", ";
+    if (i % 7 == 3) {
+      events += R"({"ph": "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {"name": "t"}})";
+    } else if (i % 11 == 5) {
+      events += R"({"ph": "s", "id": 1, "pid": 1, "tid": 2, "ts": 5, "cat": "ac2g", "name": "f"})";
+    } else {
+      events += R"({"ph": "X", "cat": "cpu_op", "name": "op}, {)" + std::to_string(i) +
+                R"(", "pid": 1, "tid": 2, "ts": )" + std::to_string(1000 - i) + R"(, "dur": 1})";
+    }
+  }
+  const std::string json = KinetoJson(events);
+  for (bool guess : {true, false}) {
+    auto parsed = ParseTrace(json, "positions.json", ChunkOptions(150, guess));
+    ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+    const Trace& t = parsed.value();
+    ASSERT_FALSE(t.events.empty());
+    for (const TraceEvent& e : t.events) {
+      // The name carries the position it was written at.
+      EXPECT_EQ(t.Name(e), "op}, {" + std::to_string(e.file_index));
+    }
+  }
+}
+
+// HTA's index_correlation: a launch and its kernel point at each other's file position; a GPU
+// op whose launch is not in the file gets 0, an event without a correlation -1.
+TEST(ReaderTest, HtaIndexCorrelationLinksLaunchAndKernel) {
+  const std::string json = KinetoJson(
+      R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 9, "dur": 8},)"
+      R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": 10, "dur": 3, "args": {"correlation": 7}},)"
+      R"({"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 20, "dur": 4, "args": {"stream": 7, "correlation": 7}},)"
+      R"({"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 30, "dur": 4, "args": {"stream": 7, "correlation": 99}})");
+  Trace t = ParseOrDie(json);
+  ApplyHtaConvention(t, /*drop_last_profiler_step=*/false);
+  std::map<std::string, std::pair<uint32_t, int32_t>> by_name;
+  for (const TraceEvent& e : t.events) {
+    by_name[std::string(t.Name(e))] = {e.file_index, e.hta_index_correlation};
+  }
+  EXPECT_EQ(by_name["cudaLaunchKernel"], std::make_pair(1u, 2));
+  EXPECT_EQ(by_name["aten::mm"], std::make_pair(0u, -1));
+  EXPECT_EQ(by_name["k1"], std::make_pair(2u, 1));
+  EXPECT_EQ(by_name["k2"], std::make_pair(3u, 0));
 }
 
 }  // namespace

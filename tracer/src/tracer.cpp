@@ -12,11 +12,13 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "chrome_json_writer.h"
 #include "thread_buffers.h"
+#include "xpuperf/core/output_file.h"
 #include "xpuperf/core/recorder.h"
 
 namespace xpuperf::tracer {
@@ -49,7 +51,9 @@ void WakeFlusher() {
 struct Session {
   Options options;
   uint32_t state = 0;
-  std::string temp_path;
+  // The trace file under the output policy (xpuperf/core/output_file.h): a temporary file next
+  // to the target renamed into place by Stop, or a device/FIFO written directly.
+  std::optional<OutputFile> output;
   std::FILE* file = nullptr;
   int64_t base_time_ns = 0;
   double ns_per_tick = 1.0;
@@ -200,9 +204,13 @@ Status Start(const Options& options) {
   auto s = std::make_unique<detail::Session>();
   s->options = options;
   s->ns_per_tick = detail::MeasureNsPerTick();
-  s->temp_path = options.path + ".tmp-" + std::to_string(getpid());
-  s->file = std::fopen(s->temp_path.c_str(), "wb");
-  if (s->file == nullptr) return detail::IoError("cannot create", s->temp_path, errno);
+  Result<OutputFile> output = OutputFile::Open(options.path);
+  if (!output.ok()) {
+    // Every refusal of the policy is a failure to create the file for the caller (kIo).
+    return MakeError(ErrorCode::kIo, output.error().message);
+  }
+  s->output.emplace(std::move(output).value());
+  s->file = s->output->stream();
 
   s->state = (++detail::session_counter << 1) |
              (options.record_op_distribution ? detail::kRecordOpsBit : 0);
@@ -232,8 +240,7 @@ Status Start(const Options& options) {
   try {
     s->flusher = std::thread(detail::FlusherMain, s.get());
   } catch (const std::exception& e) {
-    std::fclose(s->file);
-    std::remove(s->temp_path.c_str());
+    s->output->Abandon();
     return MakeError(ErrorCode::kInternal,
                      std::string("cannot start the trace writer: ") + e.what());
   }
@@ -268,16 +275,12 @@ Result<Summary> Stop() {
   tail.dropped_events = detail::DroppedEventCount();
   s->writer->WriteTail(tail);
   const bool written = s->writer->Flush();
-  const int close_error = std::fclose(s->file) == 0 ? 0 : errno;
-  if (!written || close_error != 0) {
-    std::remove(s->temp_path.c_str());
-    return detail::IoError("cannot write", s->temp_path, close_error != 0 ? close_error : EIO);
+  if (!written) {
+    s->output->Abandon();
+    return detail::IoError("cannot write", s->options.path, EIO);
   }
-  if (std::rename(s->temp_path.c_str(), s->options.path.c_str()) != 0) {
-    const int error = errno;
-    std::remove(s->temp_path.c_str());
-    return detail::IoError("cannot rename the trace to", s->options.path, error);
-  }
+  // Flushes, closes and renames into place; on failure the temporary file is removed.
+  if (Status committed = s->output->Commit(); !committed.ok()) return committed.error();
   Summary summary;
   summary.path = s->options.path;
   summary.events_written = s->writer->events_written();
@@ -294,7 +297,7 @@ Status Flush() {
   signal.wake_cv.notify_one();
   signal.done_cv.wait(signal_lock, [&] { return signal.flush_done >= request; });
   if (!session->write_ok.load(std::memory_order_relaxed)) {
-    return detail::IoError("cannot write", session->temp_path, EIO);
+    return detail::IoError("cannot write", session->options.path, EIO);
   }
   return Status::Ok();
 }

@@ -229,8 +229,13 @@ TEST(TracerTest, StopRenamesACompleteFileIntoPlace) {
   ASSERT_TRUE(Flush().ok());
   // Flushed events sit in the temporary file; the final name does not exist yet.
   EXPECT_FALSE(std::filesystem::exists(options.path));
-  const std::string temp = options.path + ".tmp-" + std::to_string(getpid());
-  ASSERT_TRUE(std::filesystem::exists(temp));
+  const std::filesystem::path target(options.path);
+  std::string temp;
+  for (const auto& entry : std::filesystem::directory_iterator(target.parent_path())) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("." + target.filename().string() + ".tmp-", 0) == 0) temp = entry.path();
+  }
+  ASSERT_FALSE(temp.empty());
   EXPECT_NE(testing::ReadText(temp).find("\"name\":\"flushed\""), std::string::npos);
   StopOk();
   EXPECT_FALSE(std::filesystem::exists(temp));

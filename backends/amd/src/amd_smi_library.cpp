@@ -73,6 +73,8 @@ Result<std::unique_ptr<AmdSmiLibrary>> AmdSmiLibrary::Open(
                                            .bind_now = true,
                                            .unload = true,
                                            .missing_code = ErrorCode::kUnavailable,
+                                           .expected_symbols = {"amdsmi_init"},
+                                           .kind = "AMD SMI library",
                                        }));
   std::unique_ptr<AmdSmiLibrary> library(new AmdSmiLibrary());
   library->library_ = std::make_unique<DynamicLibrary>(std::move(opened));

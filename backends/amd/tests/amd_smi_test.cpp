@@ -3,6 +3,10 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+
 #include "amd_smi_library.h"
 #include "drm_test_tree.h"
 #include "xpuperf/amd/amd_backend.h"
@@ -124,6 +128,28 @@ TEST(AmdSmi, MissingLibrary) {
   EXPECT_NE(energy.reason.find("AMD SMI: /nonexistent/libamd_smi.so not found ("),
             std::string::npos)
       << energy.reason;
+}
+
+// XPUPERF_AMDSMI_LIBRARY (or the configured path) naming a truncated file or another library is
+// read and refused before dlopen: a fault in the loader or another library's constructors never.
+TEST(AmdSmi, UnusableLibraryFileIsRefusedBeforeLoading) {
+  std::ifstream in(XPUPERF_FAKE_AMD_SMI_24, std::ios::binary);
+  const std::string whole((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(whole.size(), 4096u);
+  const std::string dir = ::testing::TempDir();
+  const std::string truncated = dir + "/xpuperf-truncated-libamd_smi.so";
+  std::ofstream(truncated, std::ios::binary) << whole.substr(0, whole.size() / 3);
+  for (const auto& [path, why] : std::vector<std::pair<std::string, std::string>>{
+           {truncated, "truncated"}, {"/proc/self/exe", "it defines none of amdsmi_init"}}) {
+    WithoutFiles tree;
+    const auto r = tree.Collect(path);
+    const Reading& energy = ReadingOf(r, m::kEnergy, "amd0");
+    EXPECT_EQ(energy.state, ReadingState::kUnsupported);
+    EXPECT_NE(energy.reason.find("AMD SMI: " + path + " is not a usable AMD SMI library: " + why),
+              std::string::npos)
+        << energy.reason;
+  }
+  std::remove(truncated.c_str());
 }
 
 TEST(AmdSmi, BdfIds) {

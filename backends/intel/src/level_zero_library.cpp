@@ -88,6 +88,8 @@ Result<std::unique_ptr<LevelZeroLibrary>> LevelZeroLibrary::Open(
                                            .bind_now = true,
                                            .unload = false,
                                            .missing_code = ErrorCode::kUnavailable,
+                                           .expected_symbols = {"zeInit"},
+                                           .kind = "Level Zero loader",
                                        }));
   std::unique_ptr<LevelZeroLibrary> library(new LevelZeroLibrary());
   library->library_ = std::make_unique<DynamicLibrary>(std::move(opened));

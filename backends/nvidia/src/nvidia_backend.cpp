@@ -77,6 +77,7 @@ class NvidiaBackend final : public Backend {
         })) {
       xid_->Drain(gpus_);
     }
+    PropagateParentLoss();
     const GpuReader reader(*library_, clock_.WallNs());
     std::vector<Reading> out;
     for (const std::string& name : names) {
@@ -86,6 +87,17 @@ class NvidiaBackend final : public Backend {
   }
 
  private:
+  // A MIG device is gone with its GPU: it takes the GPU's lost reason and is not queried again.
+  void PropagateParentLoss() {
+    for (Gpu& gpu : gpus_) {
+      if (!gpu.is_mig() || gpu.lost) continue;
+      const Gpu& parent = gpus_[static_cast<size_t>(gpu.parent)];
+      if (!parent.lost) continue;
+      gpu.lost = true;
+      gpu.lost_reason = fmt::format("{} (MIG device of {})", parent.lost_reason, parent.device.id);
+    }
+  }
+
   std::unique_ptr<NvmlLibrary> library_;
   std::vector<Gpu> gpus_;
   const Clock& clock_;

@@ -131,6 +131,9 @@ Result<std::vector<Gpu>> DiscoverGpus(const NvmlLibrary& library, const DriverIn
       Describe(api, driver, gpu);
     }
     gpus.push_back(std::move(gpu));
+    // Its MIG devices follow it.
+    for (Gpu& mig : DiscoverMigDevices(library, gpus, static_cast<int>(gpus.size() - 1)))
+      gpus.push_back(std::move(mig));
   }
   return gpus;
 }

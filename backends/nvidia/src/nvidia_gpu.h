@@ -25,6 +25,12 @@ struct Gpu {
   nvml::Device handle = nullptr;
   std::string name;  // NVML product name, for reasons ("... not supported on NVIDIA A10")
 
+  // MIG. On a GPU: whether MIG mode is on (then NVML has no utilisation rates for it). On a MIG
+  // device (device.partition set): `parent` is the index of its GPU in the backend's list.
+  bool mig_enabled = false;
+  int parent = -1;
+  bool is_mig() const { return parent >= 0; }
+
   // Set once NVML answers GPU_IS_LOST or RESET_REQUIRED; the handle is not used again.
   bool lost = false;
   std::string lost_reason;  // "no data: GPU lost (fell off the bus): <query> returned ..."
@@ -63,6 +69,14 @@ DriverInfo ReadDriverInfo(const NvmlLibrary& library);
 // other per-index failures (no permission) skip the index.
 // kUnavailable when NVML cannot count the GPUs.
 Result<std::vector<Gpu>> DiscoverGpus(const NvmlLibrary& library, const DriverInfo& driver);
+
+// The MIG devices of `gpus[parent]` when its MIG mode is on (sets its mig_enabled): one per MIG
+// handle NVML hands out, with id "<parent id>/gi<GPU instance>/ci<compute instance>", its own UUID
+// ("MIG-…") and memory, and the profile from its name ("NVIDIA A100-SXM4-40GB MIG 1g.5gb").
+// Nothing when the driver lacks the MIG calls, the GPU cannot do MIG or MIG mode is off.
+std::vector<Gpu> DiscoverMigDevices(const NvmlLibrary& library, std::vector<Gpu>& gpus, int parent);
+// "1g.5gb" from a MIG device's NVML name ("NVIDIA A100-SXM4-40GB MIG 1g.5gb"); empty if none.
+std::string MigProfileFromName(std::string_view name);
 
 // "hopper" for NVML architecture 9; empty for codes this table does not know.
 std::string_view ArchitectureName(unsigned int code);

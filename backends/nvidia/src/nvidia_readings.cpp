@@ -99,6 +99,12 @@ Reading GpuReader::Failure(std::string_view metric, Gpu& gpu, std::string_view q
     MarkLost(gpu, query, code);
     return Reading::NoData(metric, gpu.device.id, gpu.lost_reason);
   }
+  if (code == nvml::kErrorNotSupported && gpu.mig_enabled &&
+      (metric == m::kDutyCycle || metric == m::kProcessEngineBusy)) {
+    return Reading::Unsupported(
+        metric, gpu.device.id,
+        fmt::format("unsupported: {} not supported on a GPU in MIG mode ({})", query, gpu.name));
+  }
   if (code == nvml::kErrorNotSupported) {
     return Reading::Unsupported(
         metric, gpu.device.id, fmt::format("unsupported: {} not supported on {}", query, gpu.name));
@@ -118,8 +124,40 @@ Reading GpuReader::MissingSymbol(std::string_view metric, const Gpu& gpu, std::s
                               fmt::format("unsupported: driver has no {}", symbol));
 }
 
+namespace {
+
+constexpr std::string_view kNoMigUtilisation =
+    "unsupported: NVML has no utilisation rates for MIG devices; per-slice activity is in the "
+    "GPM metrics (Hopper and newer)";
+
+// What a MIG device cannot have of its own: NVML answers these for the whole GPU only.
+std::string_view WholeGpuOnly(std::string_view metric) {
+  if (metric == m::kPower) return "board power";
+  if (metric == m::kEnergy) return "energy";
+  if (metric == m::kTemperature) return "temperature";
+  if (metric == m::kClock) return "clocks";
+  if (metric == m::kClockEventActive) return "clock-event reasons";
+  if (metric == m::kHostLinkThroughput) return "PCIe throughput";
+  if (metric == m::kErrors) return "ECC and remapped-row counts";
+  if (metric == m::kLastErrorCode) return "XID events";
+  return {};
+}
+
+}  // namespace
+
 Reading GpuReader::Read(std::string_view metric, Gpu& gpu) const {
   if (gpu.lost) return Reading::NoData(metric, gpu.device.id, gpu.lost_reason);
+  if (gpu.is_mig()) {
+    if (std::string_view what = WholeGpuOnly(metric); !what.empty()) {
+      return Reading::Unsupported(
+          metric, gpu.device.id,
+          fmt::format("unsupported: NVML reports {} for the whole GPU, not per MIG device (see {})",
+                      what, gpu.device.partition.parent));
+    }
+    if (metric == m::kDutyCycle || metric == m::kProcessEngineBusy) {
+      return Reading::Unsupported(metric, gpu.device.id, std::string(kNoMigUtilisation));
+    }
+  }
   if (metric == m::kDutyCycle) return DutyCycle(gpu);
   if (metric == m::kMemoryTotal || metric == m::kMemoryUsed || metric == m::kMemoryReserved)
     return Memory(metric, gpu);

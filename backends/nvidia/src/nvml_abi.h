@@ -147,6 +147,7 @@ inline constexpr int kClockSm = 1;
 inline constexpr int kClockMemory = 2;
 inline constexpr int kPcieTxBytes = 0;
 inline constexpr int kPcieRxBytes = 1;
+inline constexpr unsigned int kMigEnabled = 1;  // nvmlDeviceGetMigMode's "on"
 
 struct GpmSupport {      // nvmlGpmSupport_t
   unsigned int version;  // 1 (raw, not the struct-version macro)
@@ -248,5 +249,11 @@ using EventSetFreeFn = Return (*)(EventSet);
 using DeviceRegisterEventsFn = Return (*)(Device, unsigned long long, EventSet);
 using DeviceGetSupportedEventTypesFn = Return (*)(Device, unsigned long long*);
 using EventSetWaitFn = Return (*)(EventSet, EventData*, unsigned int);
+// MIG (Ampere and newer, Linux): nvmlDeviceGetMigMode(handle, current, pending);
+// nvmlDeviceGetMaxMigDeviceCount / nvmlDeviceGetGpuInstanceId / nvmlDeviceGetComputeInstanceId /
+// nvmlDeviceIsMigDeviceHandle are DeviceGetUintFn; nvmlDeviceGetMigDeviceHandleByIndex(parent,
+// index, out MIG handle). MIG handles have the Device type.
+using DeviceGetMigModeFn = Return (*)(Device, unsigned int*, unsigned int*);
+using DeviceGetMigDeviceHandleByIndexFn = Return (*)(Device, unsigned int, Device*);
 
 }  // namespace xpuperf::nvml

@@ -106,6 +106,23 @@ void ResolveOptional(const DynamicLibrary& handle, NvmlApi& api) {
   for (const auto& symbol : events) {
     if (!symbol.found && api.missing_event_symbol.empty()) api.missing_event_symbol = symbol.name;
   }
+  const struct {
+    const char* name;
+    bool found;
+  } mig[] = {
+      {"nvmlDeviceGetMigMode", Resolve(handle, "nvmlDeviceGetMigMode", api.device_get_mig_mode)},
+      {"nvmlDeviceGetMaxMigDeviceCount",
+       Resolve(handle, "nvmlDeviceGetMaxMigDeviceCount", api.device_get_max_mig_device_count)},
+      {"nvmlDeviceGetMigDeviceHandleByIndex", Resolve(handle, "nvmlDeviceGetMigDeviceHandleByIndex",
+                                                      api.device_get_mig_device_handle_by_index)},
+      {"nvmlDeviceGetGpuInstanceId",
+       Resolve(handle, "nvmlDeviceGetGpuInstanceId", api.device_get_gpu_instance_id)},
+      {"nvmlDeviceGetComputeInstanceId",
+       Resolve(handle, "nvmlDeviceGetComputeInstanceId", api.device_get_compute_instance_id)},
+  };
+  for (const auto& symbol : mig) {
+    if (!symbol.found && api.missing_mig_symbol.empty()) api.missing_mig_symbol = symbol.name;
+  }
 }
 
 }  // namespace
@@ -118,13 +135,18 @@ std::string NvmlLibraryPath(const std::string& explicit_path) {
 }
 
 Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Open(const std::string& path) {
-  // "<path> not found (<dlerror>)" with kUnavailable; NVML is unloaded after nvmlShutdown.
-  XPUPERF_ASSIGN_OR_RETURN(DynamicLibrary opened,
-                           DynamicLibrary::Open({path}, DynamicLibraryOptions{
-                                                            .bind_now = true,
-                                                            .unload = true,
-                                                            .missing_code = ErrorCode::kUnavailable,
-                                                        }));
+  // "<path> not found (<dlerror>)" with kUnavailable; NVML is unloaded after nvmlShutdown. A path
+  // given by the user is read before dlopen (DynamicLibraryOptions::expected_symbols): a truncated
+  // file or another library must not fault or run constructors.
+  XPUPERF_ASSIGN_OR_RETURN(
+      DynamicLibrary opened,
+      DynamicLibrary::Open({path}, DynamicLibraryOptions{
+                                       .bind_now = true,
+                                       .unload = true,
+                                       .missing_code = ErrorCode::kUnavailable,
+                                       .expected_symbols = {"nvmlInit_v2", "nvmlInit"},
+                                       .kind = "NVML library",
+                                   }));
   std::unique_ptr<NvmlLibrary> library(new NvmlLibrary(std::move(opened)));
   const DynamicLibrary& handle = library->library_;
   NvmlApi& api = library->api_;

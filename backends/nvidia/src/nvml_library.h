@@ -64,6 +64,15 @@ struct NvmlApi {
   nvml::EventSetWaitFn event_set_wait = nullptr;
   std::string_view missing_event_symbol;
 
+  // MIG: all five or none (missing_mig_symbol names the first one absent).
+  nvml::DeviceGetMigModeFn device_get_mig_mode = nullptr;
+  nvml::DeviceGetUintFn device_get_max_mig_device_count = nullptr;
+  nvml::DeviceGetMigDeviceHandleByIndexFn device_get_mig_device_handle_by_index = nullptr;
+  nvml::DeviceGetUintFn device_get_gpu_instance_id = nullptr;
+  nvml::DeviceGetUintFn device_get_compute_instance_id = nullptr;
+  std::string_view missing_mig_symbol;
+
+  bool has_mig() const { return missing_mig_symbol.empty(); }
   bool has_gpm() const { return missing_gpm_symbol.empty(); }
   bool has_events() const { return missing_event_symbol.empty(); }
 };

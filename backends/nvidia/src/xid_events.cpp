@@ -20,7 +20,8 @@ XidWatcher::XidWatcher(const NvmlLibrary& library, std::vector<Gpu>& gpus) : lib
       gpu.xid_unsupported_reason = common_reason;
       continue;
     }
-    if (gpu.lost) continue;
+    // XIDs are events of the physical GPU; a MIG device's readings say so.
+    if (gpu.lost || gpu.is_mig()) continue;
     unsigned long long types = 0;
     nvml::Return r = api.device_get_supported_event_types(gpu.handle, &types);
     if (r == nvml::kSuccess && (types & nvml::kEventXidCriticalError) == 0)

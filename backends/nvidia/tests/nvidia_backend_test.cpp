@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 
@@ -393,6 +395,32 @@ TEST_F(NvidiaBackendTest, EnvironmentVariableSelectsTheLibrary) {
   auto backend = Open("two-gpus.conf", "");
   ASSERT_TRUE(backend.ok()) << backend.error().ToString();
   EXPECT_EQ((*backend)->devices().size(), 2u);
+}
+
+TEST_F(NvidiaBackendTest, ALibraryThatIsNotNvmlIsRefusedBeforeLoading) {
+  // A truncated copy of the library: dlopen would fault (SIGBUS) on the missing pages.
+  const std::string dir = ::testing::TempDir();
+  std::ifstream whole(XPUPERF_FAKE_NVML, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(whole)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 8192u);
+  const std::string truncated = dir + "/truncated-libnvidia-ml.so.1";
+  std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() / 3);
+  const std::string text = dir + "/text-libnvidia-ml.so.1";
+  std::ofstream(text) << "not a library\n";
+  for (const auto& [path, why] : std::vector<std::pair<std::string, std::string>>{
+           {truncated, "truncated"},
+           {text, "not an ELF file"},
+           // An ELF that is not NVML (this test's own executable) is never loaded: its
+           // constructors would run inside this process.
+           {"/proc/self/exe", "defines none of nvmlInit_v2, nvmlInit"},
+           {dir, "is a directory"}}) {
+    ::setenv("XPUPERF_NVML_LIBRARY", path.c_str(), 1);
+    auto backend = Open("two-gpus.conf", "");
+    ASSERT_FALSE(backend.ok()) << path;
+    EXPECT_EQ(backend.error().code, ErrorCode::kUnavailable);
+    EXPECT_NE(backend.error().message.find(why), std::string::npos) << backend.error().message;
+  }
+  ::unsetenv("XPUPERF_NVML_LIBRARY");
 }
 
 TEST_F(NvidiaBackendTest, InitFailureAndNoGpuAreUnavailable) {

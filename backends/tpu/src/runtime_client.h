@@ -34,7 +34,9 @@ class RuntimeClient {
 };
 
 // A gRPC status as an Error a user can act on, naming the target and the RPC:
-// UNAVAILABLE -> kUnavailable NoServerMessage(port),
+// UNAVAILABLE -> kUnavailable NoServerMessage(port) (nothing accepts connections on the port, or
+// a gRPC server answered UNAVAILABLE), or kUnavailable "the server at ... accepts connections but
+// is not the TPU runtime's gRPC service" (gRPC's handshake failed against a listening socket),
 // DEADLINE_EXCEEDED -> kUnavailable "... did not answer within 1000 ms", UNIMPLEMENTED ->
 // kUnsupported, anything else -> kIo with the gRPC code name and message.
 Error ErrorFromGrpcStatus(const grpc::Status& status, const std::string& target,

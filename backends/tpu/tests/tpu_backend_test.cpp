@@ -1,8 +1,13 @@
 #include "xpuperf/tpu/tpu_backend.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <thread>
 
 #include "fake_runtime_scenarios.h"
 #include "xpuperf/core/metric_catalog.h"
@@ -194,6 +199,72 @@ TEST(TpuBackendTest, UnavailableServerIsLikeNoServer) {
             std::string::npos);
   EXPECT_NE(o.backend.error().message.find("no libtpu process is serving metrics on"),
             std::string::npos);
+}
+
+// A TCP server on loopback that is not gRPC: each connection gets `reply` (nothing: closed at
+// once), then is closed. Stops when destroyed.
+class NotGrpcServer {
+ public:
+  explicit NotGrpcServer(std::string reply) : reply_(std::move(reply)) {
+    listener_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    if (bind(listener_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+        listen(listener_, 16) != 0 ||
+        getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+      return;
+    }
+    port_ = ntohs(address.sin_port);
+    thread_ = std::thread([this] {
+      while (true) {
+        const int connection = accept(listener_, nullptr, nullptr);
+        if (connection < 0) return;  // the listener was shut down
+        if (!reply_.empty()) {
+          char request[512];
+          (void)!recv(connection, request, sizeof(request), 0);
+          (void)!send(connection, reply_.data(), reply_.size(), MSG_NOSIGNAL);
+        }
+        close(connection);
+      }
+    });
+  }
+  ~NotGrpcServer() {
+    shutdown(listener_, SHUT_RDWR);
+    if (thread_.joinable()) thread_.join();
+    close(listener_);
+  }
+  int port() const { return port_; }
+
+ private:
+  std::string reply_;
+  int listener_ = -1;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+TEST(TpuBackendTest, ServerThatIsNotGrpcIsNamedAsSuch) {
+  for (const std::string reply :
+       {std::string("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"),
+        std::string("SSH-2.0-OpenSSH_9.2\r\n"), std::string()}) {
+    NotGrpcServer server(reply);
+    ASSERT_GT(server.port(), 0);
+    BackendOptions options;
+    options.root = kNoSysfs;
+    options.explicitly_requested = true;
+    TpuBackendConfig config;
+    config.ports = {server.port()};
+    config.deadline = std::chrono::milliseconds(1000);
+    auto backend = CreateTpuBackend(options, config);
+    ASSERT_FALSE(backend.ok()) << reply;
+    const std::string& message = backend.error().message;
+    EXPECT_NE(message.find("localhost:" + std::to_string(server.port()) +
+                           " accepts connections but is not the TPU runtime's gRPC service"),
+              std::string::npos)
+        << reply << ": " << message;
+    EXPECT_EQ(message.find("no libtpu process"), std::string::npos) << message;
+  }
 }
 
 TEST(TpuBackendTest, SlowServerHitsTheDeadline) {

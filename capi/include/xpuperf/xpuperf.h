@@ -74,7 +74,10 @@ typedef struct xpuperf_session xpuperf_session;
  * it is set to NULL. */
 XPUPERF_API int xpuperf_open(const char* options, xpuperf_session** out);
 
-/* Closes a session; NULL is ignored. */
+/* Closes a session; NULL is ignored. Handles are checked ids, not pointers: closing a handle
+ * twice, or passing a closed or made-up handle to any function, never crashes — the function
+ * returns XPUPERF_ERROR_INVALID_ARGUMENT (xpuperf_close only sets xpuperf_last_error). A session
+ * closed while another thread is inside a call on it is destroyed when that call returns. */
 XPUPERF_API void xpuperf_close(xpuperf_session* session);
 
 /* Backends this build knows, available or not, and why not. */
@@ -182,10 +185,11 @@ XPUPERF_API void xpuperf_set_queue_depth(int64_t depth, const char* device);
 /* ---- Tracing ------------------------------------------------------------------------------- */
 /* Ranges and counters of the calling program as Chrome-trace JSON that Perfetto and
  * `xpuperf analyze` open (the tracer of the C++ SDK, xpuperf/tracer/tracer.h). Thread-safe.
- * xpuperf_trace_start writes to "<path>.tmp-<pid>" until xpuperf_trace_stop renames the complete
- * file to `path`. record_ops non-zero also records each range's duration as
- * op_execution_time_seconds on cpu0. INVALID_ARGUMENT when a trace is already running or path is
- * NULL or empty; IO when the file cannot be created. */
+ * xpuperf_trace_start writes to a temporary ".<name>.tmp-<pid>-<n>" next to `path` until
+ * xpuperf_trace_stop renames the complete file to `path` (a device or FIFO is written directly; a
+ * directory or dangling link is refused: docs/POLICIES.md). record_ops non-zero also records each
+ * range's duration as op_execution_time_seconds on cpu0. INVALID_ARGUMENT when a trace is already
+ * running or path is NULL or empty; IO when the file cannot be created. */
 XPUPERF_API int xpuperf_trace_start(const char* path, int record_ops);
 /* Writes every recorded event and renames the file into place; *dropped_events (may be NULL)
  * receives the number of events dropped because the writer fell behind. INVALID_ARGUMENT when no

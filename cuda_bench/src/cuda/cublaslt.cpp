@@ -5,7 +5,12 @@
 namespace xpuperf::cuda_bench {
 
 Result<CublasLt> LoadCublasLtFrom(const std::vector<std::string>& candidates) {
-  XPUPERF_ASSIGN_OR_RETURN(DynamicLibrary library, DynamicLibrary::Open(candidates));
+  XPUPERF_ASSIGN_OR_RETURN(
+      DynamicLibrary library,
+      DynamicLibrary::Open(candidates, DynamicLibraryOptions{
+                                           .expected_symbols = {"cublasLtCreate"},
+                                           .kind = "cuBLASLt library",
+                                       }));
   CublasLt lt{std::move(library)};
   const DynamicLibrary& l = lt.library;
   XPUPERF_RETURN_IF_ERROR(l.Bind(&lt.Create, "cublasLtCreate"));

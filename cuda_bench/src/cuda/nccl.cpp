@@ -13,7 +13,12 @@ Status Nccl::Check(ncclResult_t result, const char* what) const {
 }
 
 Result<Nccl> LoadNcclFrom(const std::vector<std::string>& candidates) {
-  XPUPERF_ASSIGN_OR_RETURN(DynamicLibrary library, DynamicLibrary::Open(candidates));
+  XPUPERF_ASSIGN_OR_RETURN(
+      DynamicLibrary library,
+      DynamicLibrary::Open(candidates, DynamicLibraryOptions{
+                                           .expected_symbols = {"ncclGetVersion"},
+                                           .kind = "NCCL library",
+                                       }));
   Nccl nccl{std::move(library)};
   const DynamicLibrary& l = nccl.library;
   XPUPERF_RETURN_IF_ERROR(l.Bind(&nccl.GetVersion, "ncclGetVersion"));

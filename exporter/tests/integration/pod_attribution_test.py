@@ -1,7 +1,11 @@
 """Pod labels from a fake kubelet pod-resources server (the kubelet's v1 proto, and v1alpha1 for
 an old kubelet): a GPU held by a pod carries pod/namespace/container; a pod that goes away takes
-its labels with it; the socket disappearing leaves the exporter serving, without pod labels."""
+its labels with it; the socket disappearing leaves the exporter serving, without pod labels. With
+an H100 in MIG mode (--mig-scenario), pods holding MIG devices (by MIG UUID, and by GKE's
+nvidia0/gi9) label those MIG devices' series, which carry dcgm-exporter's GPU_I_ID/GPU_I_PROFILE
+beside the GPU's own, unattributed, series."""
 import argparse
+import copy
 import os
 import subprocess
 import sys
@@ -11,6 +15,7 @@ import shutil
 from serve_harness import Serve, check, common_arguments, parse_exposition, series, wait_until
 
 H100 = "GPU-5d1a8b2c-7e3f-4a6b-9c0d-1e2f3a4b5c6d"
+MIG_3G = "MIG-2a4c6e8f-1b3d-5f70-9a2b-4c6d8e0f1a2b"  # nvidia0/gi1/ci0 in mig.conf
 
 
 def start_kubelet(binary, socket_path, scenario, *flags):
@@ -28,10 +33,55 @@ def pods_of(found):
     return sorted(dict(labels).get("pod", "") for labels in found)
 
 
+def memory_used(serve, device):
+    samples = parse_exposition(serve.http().get("/metrics")[2].decode())
+    return series(samples, "xpuperf_memory_used_bytes", device=device)
+
+
+def check_mig(args, work):
+    """Pods holding MIG devices label those MIG devices, not their GPU."""
+    socket_path = os.path.join(work, "kubelet-mig.sock")
+    scenario = os.path.join(work, "mig-pods.txt")
+    with open(scenario, "w") as f:
+        f.write(f"ml train-0 trainer nvidia.com/mig-3g.40gb {MIG_3G}\n"
+                "serving infer-9 server nvidia.com/mig-1g.10gb nvidia0/gi9\n")
+    kubelet = start_kubelet(args.fake_kubelet, socket_path, scenario)
+    mig_args = copy.copy(args)
+    mig_args.nvml_scenario = args.mig_scenario
+    serve = Serve(mig_args,
+                  extra_args=["--pod-resources-socket", socket_path, "--pod-refresh", "0.3"])
+    try:
+        found = wait_until(lambda: memory_used(serve, "nvidia0/gi1/ci0"), 30,
+                           "the MIG device's memory series")
+        found = wait_until(lambda: [l for l in memory_used(serve, "nvidia0/gi1/ci0")
+                                    if ("pod", "train-0") in l], 30, "pod labels by MIG UUID")
+        labels = dict(found[0])
+        want = {"uuid": MIG_3G, "GPU_I_ID": "1", "GPU_I_PROFILE": "3g.40gb", "parent_uuid": H100,
+                "parent_device": "nvidia0", "namespace": "ml", "container": "trainer"}
+        check(all(labels.get(k) == v for k, v in want.items()), labels)
+        check(memory_used(serve, "nvidia0/gi1/ci0")[found[0]] == 4294967296, "MIG memory used")
+        wait_until(lambda: pods_of(memory_used(serve, "nvidia0/gi9/ci0")) == ["infer-9"], 30,
+                   "pod labels by GKE's nvidia0/gi9")
+        gpu = memory_used(serve, "nvidia0")
+        check(pods_of(gpu) == [""] and all(("GPU_I_ID", "1") not in l for l in gpu),
+              f"the GPU in MIG mode keeps its own series without pods: {gpu}")
+        # train-0 goes away: its MIG device loses the labels, the other keeps them.
+        with open(scenario, "w") as f:
+            f.write("serving infer-9 server nvidia.com/mig-1g.10gb nvidia0/gi9\n")
+        wait_until(lambda: pods_of(memory_used(serve, "nvidia0/gi1/ci0")) == [""], 30,
+                   "train-0 to vanish")
+        check(pods_of(memory_used(serve, "nvidia0/gi9/ci0")) == ["infer-9"], "infer-9 stays")
+    finally:
+        serve.stop()
+        kubelet.kill()
+        kubelet.wait()
+
+
 def main():
     parser = argparse.ArgumentParser()
     common_arguments(parser)
     parser.add_argument("--fake-kubelet", required=True)
+    parser.add_argument("--mig-scenario", required=True)
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="xpuperf-kubelet-")
     socket_path = os.path.join(work, "kubelet.sock")
@@ -73,6 +123,8 @@ def main():
         kubelet = start_kubelet(args.fake_kubelet, socket_path, scenario, "--v1alpha1-only")
         wait_until(lambda: pods_of(duty(serve, "nvidia0")) == ["train-0"], 30,
                    "pod labels again through v1alpha1")
+        serve.stop()
+        check_mig(args, work)
         print("ok")
     finally:
         serve.stop()

@@ -44,6 +44,9 @@ State& TheState() {
 FakeGpu* GpuOf(nvml::Device device) {
   for (auto& gpu : TheState().scenario.gpus) {
     if (reinterpret_cast<nvml::Device>(gpu.get()) == device) return gpu.get();
+    for (auto& mig : gpu->migs) {
+      if (reinterpret_cast<nvml::Device>(mig.get()) == device) return mig.get();
+    }
   }
   return nullptr;
 }
@@ -106,13 +109,19 @@ nvml::Return RunningProcesses(FakeGpu* gpu, unsigned int* count, void* infos, si
     nvml::ProcessInfoV2 entry{};
     entry.pid = processes[i].first;
     entry.usedGpuMemory = processes[i].second;
-    entry.gpuInstanceId = 0xFFFFFFFF;
-    entry.computeInstanceId = 0xFFFFFFFF;
+    // As the driver fills them: the MIG device's ids, 0xFFFFFFFF when MIG is off.
+    entry.gpuInstanceId =
+        static_cast<unsigned>(gpu->Number("gpu_instance_id").value_or(0xFFFFFFFF));
+    entry.computeInstanceId =
+        static_cast<unsigned>(gpu->Number("compute_instance_id").value_or(0xFFFFFFFF));
     std::memcpy(bytes + i * stride, &entry, stride);
   }
   *count = static_cast<unsigned>(processes.size());
   return nvml::kSuccess;
 }
+
+// MIG mode currently on (`mig_mode = 1`).
+bool MigOn(const FakeGpu* gpu) { return gpu->parent == nullptr && gpu->Get("mig_mode") == "1"; }
 
 }  // namespace
 
@@ -314,6 +323,7 @@ FAKE_EXPORT nvml::Return nvmlDeviceGetMemoryInfo(nvml::Device device, nvml::Memo
 FAKE_EXPORT nvml::Return nvmlDeviceGetUtilizationRates(nvml::Device device,
                                                        nvml::Utilization* utilization) {
   CHECK_DEVICE(device);
+  if (MigOn(gpu) || gpu->parent != nullptr) return nvml::kErrorNotSupported;  // as NVML on MIG
   auto gpu_percent = gpu->Number("utilization_gpu");
   if (!gpu_percent) return nvml::kErrorNotSupported;
   utilization->gpu = static_cast<unsigned>(*gpu_percent);
@@ -449,6 +459,7 @@ FAKE_EXPORT nvml::Return nvmlDeviceGetProcessUtilization(nvml::Device device,
                                                          unsigned int* count,
                                                          unsigned long long last_seen_us) {
   CHECK_DEVICE(device);
+  if (MigOn(gpu) || gpu->parent != nullptr) return nvml::kErrorNotSupported;  // as NVML on MIG
   auto list = gpu->Get("process_utilization");
   if (!list) return nvml::kErrorNotSupported;
   if (count == nullptr) return nvml::kErrorInvalidArgument;
@@ -532,6 +543,72 @@ FAKE_EXPORT nvml::Return nvmlEventSetWait_v2(nvml::EventSet set, nvml::EventData
     return nvml::kSuccess;
   }
   return nvml::kErrorTimeout;
+}
+
+// ---- MIG ----
+// A GPU without `mig_mode` cannot do MIG (NOT_SUPPORTED); `mig_mode_pending` defaults to the
+// current mode; `mig_max_devices` (default 7) is the count nvmlDeviceGetMaxMigDeviceCount gives
+// in MIG mode. MIG handles exist only for the scripted slots; other indexes below the maximum
+// answer NOT_FOUND, as the driver does for slots without an instance.
+
+FAKE_EXPORT nvml::Return nvmlDeviceGetMigMode(nvml::Device device, unsigned int* current,
+                                              unsigned int* pending) {
+  CHECK_DEVICE(device);
+  if (gpu->parent != nullptr) return nvml::kErrorNotSupported;
+  auto mode = gpu->Number("mig_mode");
+  if (!mode) return nvml::kErrorNotSupported;
+  *current = static_cast<unsigned>(*mode);
+  *pending = static_cast<unsigned>(gpu->Number("mig_mode_pending").value_or(*mode));
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT nvml::Return nvmlDeviceIsMigDeviceHandle(nvml::Device device, unsigned int* is_mig) {
+  CHECK_DEVICE(device);
+  *is_mig = gpu->parent != nullptr ? 1 : 0;
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT nvml::Return nvmlDeviceGetMaxMigDeviceCount(nvml::Device device, unsigned int* count) {
+  CHECK_DEVICE(device);
+  if (gpu->parent != nullptr || !gpu->Get("mig_mode")) return nvml::kErrorNotSupported;
+  *count = MigOn(gpu) ? static_cast<unsigned>(gpu->Number("mig_max_devices").value_or(7)) : 0;
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT nvml::Return nvmlDeviceGetMigDeviceHandleByIndex(nvml::Device device,
+                                                             unsigned int index,
+                                                             nvml::Device* mig_device) {
+  CHECK_DEVICE(device);
+  if (gpu->parent != nullptr || !gpu->Get("mig_mode")) return nvml::kErrorNotSupported;
+  if (!MigOn(gpu)) return nvml::kErrorInvalidArgument;
+  if (index >= gpu->Number("mig_max_devices").value_or(7)) return nvml::kErrorInvalidArgument;
+  for (auto& mig : gpu->migs) {
+    if (mig->slot == index) {
+      *mig_device = reinterpret_cast<nvml::Device>(mig.get());
+      return nvml::kSuccess;
+    }
+  }
+  return nvml::kErrorNotFound;
+}
+
+FAKE_EXPORT nvml::Return nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvml::Device mig_device,
+                                                                      nvml::Device* device) {
+  CHECK_DEVICE(mig_device);
+  if (gpu->parent == nullptr) return nvml::kErrorInvalidArgument;
+  *device = reinterpret_cast<nvml::Device>(gpu->parent);
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT nvml::Return nvmlDeviceGetGpuInstanceId(nvml::Device device, unsigned int* id) {
+  CHECK_DEVICE(device);
+  if (gpu->parent == nullptr) return nvml::kErrorInvalidArgument;  // not a MIG handle
+  return NumberInto(gpu, "gpu_instance_id", id);
+}
+
+FAKE_EXPORT nvml::Return nvmlDeviceGetComputeInstanceId(nvml::Device device, unsigned int* id) {
+  CHECK_DEVICE(device);
+  if (gpu->parent == nullptr) return nvml::kErrorInvalidArgument;
+  return NumberInto(gpu, "compute_instance_id", id);
 }
 
 // ---- GPM ----

@@ -71,12 +71,30 @@ Scenario LoadScenario(const char* path) {
     gpu->values = per_gpu[i];
     gpu->lost = gpu->Get("lost") == "1";
     gpu->lost_when_file = gpu->Get("lost_when_file").value_or("");
+    // "mig.<slot>.<key>" keys describe the GPU's MIG devices.
+    std::map<unsigned, std::map<std::string, std::string>> per_mig;
+    for (const auto& [key, value] : gpu->values) {
+      if (key.rfind("mig.", 0) != 0) continue;
+      const size_t dot = key.find('.', 4);
+      if (dot == std::string::npos) continue;
+      per_mig[static_cast<unsigned>(std::strtoul(key.c_str() + 4, nullptr, 10))]
+             [key.substr(dot + 1)] = value;
+    }
+    for (auto& [slot, values] : per_mig) {
+      auto mig = std::make_unique<FakeGpu>();
+      mig->index = i;
+      mig->slot = slot;
+      mig->parent = gpu.get();
+      mig->values = std::move(values);
+      gpu->migs.push_back(std::move(mig));
+    }
     scenario.gpus.push_back(std::move(gpu));
   }
   return scenario;
 }
 
 bool FakeGpu::IsLost() {
+  if (parent != nullptr) return parent->IsLost();
   if (!lost && !lost_when_file.empty() && ::access(lost_when_file.c_str(), F_OK) == 0) lost = true;
   return lost;
 }

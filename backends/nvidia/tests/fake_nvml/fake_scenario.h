@@ -22,10 +22,17 @@ struct FakeGpu {
   bool events_registered = false;
   unsigned long long energy_calls = 0;  // nvmlDeviceGetTotalEnergyConsumption calls answered
 
+  // MIG: a MIG device is a FakeGpu with `parent` set, `slot` its index among the parent's MIG
+  // handles (scenario keys "gpu.N.mig.<slot>.<key>"); a GPU owns its MIG devices.
+  FakeGpu* parent = nullptr;
+  unsigned slot = 0;
+  std::vector<std::unique_ptr<FakeGpu>> migs;
+
   std::optional<std::string> Get(const std::string& key) const;
   std::optional<unsigned long long> Number(const std::string& key) const;  // decimal or 0x hex
   std::optional<double> Real(const std::string& key) const;
-  // True when lost, or when lost_when_file has appeared (then it stays lost).
+  // True when lost, or when lost_when_file has appeared (then it stays lost); a MIG device is lost
+  // with its GPU.
   bool IsLost();
 };
 

@@ -88,6 +88,7 @@ CONSTANTS = {
     "kClockMemory": "NVML_CLOCK_MEM",
     "kPcieTxBytes": "NVML_PCIE_UTIL_TX_BYTES",
     "kPcieRxBytes": "NVML_PCIE_UTIL_RX_BYTES",
+    "kMigEnabled": "NVML_DEVICE_MIG_ENABLE",
     "kGpmSupportVersion": "NVML_GPM_SUPPORT_VERSION",
     "kGpmMetricsGetVersion": "NVML_GPM_METRICS_GET_VERSION",
     "kGpmSmOccupancy": "NVML_GPM_METRIC_SM_OCCUPANCY",

@@ -135,6 +135,7 @@ void Constants() {
   CONSTANT(kClockMemory);
   CONSTANT(kPcieTxBytes);
   CONSTANT(kPcieRxBytes);
+  CONSTANT(kMigEnabled);
   CONSTANT(kGpmSupportVersion);
   CONSTANT(kGpmMetricsGetVersion);
   CONSTANT(kGpmMetricArraySize);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "xpuperf/bench/parameters.h"
 #include "xpuperf/bench/queue.h"
 #include "xpuperf/bench/sampler.h"
 #include "xpuperf/bench/statistics.h"
@@ -63,6 +64,11 @@ class Benchmark {
   virtual std::string description() const = 0;
   // The sweep points run when a suite gives none.
   virtual std::vector<nlohmann::json> default_sweep() const = 0;
+  // The typed description of a sweep point's parameters (xpuperf/bench/parameters.h). The runner
+  // and ValidateSuite resolve every point against it (unknown keys, wrong types and ranges are
+  // errors) and CanRun/Run see only resolved points. nullopt: the benchmark checks its points
+  // itself (the gpu_* benchmarks of cuda_bench).
+  virtual std::optional<ParameterSchema> parameter_schema() const { return std::nullopt; }
   // Ok, or kUnsupported with the reason ("unsupported: no AVX512_BF16").
   virtual Status CanRun(const Device& device, const nlohmann::json& point) const = 0;
   // Runs one sweep point. kInvalidArgument for a bad parameter, kInternal when verification fails.

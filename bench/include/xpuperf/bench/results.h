@@ -39,6 +39,11 @@ std::string SummaryCsv(const std::vector<Measurement>& measurements);
 // builds, the frequency used for nominal peaks and where it came from.
 nlohmann::json DescribeEnvironment(const Device& device, const RunInfo& run);
 
+// Checks, before a run starts, that WriteResultDirectory(directory) can succeed: nothing exists at
+// `directory` (not even a dangling link) and the nearest existing ancestor is a directory in which
+// this process may create entries. kInvalidArgument naming the path and the reason.
+Status CheckResultDirectoryWritable(const std::string& directory);
+
 // Writes the three files into `directory`, which must not exist yet: they are written into a
 // sibling temporary directory that is renamed into place, so a failure leaves nothing behind.
 // kInvalidArgument when the directory exists, kIo when a write fails.

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,9 @@ namespace xpuperf::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+// A gate (bench check, compare --fail-on-regression) had nothing to judge: no record, no metric in
+// common. Distinct from 1 (a regression or a failed check) so CI can tell "nothing ran" apart.
+inline constexpr int kExitNothingToJudge = 3;
 
 // Maps an SDK error to an exit code: unknown names and bad arguments are usage errors.
 int ExitCodeFor(const Error& error);
@@ -40,16 +44,17 @@ struct MetricsOptions {
   bool json = false;
   bool watch = false;
   double rate_seconds = 1.0;  // refresh period with --watch
-  int count = 0;              // with --watch: stop after this many updates (0 = until interrupted)
+  std::optional<int> count;   // with --watch: stop after this many updates [1, 1e9]; unset = until
+                              // interrupted
   double window_seconds = 0.5;  // span over which rates are computed for a one-shot snapshot
 };
 
 struct TopOptions {
   CommonOptions common;
   double rate_seconds = 1.0;
-  int count = 0;       // stop after this many refreshes (0 = until q)
-  bool plain = false;  // force the plain refreshing table even on a terminal
-  int processes = 10;  // rows of the process table in plain mode
+  std::optional<int> count;  // stop after this many refreshes [1, 1e9]; unset = until q
+  bool plain = false;        // force the plain refreshing table even on a terminal
+  int processes = 10;        // rows of the process table in plain mode
 };
 
 struct BenchOptions {
@@ -58,9 +63,10 @@ struct BenchOptions {
   std::vector<std::string> only;        // components (compute, memory, ...); empty = all
   std::vector<std::string> benchmarks;  // benchmark names; empty = all in the suite
   std::string out;                      // result directory; empty = results/<run id>
-  int threads = 0;                      // 0 = every CPU this process may use
-  int samples = 0;                      // > 0 overrides the suite's samples per point
-  double min_sample_seconds = 0;        // > 0 overrides the suite's minimum sample length
+  // Overrides, each range-checked before anything runs (docs/POLICIES.md): unset = the suite's.
+  std::optional<int> threads;                // [1, 4 x the CPUs this process may use]; unset = all
+  std::optional<int> samples;                // [1, 100000] kept samples per point
+  std::optional<double> min_sample_seconds;  // [1e-6, 1] seconds: a sample ends within a second
 };
 
 int RunDevices(const DevicesOptions& options, std::ostream& out, std::ostream& err);
@@ -69,10 +75,13 @@ int RunTop(const TopOptions& options, std::ostream& out, std::ostream& err);
 // Runs microbenchmarks: progress on err, the summary table on out, result files under out dir.
 int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err);
 
-// Set by SIGINT/SIGTERM handlers; loops stop at their next wake-up.
-std::atomic<bool>& StopRequested();
+// True once SIGINT/SIGTERM arrived (xpuperf/core/cancellation.h); loops stop at their next wake-up.
+bool StopRequested();
 // Sleeps up to `seconds`, waking early when a stop is requested. False if stopped.
 bool SleepUnlessStopped(double seconds);
+
+// Checks --count: unset, or within [1, 1e9] ("stop after N": 0 would never stop).
+Status ValidateCount(const std::optional<int>& count);
 
 // Checks a refresh period in seconds: finite and within [0.05, 3600].
 Status ValidateRate(double seconds, std::string_view option);

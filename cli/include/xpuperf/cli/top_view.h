@@ -16,6 +16,9 @@ std::string Bar(double percent, size_t width);
 
 // Runs the ncurses view until q, a stop request, or options.count refreshes. Returns the exit code;
 // fails with a one-line message when the terminal cannot be used or is smaller than 60x16.
+// Returns kTopNeedsPlain, having drawn nothing, when the terminal cannot address the cursor
+// (TERM=dumb, an unknown TERM): the caller falls back to the plain tables.
+inline constexpr int kTopNeedsPlain = -1;
 int RunTopTerminal(TopModel& model, const TopOptions& options, std::ostream& err);
 
 inline constexpr int kTopMinColumns = 60;

@@ -24,6 +24,16 @@ struct Topology {
   std::string source;  // where it was read from: "hwloc", "sysfs", "nvml", ...
 };
 
+// A device that is a slice of another one (an NVIDIA MIG device: one compute instance of one GPU
+// instance). Empty `parent` for a whole device.
+struct Partition {
+  std::string parent;       // id of the device it is a slice of, e.g. "nvidia0"
+  std::string parent_uuid;  // that device's UUID, e.g. "GPU-5d1a…"
+  int gpu_instance_id = -1;
+  int compute_instance_id = -1;
+  std::string profile;  // NVIDIA's profile name, e.g. "1g.10gb"; empty when the driver does not say
+};
+
 struct Device {
   std::string backend;  // "cpu", "nvidia", "tpu"
   std::string id;       // stable within a host: "cpu0", "nvidia0", "tpu0"
@@ -35,6 +45,9 @@ struct Device {
   uint64_t memory_bytes = 0;  // device memory (host RAM for the CPU backend)
   Topology topology;
   std::vector<std::string> features;  // ISA features, compute capability...
+  Partition partition;                // set for a MIG device; listed right after its parent
+
+  bool is_partition() const { return !partition.parent.empty(); }
 };
 
 }  // namespace xpuperf

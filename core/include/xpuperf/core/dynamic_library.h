@@ -20,13 +20,22 @@ struct DynamicLibraryOptions {
   bool unload = false;
   // The code of a missing library or symbol. kUnsupported messages start with "unsupported: ".
   ErrorCode missing_code = ErrorCode::kUnsupported;
+  // A candidate that is a path to an existing file (one the user chose, through an environment
+  // variable or an option) is read before dlopen (CheckSharedLibraryFile): it must be a complete
+  // ELF shared object for this machine defining at least one of these symbols (any, when empty).
+  // So a truncated file cannot fault in the loader and another library never runs its
+  // constructors. Names the loader searches for (no '/') are the system's and are not read.
+  std::vector<std::string> expected_symbols;
+  // What the library is, for that check's message: "<path> is not a usable NVML library: ...".
+  std::string kind = "shared library";
 };
 
 class DynamicLibrary {
  public:
   // Tries each candidate in order (names go through the dynamic linker's search, paths are opened
   // as given). On failure: options.missing_code with "[unsupported: ]<first candidate> not found
-  // (<dlerror of the last>)".
+  // (<dlerror of the last>)", or, for an existing file that fails the check above, "[unsupported:
+  // ]<path> is not a usable <kind>: <why>" (nothing further is tried).
   static Result<DynamicLibrary> Open(const std::vector<std::string>& candidates,
                                      const DynamicLibraryOptions& options = {});
   DynamicLibrary(DynamicLibrary&& other) noexcept;

@@ -32,11 +32,12 @@ using PodMapping = std::map<std::string, std::vector<PodRef>>;
 
 // nvidia.com/gpu, nvidia.com/mig-*, google.com/tpu, and the extra names.
 bool IsAttributedResource(std::string_view resource_name, const std::vector<std::string>& extra);
-// Drops what does not name the device itself: a time-slicing replica suffix ("GPU-…::3") and a
-// GKE partition ("nvidia0/gi1", "nvidia0/gi1/vgpu0" -> "nvidia0").
+// Drops what does not name the device itself: a time-slicing replica suffix ("GPU-…::3",
+// GKE's "nvidia0/gi1/vgpu0" -> "nvidia0/gi1").
 std::string NormaliseDeviceId(std::string_view kubelet_id);
-// The containers holding `device`: matched by GPU UUID, by xpuperf's id ("nvidia0" is GKE's
-// device-name form too) and, for TPUs, by chip index ("0", "accel0").
+// The containers holding `device`: matched by UUID (GPU-… or, for a MIG device, MIG-…), by
+// xpuperf's id ("nvidia0" is GKE's device-name form too), for a MIG device by GKE's
+// "nvidia<N>/gi<M>", and for TPUs by chip index ("0", "accel0").
 std::vector<PodRef> ConsumersOf(const PodMapping& mapping, const Device& device);
 
 struct PodAttributionOptions {

@@ -19,6 +19,11 @@ inline constexpr std::string_view kTimelineTrace = "timeline.trace.json";
 inline constexpr std::string_view kSummaryJson = "summary.json";
 inline constexpr std::string_view kReportHtml = "report.html";
 
+// Checks, before a recording starts, that every file it will write in `dir` (an existing
+// directory) may be written under the output policy (docs/POLICIES.md): absent, a regular file or
+// a link to one; the timeline files also not a device or FIFO. kInvalidArgument naming the file.
+Status CheckRecordingDirectory(const std::string& dir, bool html);
+
 struct RecordingHeader {
   int64_t start_wall_ns = 0;
   double rate_hz = 0;

@@ -24,7 +24,8 @@ HtaKernelType HtaKernelTypeOf(std::string_view name);
 // args.stream as Python's int() does (else -1), rounds ts up and ts + dur down to whole
 // microseconds when the trace has fractional timestamps, and, with `drop_last_profiler_step`,
 // drops CPU events from the last ProfilerStep's start on and GPU kernels no kept CPU event has
-// the correlation of (HTA's include_last_profiler_step=False). Sets trace.convention.
+// the correlation of (HTA's include_last_profiler_step=False). Sets each event's
+// hta_index_correlation (computed before the drop, as HTA does) and trace.convention.
 void ApplyHtaConvention(Trace& trace, bool drop_last_profiler_step);
 
 // Every rank of a run, dropping the last step when the run has at least two distinct names that

@@ -10,7 +10,7 @@
 // Speed and memory: an uncompressed file is mapped read-only (no copy; the page cache serves it); a
 // gzip file is inflated into memory once. The `traceEvents` array is cut into chunks of whole
 // events that simdjson's on-demand parser walks without building a DOM, and the pages of text
-// already parsed are handed back as parsing goes. Each event becomes an 80-byte TraceEvent with
+// already parsed are handed back as parsing goes. Each event becomes an 88-byte TraceEvent with
 // interned strings.
 #pragma once
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace xpuperf::trace {
@@ -87,7 +88,7 @@ enum HtaFlags : uint8_t {
   kHtaStreamNotInteger = 4,  // args.stream a string Python's int() rejects ("0x0"): HTA reads -1
 };
 
-// One `X` (complete) or `i` (instant) event. 80 bytes; ids index Trace::strings.
+// One `X` (complete) or `i` (instant) event. 88 bytes; ids index Trace::strings.
 struct TraceEvent {
   int64_t ts_ns = 0;
   int64_t dur_ns = 0;        // 0 for instants
@@ -103,6 +104,13 @@ struct TraceEvent {
   int32_t input_dims = -1;  // offset into Trace::dims (GEMM-like CPU ops only), -1 if none
   uint32_t input_type = 0;  // string id of the first "Input type" (GEMM-like CPU ops), 0 if none
   uint32_t module = 0;      // string id of args."Module Hierarchy", 0 if none
+  // Position of the event in the file's traceEvents array (0-based, every element counted, capped
+  // at UINT32_MAX): HTA's row `index`, which its frames keep in file order (hta_convention.h).
+  uint32_t file_index = 0;
+  // HTA's index_correlation (set by ApplyHtaConvention, -1 otherwise): the file_index of the event
+  // on the other side of the launch (the last one in file order with the same correlation), 0
+  // when the event has a correlation but no partner, -1 when it has none. Capped at INT32_MAX.
+  int32_t hta_index_correlation = -1;
   EventKind kind = EventKind::kOther;
   char phase = 'X';
   uint8_t hta_flags = 0;  // HtaFlags
@@ -148,8 +156,28 @@ struct Trace {
   int64_t flow_events = 0;        // s/f events seen (not stored: launches join by correlation)
   int64_t metadata_events = 0;    // M events seen (not stored; process/thread names read from them)
   int64_t skipped_events = 0;     // events without a usable ts (kept out of the analyses)
+  int64_t elements_without_ts = 0;  // traceEvents elements with no `ts` key (flows not read)
+  bool string_pids = false;         // some element (metadata included) gave its pid as a string
+  bool string_tids = false;         // same for tid
+  // args."memory bandwidth (GB/s)" of the events that have one (Kineto's memcpy/memset), by
+  // TraceEvent::file_index, in file order: HTA's memory_bw_gbps column.
+  std::vector<std::pair<uint32_t, double>> memory_bandwidth_gbps;
   bool fractional_timestamps = false;  // some ts written with a fraction or exponent
   Convention convention = Convention::kXpuperf;
+  // Under kHta: the earliest ts (ns, rounded as HTA rounds) of the rows HTA keeps, before the last
+  // ProfilerStep is dropped; HTA aligns a run's ranks by the smallest of these. INT64_MAX if none.
+  int64_t hta_first_ts_ns = INT64_MAX;
+  // Under kHta: the range of each integer column of HTA's frame over the rows it keeps, before
+  // the last ProfilerStep is dropped (pandas downcasts each to the smallest integer type that
+  // holds it; the dtype outlives the drop). ts and dur in whole µs; pid and tid as stored here.
+  struct HtaRange {
+    int64_t min = INT64_MAX, max = INT64_MIN;
+    void Add(int64_t v) {
+      if (v < min) min = v;
+      if (v > max) max = v;
+    }
+  };
+  HtaRange hta_ts_us, hta_dur_us, hta_stream, hta_correlation, hta_file_index, hta_pid, hta_tid;
   std::vector<DeviceProperties> devices;
   StringTable strings;
   std::vector<TraceEvent> events;    // sorted by ts_ns

@@ -35,8 +35,10 @@
 namespace xpuperf::tracer {
 
 struct Options {
-  // Where the trace goes. Events are streamed to "<path>.tmp-<pid>" and renamed to `path` by
-  // Stop(), so `path` never holds a partial trace.
+  // Where the trace goes, under xpuperf's output policy (docs/POLICIES.md): events are streamed
+  // to a temporary ".<name>.tmp-<pid>-<n>" next to the file and renamed to `path` by Stop(), so
+  // `path` never holds a partial trace; a link is followed; a device or FIFO is written directly;
+  // a directory, dangling link or missing directory is refused by Start.
   std::string path;
   // process_name metadata of the trace (viewers show it as the process's title).
   std::string process_name = "xpuperf";

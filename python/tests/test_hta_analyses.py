@@ -1,0 +1,135 @@
+"""HTA's analyses that depend on its frame's row order and labels (idle time breakdown, CUDA
+kernel launch statistics) through HTA 0.5.0 and through xpuperf.hta on the same files: equal
+DataFrames (columns, dtypes, index, values), on every shared real trace, a two-rank run and
+synthetic traces. HTA runs here, in the test."""
+
+import glob
+import logging
+import os
+import warnings
+
+import pandas as pd
+import pytest
+
+from xpuperf.hta import TraceAnalysis as XpuperfAnalysis
+
+hta_trace_analysis = pytest.importorskip("hta.trace_analysis", reason="skipped: HTA not installed")
+warnings.filterwarnings("ignore")
+logging.disable(logging.CRITICAL)
+
+# (method, keyword arguments): the notebook calls compared.
+CALLS = [
+    ("get_idle_time_breakdown", {}),
+    ("get_idle_time_breakdown", {"show_idle_interval_stats": True, "consecutive_kernel_delay": 5}),
+    ("get_cuda_kernel_launch_stats", {}),
+    ("get_cuda_kernel_launch_stats", {"include_memory_events": False}),
+    ("get_queue_length_time_series", {}),
+    ("get_queue_length_summary", {}),
+    ("get_memory_bw_time_series", {}),
+    ("get_memory_bw_summary", {}),
+]
+
+
+def _frames(result):
+    if isinstance(result, dict):
+        return [result[k] for k in sorted(result)], sorted(result)
+    if result is None:
+        return [None], None
+    if isinstance(result, tuple):
+        return list(result), None
+    return [result], None
+
+
+NO_VISUALIZE = ("get_queue_length_time_series", "get_queue_length_summary",
+                "get_memory_bw_time_series", "get_memory_bw_summary")
+
+
+def _call(analysis, method, kwargs):
+    if method not in NO_VISUALIZE:
+        kwargs = dict(kwargs, visualize=False)
+    try:
+        return getattr(analysis, method)(**kwargs)
+    except Exception as error:  # noqa: BLE001 - compared below
+        return error
+
+
+def _compare_all(directory, ranks=None):
+    """Every call of CALLS on one directory, HTA and xpuperf each reading it once; the number of
+    rows compared. Fails listing every call that differs."""
+    theirs_analysis = hta_trace_analysis.TraceAnalysis(trace_dir=directory)
+    ours_analysis = XpuperfAnalysis(trace_dir=directory)
+    if ranks == "all":
+        ranks = theirs_analysis.t.get_ranks()
+    rows, failures = 0, []
+    for method, kwargs in CALLS:
+        if ranks is not None:
+            kwargs = dict(kwargs, ranks=ranks)
+        try:
+            rows += _compare(theirs_analysis, ours_analysis, method, kwargs)
+        except AssertionError as error:
+            failures.append(f"{method}({kwargs}): {error}")
+    assert not failures, "\n".join(failures)
+    return rows
+
+
+def _compare(theirs_analysis, ours_analysis, method, kwargs):
+    theirs = _call(theirs_analysis, method, kwargs)
+    ours = _call(ours_analysis, method, kwargs)
+    if isinstance(theirs, Exception):
+        assert isinstance(ours, Exception), f"HTA raised {theirs!r}, xpuperf returned {ours}"
+        assert type(ours) is type(theirs), f"HTA raised {theirs!r}, xpuperf {ours!r}"
+        return 0
+    assert not isinstance(ours, Exception), f"xpuperf raised {ours!r}, HTA returned {theirs}"
+    expected, expected_keys = _frames(theirs)
+    actual, actual_keys = _frames(ours)
+    assert expected_keys == actual_keys
+    assert len(expected) == len(actual)
+    rows = 0
+    for e, a in zip(expected, actual):
+        if e is None:
+            assert a is None
+            continue
+        pd.testing.assert_frame_equal(a, e, check_exact=True)
+        rows += len(e)
+    return rows
+
+
+def _single(tmp_path, path):
+    directory = tmp_path / os.path.basename(path)
+    directory.mkdir()
+    os.symlink(os.path.abspath(path), directory / os.path.basename(path))
+    return str(directory)
+
+
+def _shared_traces():
+    root = os.environ.get("XPUPERF_TRACE_DIR", "")
+    return sorted(glob.glob(os.path.join(root, "*.json*"))) if os.path.isdir(root) else []
+
+
+@pytest.mark.parametrize("path", _shared_traces() or ["(no shared traces)"],
+                         ids=lambda p: os.path.basename(p)[:40])
+def test_shared_trace(trace_dir, tmp_path, path):
+    _compare_all(_single(tmp_path, path))
+
+
+def test_two_ranks(trace_dir, tmp_path):
+    directory = tmp_path / "ranks"
+    directory.mkdir()
+    for rank in (0, 1):
+        name = f"trace_filter__sampled_rank-{rank}.json.gz"
+        os.symlink(os.path.join(trace_dir, name), directory / name)
+    assert _compare_all(str(directory), ranks=[1, 0]) > 0
+
+
+@pytest.mark.parametrize("seed", range(1, 9))
+def test_generated(hta_referee, tmp_path, seed):
+    path = tmp_path / (f"generated_{seed}.json" + (".gz" if seed % 2 else ""))
+    hta_referee.generate(str(path), seed)
+    assert _compare_all(str(tmp_path), ranks="all") > 0  # some seeds write rank 1 or 3
+
+
+def test_unknown_rank_is_an_error(trace_dir, tmp_path):
+    path = os.path.join(trace_dir,
+                        "critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz")
+    with pytest.raises(ValueError, match="no trace for rank 5"):
+        XpuperfAnalysis(trace_dir=_single(tmp_path, path)).get_idle_time_breakdown(ranks=[5])
