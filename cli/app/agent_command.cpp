@@ -4,6 +4,7 @@
 
 #include "command_wiring.h"
 #include "src/command_agent.h"
+#include "xpuperf/core/cancellation.h"
 
 namespace xpuperf::cli {
 
@@ -32,7 +33,9 @@ void AddAgentCommand(CLI::App& app, CommandActions& actions) {
       ->capture_default_str();
   command->add_option("--workers", agent.workers, "Connections served at once")
       ->capture_default_str();
-  actions.push_back({command, [options] { return RunAgent(*options, std::cout, std::cerr); }});
+  // A daemon: SIGINT/SIGTERM is its normal stop (exit 0).
+  actions.push_back({command, [options] { return RunAgent(*options, std::cout, std::cerr); },
+                     /*signal_is_normal_stop=*/true});
 }
 
 void AddCaptureCommand(CLI::App& app, CommandActions& actions) {
@@ -109,7 +112,17 @@ void AddCaptureCommand(CLI::App& app, CommandActions& actions) {
       ->add_option("--findings-ttl", c.findings_ttl_seconds,
                    "--on-alert: findings alerts end after this, s (or when the alert resolves)")
       ->capture_default_str();
-  actions.push_back({command, [options] { return RunCapture(*options, std::cout, std::cerr); }});
+  // `--on-alert` is a daemon: SIGINT/SIGTERM is its normal stop (exit 0, as `serve` and `agent`);
+  // a one-shot capture that is interrupted exits 128 + signal (docs/POLICIES.md).
+  actions.push_back({command,
+                     [options] {
+                       const int code = RunCapture(*options, std::cout, std::cerr);
+                       if (options->on_alert.empty() && CancellationRequested()) {
+                         return CancellationExitCode();
+                       }
+                       return code;
+                     },
+                     /*signal_is_normal_stop=*/true});
 }
 
 }  // namespace xpuperf::cli

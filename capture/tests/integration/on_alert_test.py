@@ -296,9 +296,11 @@ def main():
               "the engine's own webhook triggers a capture whose findings reach Alertmanager")
 
         receiver.send_signal(signal.SIGTERM)
-        check(receiver.wait(timeout=20) == 0, "SIGTERM stops the receiver with exit 0")
+        status = receiver.wait(timeout=20)
         receiver_log.seek(0)
         text = receiver_log.read()
+        check(status == 0, f"SIGTERM stops the receiver with exit 0 (exit {status}; log ends: "
+              f"{text[-600:]!r})")
         check("skipped: cooldown" in text and "findings posted to" in text
               and "refused a webhook message" in text, "every decision is logged")
         return 0
