@@ -61,6 +61,9 @@ int RunCapture(const CaptureCommandOptions& options, std::ostream& out, std::ost
 inline constexpr int kExitPartial = 3;
 // `capture --on-alert`: serves until SIGINT/SIGTERM (exit 0), 1 when it cannot start, 2 bad
 // options.
+// "a,b,,c" -> {"a", "b", "c"}: the comma lists of --hosts, --pids and --jax.
+std::vector<std::string> SplitCommas(const std::string& text);
+
 int RunCaptureOnAlert(const CaptureCommandOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace xpuperf::cli

@@ -18,8 +18,6 @@ namespace xpuperf::cli {
 
 #if XPUPERF_WITH_AGENT
 
-namespace {
-
 std::vector<std::string> SplitCommas(const std::string& text) {
   std::vector<std::string> parts;
   size_t begin = 0;
@@ -31,8 +29,6 @@ std::vector<std::string> SplitCommas(const std::string& text) {
   }
   return parts;
 }
-
-}  // namespace
 
 int RunCapture(const CaptureCommandOptions& options, std::ostream& out, std::ostream& err) {
   auto usage = [&](const std::string& why) {

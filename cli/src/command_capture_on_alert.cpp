@@ -25,18 +25,6 @@ namespace xpuperf::cli {
 
 namespace {
 
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> parts;
-  size_t begin = 0;
-  while (begin <= text.size()) {
-    size_t end = text.find(',', begin);
-    if (end == std::string::npos) end = text.size();
-    if (end > begin) parts.push_back(text.substr(begin, end - begin));
-    begin = end + 1;
-  }
-  return parts;
-}
-
 #if XPUPERF_WITH_TRACES
 std::string Milliseconds(int64_t ns) {
   char text[32];
@@ -125,7 +113,7 @@ int RunCaptureOnAlert(const CaptureCommandOptions& options, std::ostream& out, s
   receiver.policy.max_concurrent = options.max_concurrent;
   receiver.findings_ttl =
       std::chrono::milliseconds(static_cast<int64_t>(options.findings_ttl_seconds * 1000));
-  std::vector<std::string> allowed = SplitList(options.hosts);
+  std::vector<std::string> allowed = SplitCommas(options.hosts);
   if (!options.hostfile.empty()) {
     auto hosts = capture::ReadHostFile(options.hostfile);
     if (!hosts.ok()) return usage(hosts.error().message);
@@ -166,7 +154,7 @@ int RunCaptureOnAlert(const CaptureCommandOptions& options, std::ostream& out, s
 
   capture::CaptureOptions& run = receiver.capture;
   run.job_id = options.job_id;
-  for (const auto& pid_text : SplitList(options.pids)) {
+  for (const auto& pid_text : SplitCommas(options.pids)) {
     char* end = nullptr;
     const long pid = std::strtol(pid_text.c_str(), &end, 10);
     if (end == pid_text.c_str() || *end != '\0' || pid < 0 || pid > INT32_MAX) {
