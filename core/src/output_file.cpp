@@ -140,8 +140,9 @@ Result<OutputFile> OutputFile::Open(const std::string& path) {
   const std::string base = slash == std::string::npos ? final_path : final_path.substr(slash + 1);
   const std::string prefix = final_path.substr(0, final_path.size() - base.size());
   for (int attempt = 0; attempt < 100; ++attempt) {
-    std::string temporary = prefix + "." + base + ".tmp-" + std::to_string(::getpid()) + "-" +
-                            std::to_string(temporary_counter.fetch_add(1));
+    std::string temporary = prefix;
+    temporary.append(".").append(base).append(".tmp-").append(std::to_string(::getpid()));
+    temporary.append("-").append(std::to_string(temporary_counter.fetch_add(1)));
     // O_EXCL: never write through a file or link someone placed at the temporary name.
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0) {

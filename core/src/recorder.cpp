@@ -175,6 +175,7 @@ struct ThreadStateOwner {
   thread_local ThreadStateOwner owner;
   owner.state = std::make_unique<ThreadState>();
   tls_state = owner.state.get();
+  // NOLINTNEXTLINE(clang-analyzer-cplusplus.NewDelete): owner is thread_local, not freed here
   return *tls_state;
 }
 

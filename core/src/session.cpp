@@ -15,8 +15,9 @@ Result<std::unique_ptr<Session>> Session::Open(const BackendRegistry& registry,
     if (!registry.Has(name)) {
       std::string known;
       for (const std::string& n : registry.Names()) known += (known.empty() ? "" : ", ") + n;
-      return MakeError(ErrorCode::kNotFound,
-                       "unknown backend '" + name + "' (available in this build: " + known + ")");
+      std::string message = "unknown backend '";
+      message.append(name).append("' (available in this build: ").append(known).append(")");
+      return MakeError(ErrorCode::kNotFound, message);
     }
     BackendOptions backend_options = options.backend;
     backend_options.explicitly_requested = explicit_backends;
