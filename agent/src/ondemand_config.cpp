@@ -117,7 +117,7 @@ Result<std::string> ConfineOnDemandConfig(std::string_view text, const std::stri
   log_file = folder + "/" + base;
   std::string out = "ACTIVITIES_LOG_FILE=" + log_file;
   for (const auto& [key, value] : entries) {
-    if (key != "ACTIVITIES_LOG_FILE") out += "\n" + key + "=" + value;
+    if (key != "ACTIVITIES_LOG_FILE") out.append("\n").append(key).append("=").append(value);
   }
   return out;
 }

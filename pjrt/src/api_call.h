@@ -49,6 +49,6 @@ inline bool HasEntry(const PJRT_Api* api, size_t offset) {
   } while (false)
 
 // Declares `PJRT_<Name>_Args var` zeroed, with struct_size set.
-#define XPUPERF_PJRT_ARGS(Type, var) \
-  Type var{};                        \
+#define XPUPERF_PJRT_ARGS(Type, var)                                                   \
+  Type var{}; /* NOLINT(bugprone-macro-parentheses): a type cannot be parenthesised */ \
   var.struct_size = Type##_STRUCT_SIZE

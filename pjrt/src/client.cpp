@@ -175,6 +175,7 @@ Result<std::vector<std::vector<Buffer>>> Executable::Execute(
   std::vector<std::vector<PJRT_Buffer*>> output_handles(
       devices_.size(), std::vector<PJRT_Buffer*>(num_outputs_, nullptr));
   std::vector<PJRT_Buffer**> output_lists;
+  output_lists.reserve(output_handles.size());
   for (auto& list : output_handles) output_lists.push_back(list.data());
   std::vector<PJRT_Event*> complete(devices_.size(), nullptr);
 

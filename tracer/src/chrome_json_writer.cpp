@@ -55,7 +55,7 @@ int64_t TickConversion::ToNs(uint64_t ticks) const {
 
 ChromeJsonWriter::ChromeJsonWriter(std::FILE* file, uint32_t pid, TickConversion conversion)
     : file_(file), pid_(pid), conversion_(conversion) {
-  buffer_.reserve(kSpillBytes + 64 * 1024);
+  buffer_.reserve(kSpillBytes + size_t{64} * 1024);
   buffer_ += "{\"traceEvents\":[\n";
 }
 

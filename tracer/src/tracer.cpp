@@ -90,8 +90,9 @@ int64_t WallNs() {
 
 // Rounded to the nearest ns (a multiply and an add: llround would be a libm call per range).
 uint64_t TicksToNs(uint64_t ticks) {
-  return static_cast<uint64_t>(
-      static_cast<double>(ticks) * feed_ns_per_tick.load(std::memory_order_relaxed) + 0.5);
+  const double ns = static_cast<double>(ticks) * feed_ns_per_tick.load(std::memory_order_relaxed);
+  // NOLINTNEXTLINE(bugprone-incorrect-roundings): ns >= 0, where +0.5 rounds to nearest
+  return static_cast<uint64_t>(ns + 0.5);
 }
 
 [[gnu::noinline]] const SeriesEntry* FindSeries(const Site* site, uint32_t state) noexcept {
@@ -100,7 +101,7 @@ uint64_t TicksToNs(uint64_t ticks) {
     const std::string* device = feed_device.load(std::memory_order_acquire);
     if (device == nullptr) return nullptr;
     const SeriesEntry& entry =
-        series_entries.emplace_back(state, Recorder::Global().Op(site->name, *device));
+        series_entries.push_back(SeriesEntry{state, Recorder::Global().Op(site->name, *device)});
     site->op_series.store(&entry, std::memory_order_release);
     return &entry;
   } catch (...) {

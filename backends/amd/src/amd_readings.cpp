@@ -33,7 +33,7 @@ struct Emitter {
   }
   Reading Done(std::string reason) && {
     if (reading.samples.empty())
-      return Reading::Unsupported(reading.metric, reading.device, reason);
+      return Reading::Unsupported(reading.metric, reading.device, std::move(reason));
     return std::move(reading);
   }
 };

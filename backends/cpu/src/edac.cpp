@@ -1,5 +1,6 @@
 #include "xpuperf/cpu/edac.h"
 
+#include "xpuperf/core/concat.h"
 #include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::cpu {
@@ -11,7 +12,7 @@ Result<EdacCounts> ReadEdacCounts(const std::string& root) {
   if (entries.ok()) {
     for (const std::string& entry : *entries) {
       if (!ParseIndexedName(entry, "mc")) continue;
-      const std::string controller = dir + "/" + entry;
+      const std::string controller = Concat(dir, "/", entry);
       XPUPERF_ASSIGN_OR_RETURN(uint64_t corrected, ReadUnsignedFile(controller + "/ce_count"));
       XPUPERF_ASSIGN_OR_RETURN(uint64_t uncorrected, ReadUnsignedFile(controller + "/ue_count"));
       counts.corrected += corrected;

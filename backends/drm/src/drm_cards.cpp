@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "xpuperf/core/concat.h"
 #include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::drm {
@@ -28,7 +29,7 @@ std::string FindHwmon(const std::string& device_dir) {
   auto entries = ListDirectory(device_dir + "/hwmon");
   if (!entries.ok()) return {};
   for (const std::string& entry : *entries) {
-    if (ParseIndexedName(entry, "hwmon")) return device_dir + "/hwmon/" + entry;
+    if (ParseIndexedName(entry, "hwmon")) return Concat(device_dir, "/hwmon/", entry);
   }
   return {};
 }
@@ -69,7 +70,7 @@ std::vector<DrmCard> ListDrmCards(const std::string& root,
     DrmCard card;
     card.name = entry;
     card.minor = *minor;
-    card.card_dir = class_dir + "/" + entry;
+    card.card_dir = Concat(class_dir, "/", entry);
     card.device_dir = card.card_dir + "/device";
     auto uevent = ReadFileToString(card.device_dir + "/uevent");
     if (!uevent.ok()) continue;

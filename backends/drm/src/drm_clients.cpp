@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "xpuperf/core/concat.h"
 #include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::drm {
@@ -36,13 +37,13 @@ std::vector<ProcessGpuUsage> ScanDrmProcesses(const std::string& root, const std
   for (const std::string& entry : *pids) {
     const std::optional<uint64_t> pid = ParseUnsigned(entry);
     if (!pid || *pid > 0x7fffffff) continue;
-    const std::string dir = proc + "/" + entry;
+    const std::string dir = Concat(proc, "/", entry);
     auto fds = ListDirectory(dir + "/fd");
     if (!fds.ok()) continue;  // exited, or another user's process
     std::string command;
     for (const std::string& fd : *fds) {
-      if (!ParseUnsigned(fd) || !is_drm_fd(dir + "/fd/" + fd)) continue;
-      auto text = ReadFileToString(dir + "/fdinfo/" + fd);
+      if (!ParseUnsigned(fd) || !is_drm_fd(Concat(dir, "/fd/", fd))) continue;
+      auto text = ReadFileToString(Concat(dir, "/fdinfo/", fd));
       if (!text.ok()) continue;
       auto usage = ParseDrmFdinfo(*text);
       if (!usage.ok() || usage->driver != driver) continue;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "xpuperf/core/concat.h"
 #include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::intel {
@@ -17,9 +18,9 @@ std::vector<EnergyDomain> FindEnergyDomains(const std::string& hwmon_dir) {
     const std::string channel = file.substr(0, file.size() - std::string_view("_input").size());
     if (!ParseIndexedName(channel, "energy")) continue;
     EnergyDomain domain;
-    auto label = ReadTrimmedFile(hwmon_dir + "/" + channel + "_label");
+    auto label = ReadTrimmedFile(Concat(hwmon_dir, "/", channel, "_label"));
     domain.domain = label.ok() && !label->empty() ? *label : "gpu";
-    domain.file = hwmon_dir + "/" + file;
+    domain.file = Concat(hwmon_dir, "/", file);
     out.push_back(std::move(domain));
   }
   return out;

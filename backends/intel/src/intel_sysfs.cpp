@@ -1,5 +1,6 @@
 #include "xpuperf/intel/intel_sysfs.h"
 
+#include "xpuperf/core/concat.h"
 #include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::intel {
@@ -12,7 +13,7 @@ void AddI915Gts(const drm::DrmCard& card, std::vector<IntelGt>& out) {
     for (const std::string& entry : *entries) {
       const auto id = ParseIndexedName(entry, "gt");
       if (!id) continue;
-      const std::string dir = gt_root + "/" + entry;
+      const std::string dir = Concat(gt_root, "/", entry);
       IntelGt gt;
       gt.id = *id;
       gt.act_freq_file = dir + "/rps_act_freq_mhz";
@@ -42,7 +43,7 @@ void AddXeGts(const drm::DrmCard& card, std::vector<IntelGt>& out) {
     for (const std::string& entry : *gts) {
       const auto id = ParseIndexedName(entry, "gt");
       if (!id) continue;
-      const std::string freq = tile_dir + "/" + entry + "/freq0";
+      const std::string freq = Concat(tile_dir, "/", entry, "/freq0");
       IntelGt gt;
       gt.id = *id;
       gt.act_freq_file = freq + "/act_freq";

@@ -305,7 +305,7 @@ std::vector<std::pair<std::string, uint64_t>> LevelZeroLibrary::RasCounts(const 
     // Sub-device sets are summed into the device's counts.
     for (int i = 0; i < ze::kRasCategoryCount; ++i) {
       totals[fmt::format("{}_{}", kind, kRasCategories[i])] +=
-          Read<uint64_t>(state.bytes, ze::kRasCategories + 8 * i);
+          Read<uint64_t>(state.bytes, ze::kRasCategories + 8 * static_cast<size_t>(i));
     }
   }
   out.assign(totals.begin(), totals.end());

@@ -136,6 +136,7 @@ Result<std::unique_ptr<Backend>> CreateTpuBackend(const BackendOptions& options,
     XPUPERF_ASSIGN_OR_RETURN(ports, ParseRuntimePorts(std::getenv("TPU_RUNTIME_METRICS_PORTS")));
   }
   std::vector<RuntimeClient> clients;
+  clients.reserve(ports.size());
   for (int port : ports)
     clients.emplace_back(fmt::format("{}:{}", config.host, port), config.deadline);
 

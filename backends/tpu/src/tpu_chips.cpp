@@ -6,6 +6,7 @@
 #include <array>
 #include <map>
 
+#include "xpuperf/core/concat.h"
 #include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::tpu {
@@ -95,7 +96,7 @@ Result<std::vector<TpuChip>> DiscoverTpuChips(std::string_view root) {
   // Keyed by "domain:bus:device" (the address without ".function"), in bus order.
   std::map<std::string, TpuChip> chips;
   for (const std::string& address : addresses) {
-    const std::string dir = pci_dir + "/" + address;
+    const std::string dir = Concat(pci_dir, "/", address);
     if (ReadHexId(dir + "/vendor") != kGooglePciVendorId) continue;
     auto device_id = ReadHexId(dir + "/device");
     if (!device_id) continue;
@@ -132,7 +133,7 @@ std::vector<int> FindDeviceOwners(std::string_view root, std::string_view device
     if (!fds.ok()) continue;
     for (const std::string& fd : *fds) {
       std::array<char, 4096> buffer{};
-      const std::string link = fd_dir + "/" + fd;
+      const std::string link = Concat(fd_dir, "/", fd);
       ssize_t n = ::readlink(link.c_str(), buffer.data(), buffer.size() - 1);
       if (n > 0 && std::string_view(buffer.data(), static_cast<size_t>(n)) == device_node) {
         pids.push_back(static_cast<int>(*pid));
