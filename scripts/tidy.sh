@@ -11,8 +11,8 @@
 #
 # Which files: every .cpp of compile_commands.json under the source root, except generated code
 # (anything under a build folder: protobuf/gRPC stubs, builtin_suites.cpp) and third-party sources
-# outside the tree (nanobind). Third-party headers are outside HeaderFilterRegex. Test files (any
-# tests/ or gpu_tests/ folder, fuzz/, tools/tests/) run with TEST_CHECKS appended: see .clang-tidy.
+# outside the tree (nanobind). Third-party headers are outside HeaderFilterRegex. Test and benchmark
+# files (tests/, gpu_tests/, fuzz/, benchmarks/ folders) run with a narrower set (NARROWER below).
 #
 # Cache (~/.cache/xpuperf-tidy, or $XDG_CACHE_HOME/xpuperf-tidy): one empty file per clean result,
 # named by the SHA-256 of clang-tidy's version, .clang-tidy, the extra checks, the compile command
@@ -43,11 +43,22 @@ except re.error as error:
     print(f"tidy: bad PATH_REGEX: {error}", file=sys.stderr)
     sys.exit(2)
 root = os.getcwd()
-# Tests: gtest's TEST() macros declare classes named Suite_Name_Test, fixtures use public members
-# without the trailing underscore, and test bodies copy values for readability; naming is for the
-# library's API. Everything else (bugprone, analyzer, performance) applies to tests too.
-TEST_CHECKS = "-readability-identifier-naming"
-test_file = re.compile(r"(^|/)(tests|gpu_tests|fuzz)/")
+# Narrower sets, appended to .clang-tidy's Checks for these folders:
+# - tests: gtest's TEST() macros declare classes named Suite_Name_Test, and fixtures use public
+#   members without the trailing underscore; naming is for the library's API.
+# - benchmarks: google/benchmark names harnesses BM_<Case>, and its loop `for (auto _ : state)`
+#   stores a value that is never read (the analyzer's dead store, by design of that API).
+# Everything else (bugprone, analyzer, performance) applies to them too.
+NARROWER = [
+    (re.compile(r"(^|/)(tests|gpu_tests|fuzz)/"), "-readability-identifier-naming"),
+    (re.compile(r"(^|/)benchmarks/"), "-readability-identifier-naming,-clang-analyzer-deadcode.DeadStores"),
+]
+
+
+def extra_checks(path):
+    return next((checks for pattern, checks in NARROWER if pattern.search(path)), "")
+
+
 version = subprocess.run(["clang-tidy", "--version"], capture_output=True, text=True, check=True).stdout
 config = open(".clang-tidy", "rb").read()
 
@@ -92,7 +103,7 @@ for entry in json.load(open(os.path.join(build, "compile_commands.json"))):
 
 def check(item):
     path, entry = item
-    extra = TEST_CHECKS if test_file.search(path) else ""
+    extra = extra_checks(path)
     pre = subprocess.run(preprocess_command(entry), cwd=entry["directory"], capture_output=True)
     if pre.returncode != 0:
         return path, False, False, f"{path}: preprocessing failed:\n{pre.stderr.decode(errors='replace')}"
@@ -116,7 +127,7 @@ def check(item):
 
 
 # Library code first: its findings matter most and come back first on a cold run.
-entries.sort(key=lambda item: (bool(test_file.search(item[0])), item[0]))
+entries.sort(key=lambda item: (bool(extra_checks(item[0])), item[0]))
 start = time.monotonic()
 failed = cached = 0
 with concurrent.futures.ThreadPoolExecutor(jobs) as pool:

@@ -18,7 +18,7 @@ namespace xpuperf::alerts {
 namespace {
 
 constexpr int kDevices = 64;
-constexpr int64_t kHistoryMs = 15 * 60 * 1000;
+constexpr int64_t kHistoryMs = int64_t{15} * 60 * 1000;
 
 std::string ShippedRules() {
   std::ifstream in(XPUPERF_RULES_FILE);

@@ -101,7 +101,7 @@ uint64_t TicksToNs(uint64_t ticks) {
     const std::string* device = feed_device.load(std::memory_order_acquire);
     if (device == nullptr) return nullptr;
     const SeriesEntry& entry =
-        series_entries.push_back(SeriesEntry{state, Recorder::Global().Op(site->name, *device)});
+        series_entries.emplace_back(SeriesEntry{state, Recorder::Global().Op(site->name, *device)});
     site->op_series.store(&entry, std::memory_order_release);
     return &entry;
   } catch (...) {

@@ -23,7 +23,7 @@ inline constexpr int32_t kMaxRequestBytes = 1 << 20;
 // Replies may carry a file chunk (kMaxReadChunkBytes, base64) and its JSON around it.
 inline constexpr int32_t kMaxReplyBytes = 16 << 20;
 
-struct RpcRequest {
+struct RpcRequest {  // NOLINT(bugprone-exception-escape): thrown in nlohmann::json's noexcept dtor
   std::string fn;
   nlohmann::json body;  // the whole request object (fn included)
 };

@@ -36,8 +36,9 @@ struct ReceiverConfig {
 struct NotifierOptions {
   int64_t resend_interval_ms = 60'000;      // Alertmanager: Prometheus' --rules.alert.resend-delay
   int64_t evaluation_interval_ms = 60'000;  // for endsAt
-  int64_t repeat_interval_ms = 4 * 3'600'000;  // webhook: Alertmanager's default repeat_interval
-  size_t queue_capacity = 1000;                // deliveries waiting per receiver
+  int64_t repeat_interval_ms =
+      int64_t{4} * 3'600'000;    // webhook: Alertmanager's default repeat_interval
+  size_t queue_capacity = 1000;  // deliveries waiting per receiver
   int64_t initial_backoff_ms = 1'000;
   int64_t max_backoff_ms = 60'000;
   int max_attempts = 10;  // then the delivery is dropped (and counted)

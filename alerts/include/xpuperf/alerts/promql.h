@@ -68,7 +68,7 @@ struct EvalValue {
 };
 
 struct EvalOptions {
-  int64_t lookback_ms = 5 * 60 * 1000;  // Prometheus' default lookback delta
+  int64_t lookback_ms = int64_t{5} * 60 * 1000;  // Prometheus' default lookback delta
 };
 
 // Results of the subexpressions that several rules have in common (the same selector, function

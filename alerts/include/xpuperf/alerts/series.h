@@ -36,6 +36,7 @@ class Labels {
   Labels(Labels&& other) noexcept
       : items_(std::move(other.items_)), hash_(other.hash_.exchange(0, kRelaxed)) {}
   Labels& operator=(const Labels& other) {
+    if (this == &other) return *this;
     items_ = other.items_;
     hash_.store(other.hash_.load(kRelaxed), kRelaxed);
     return *this;
