@@ -202,6 +202,7 @@ class Evaluator {
       group.buckets.push_back({bound, s.value});
     }
     std::vector<VectorSample> out;
+    out.reserve(groups.size());
     for (auto& [key, group] : groups) {
       out.push_back({group.labels, internal::BucketQuantile(q.scalar, std::move(group.buckets))});
     }

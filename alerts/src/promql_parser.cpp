@@ -398,7 +398,7 @@ class Parser {
     return names;
   }
 
-  Result<Expr> ParseSelector(size_t at, std::string name) {
+  Result<Expr> ParseSelector(size_t at, const std::string& name) {
     auto node = std::make_unique<ExprNode>();
     node->kind = NodeKind::kVectorSelector;
     node->type = ValueType::kInstantVector;
