@@ -23,7 +23,7 @@ std::vector<double> ExactCounts(int n1, int n2) {
   std::vector<double> poly(static_cast<size_t>(m) * big + 1, 0.0);
   poly[0] = 1;
   for (int i = 1; i <= m; ++i) {
-    const size_t shift = static_cast<size_t>(big + i);
+    const size_t shift = static_cast<size_t>(big) + static_cast<size_t>(i);
     for (size_t k = poly.size(); k-- > shift;) poly[k] -= poly[k - shift];  // x (1 - q^(M+i))
     for (size_t k = static_cast<size_t>(i); k < poly.size(); ++k) {
       poly[k] += poly[k - i];  // / (1 - q^i)

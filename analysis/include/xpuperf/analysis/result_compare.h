@@ -35,7 +35,7 @@ std::string_view ChangeVerdictName(ChangeVerdict verdict);  // "improved", "unch
 // +1: higher is better (throughputs), -1: lower is better (times, latencies), 0: unknown.
 int BetterDirection(std::string_view unit, std::string_view metric);
 
-struct MetricComparison {
+struct MetricComparison {  // NOLINT(bugprone-exception-escape): thrown in nlohmann::json's dtor
   std::string benchmark;
   std::string metric;
   nlohmann::json parameters;
