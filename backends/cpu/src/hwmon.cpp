@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "xpuperf/core/concat.h"
 #include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::cpu {
@@ -57,6 +58,7 @@ std::vector<HwmonChannel> ParseHwmonChannelFiles(const std::vector<std::string>&
     }
   }
   std::vector<HwmonChannel> channels;
+  channels.reserve(best.size());
   for (auto& [key, entry] : best) channels.push_back(std::move(entry.second));
   return channels;
 }
@@ -70,7 +72,7 @@ std::vector<HwmonChip> ListHwmonChips(const std::string& root) {
     if (!ParseIndexedName(id, "hwmon")) continue;
     HwmonChip chip;
     chip.id = id;
-    chip.path = base + "/" + id;
+    chip.path = Concat(base, "/", id);
     Result<std::vector<std::string>> files = ListDirectory(chip.path);
     if (!files.ok()) continue;
     Result<std::string> name = ReadTrimmedFile(chip.path + "/name");

@@ -74,6 +74,7 @@ std::vector<ProcessGpuUsage> ScanDrmProcesses(const std::string& root, const std
     }
   }
   std::vector<ProcessGpuUsage> out;
+  out.reserve(by_device_and_pid.size());
   for (auto& [key, process] : by_device_and_pid) out.push_back(std::move(process));
   return out;
 }
