@@ -20,7 +20,9 @@ int main(int argc, char** argv) {
       "xpuperf: telemetry, microbenchmarks, roofline and trace analysis for CPUs, NVIDIA "
       "GPUs and Google TPUs",
       "xpuperf"};
-  app.set_version_flag("--version", std::string("xpuperf ") + xpuperf::kVersion);
+  // The second line names the gzip inflater this build uses for .json.gz traces (docs/TRACES.md).
+  app.set_version_flag("--version", std::string("xpuperf ") + xpuperf::kVersion +
+                                        "\ngzip inflater: " + xpuperf::InflaterName());
   app.require_subcommand(1);
   app.footer(
       "Examples:\n"

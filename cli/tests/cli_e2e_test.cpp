@@ -31,6 +31,7 @@ TEST(CliTest, VersionAndHelp) {
   auto version = RunXpuperf({"--version"});
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_EQ(version.out.rfind("xpuperf ", 0), 0u) << version.out;
+  EXPECT_NE(version.out.find("\ngzip inflater: "), std::string::npos) << version.out;
   auto help = RunXpuperf({"--help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("Examples:"), std::string::npos);
