@@ -64,6 +64,19 @@ TEST(CliTest, FrontWithoutTheFullBinarySaysWhatIsMissing) {
   EXPECT_NE(out.find("xpuperf-full"), std::string::npos) << out;
 }
 
+// XPUPERF_INFLATER=zlib picks zlib over ISA-L; --version says which inflater is in use.
+TEST(CliTest, InflaterChoiceIsNamedByVersion) {
+  const std::string command =
+      "XPUPERF_INFLATER=zlib " + std::string(XPUPERF_BINARY_DIR) + "/xpuperf --version 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buffer[512];
+  while (size_t got = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, got);
+  EXPECT_EQ(WEXITSTATUS(::pclose(pipe)), 0) << out;
+  EXPECT_NE(out.find("\ngzip inflater: zlib "), std::string::npos) << out;
+}
+
 TEST(CliTest, UsageErrorsExitTwoWithOneLine) {
   ExpectUsageError({"metrics", "--metric", "no_such_metric"}, "unknown metric 'no_such_metric'");
   ExpectUsageError({"metrics", "--device", "gpu7"}, "unknown device 'gpu7'");

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 #include "gzip_stream_isal.h"
@@ -123,14 +124,26 @@ size_t GzipStream::Allowed(size_t room) const {
 
 bool HaveIsal() { return internal::kHaveIsal; }
 
+namespace {
+// kBest: ISA-L when built in, unless XPUPERF_INFLATER=zlib asks for zlib (to compare the two on
+// one binary, or to step around an inflater bug); read once.
+bool BestIsIsal() {
+  static const bool isal = [] {
+    const char* choice = std::getenv("XPUPERF_INFLATER");
+    return HaveIsal() && !(choice && std::string_view(choice) == "zlib");
+  }();
+  return isal;
+}
+}  // namespace
+
 std::string InflaterName() {
-  if (HaveIsal()) return internal::IsalName();
+  if (BestIsIsal()) return internal::IsalName();
   return std::string("zlib ") + zlibVersion();
 }
 
 Result<std::unique_ptr<GzipStream>> OpenGzipStream(std::string_view compressed, std::string path,
                                                    uint64_t max_bytes, InflateEngine engine) {
-  if (engine == InflateEngine::kIsal || (engine == InflateEngine::kBest && HaveIsal())) {
+  if (engine == InflateEngine::kIsal || (engine == InflateEngine::kBest && BestIsIsal())) {
     return internal::OpenIsalGzipStream(compressed, std::move(path), max_bytes);
   }
   auto stream = std::make_unique<ZlibGzipStream>(compressed, std::move(path), max_bytes);

@@ -22,12 +22,13 @@
 namespace xpuperf {
 
 enum class InflateEngine {
-  kBest,  // ISA-L when built with it, zlib otherwise
+  kBest,  // ISA-L when built with it (and XPUPERF_INFLATER is not "zlib"), zlib otherwise
   kZlib,
   kIsal,  // kUnsupported from OpenGzipStream when built without ISA-L
 };
 
-// The engine kBest resolves to, with its version: "ISA-L 2.30.0 isal_inflate" or "zlib 1.2.13".
+// The engine kBest resolves to (XPUPERF_INFLATER=zlib picks zlib), with its version: "ISA-L 2.30.0
+// isal_inflate" or "zlib 1.2.13".
 std::string InflaterName();
 bool HaveIsal();
 
