@@ -125,10 +125,14 @@ void Sampler::AddReadings(const std::vector<Reading>& readings, const std::vecto
       }
     }
     if (reading.state != ReadingState::kOk) {
-      unavailable_[key] = Unavailable{reading.metric, reading.device, reading.reason};
+      // Asked again at every due tick: only a new reason is copied.
+      auto [it, added] = unavailable_.try_emplace(key);
+      if (added || it->second.reason != reading.reason) {
+        it->second = Unavailable{reading.metric, reading.device, reading.reason};
+      }
       continue;
     }
-    ever_ok_[key] = true;
+    if (auto it = ever_ok_.find(key); it == ever_ok_.end()) ever_ok_.emplace(key, true);
     for (const xpuperf::Sample& s : reading.samples) {
       if (s.is_distribution() || !std::isfinite(s.scalar())) continue;
       tick.values.push_back({table.Intern(reading.metric, reading.device, s.labels), s.scalar()});
