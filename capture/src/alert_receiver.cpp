@@ -12,11 +12,11 @@
 #include <list>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <set>
 #include <sstream>
 #include <thread>
 
+#include "capture_id.h"
 #include "xpuperf/agent/agent_server.h"
 #include "xpuperf/core/cancellation.h"
 #include "xpuperf/exporter/basic_auth.h"
@@ -47,15 +47,7 @@ std::string CaptureIdFor(const TriggerDecision& d) {
     if (!safe) c = '_';
   }
   if (base.size() > 80) base.resize(80);
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char stamp[32];
-  std::strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &utc);
-  std::random_device random;
-  char suffix[16];
-  std::snprintf(suffix, sizeof(suffix), "%06x", random() & 0xffffff);
-  std::string id = "alert-" + base + "-" + stamp + "-" + suffix;
+  std::string id = StampedCaptureId("alert-" + base);
   if (id.front() == '.') id.front() = '_';
   return id;
 }

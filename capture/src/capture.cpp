@@ -5,10 +5,10 @@
 #include <chrono>
 #include <filesystem>
 #include <mutex>
-#include <random>
 #include <set>
 #include <thread>
 
+#include "capture_id.h"
 #include "xpuperf/agent/capture_store.h"
 #include "xpuperf/core/cancellation.h"
 #include "xpuperf/core/output_file.h"
@@ -26,18 +26,6 @@ int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-std::string GeneratedId() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char stamp[32];
-  std::strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &utc);
-  std::random_device random;
-  char suffix[16];
-  std::snprintf(suffix, sizeof(suffix), "%06x", random() & 0xffffff);
-  return std::string("capture-") + stamp + "-" + suffix;
 }
 
 // DIR/<folder> for a host: the host text with ':' '[' ']' made file-name safe.
@@ -330,7 +318,7 @@ Result<CaptureReport> RunCapture(const CaptureOptions& options, std::ostream& lo
     return usage("--out '" + options.out_dir + "' already holds a capture (manifest.json)");
   }
   CaptureReport report;
-  report.capture_id = options.capture_id.empty() ? GeneratedId() : options.capture_id;
+  report.capture_id = options.capture_id.empty() ? StampedCaptureId("capture") : options.capture_id;
   report.start_time_ms = NowMs() + static_cast<int64_t>(options.start_in_seconds * 1000);
   std::mutex log_mutex;
   log << "xpuperf capture: " << report.capture_id << " on " << jobs.size() + jax.size() << " hosts";
