@@ -22,6 +22,7 @@ import functools
 import gzip
 import json
 import os
+import warnings
 from collections import defaultdict
 from typing import Dict, List, Set, Tuple
 
@@ -83,9 +84,11 @@ class _Stack:
             nodes[self.root] = _Node(-1, -1, device, [])
         cpu = thread.loc[thread["stream"].eq(-1)][["index", "ts", "dur"]].copy()
         cpu["end"] = cpu["ts"] + cpu["dur"]
-        points = (cpu.melt(id_vars=["index", "dur"], value_vars=["ts", "end"], var_name="kind",
-                           value_name="time")
-                  .replace({"ts": -1, "end": 1}).sort_values("time")).to_numpy()
+        with warnings.catch_warnings():  # pandas' notice on replace's downcast (HTA's step)
+            warnings.simplefilter("ignore", FutureWarning)
+            points = (cpu.melt(id_vars=["index", "dur"], value_vars=["ts", "end"],
+                               var_name="kind", value_name="time")
+                      .replace({"ts": -1, "end": 1}).sort_values("time")).to_numpy()
         points[:] = sorted(points.tolist(), key=_ORDER)
         open_events: List[int] = []
         for ev_index, _dur, kind, _time in points:
