@@ -19,7 +19,9 @@ warnings.filterwarnings("ignore")
 logging.disable(logging.CRITICAL)
 
 # (operator_name, min_pattern_len): the calls compared on each trace.
-CALLS = [("ProfilerStep", 3), ("ProfilerStep", 1), ("aten::", 1), ("aten::", 3)]
+# ("ProfilerStep", 1) is left out: it finds what ("ProfilerStep", 3) finds on these traces and
+# costs HTA ~15 s on trace_filter__sampled_rank-0.
+CALLS = [("ProfilerStep", 3), ("aten::", 1), ("aten::", 3)]
 
 
 def _shared_traces():
