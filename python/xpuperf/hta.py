@@ -10,7 +10,8 @@ include_last_profiler_step; docs/TRACES.md lists each rule), so the methods retu
 DataFrames: the same columns, dtypes and values (python/tests/test_hta_parity.py compares them
 with HTA itself). The temporal breakdown is computed natively; the others in pandas over the
 native reader's event columns, following HTA's definitions. `visualize` is accepted and ignored
-(no plots). Methods of HTA not listed in IMPLEMENTED raise NotImplementedError.
+(no plots). Methods of HTA not listed in IMPLEMENTED raise NotImplementedError. TraceDiff,
+LabeledTrace and DeviceType stand for hta.trace_diff's (compare_traces, ops_diff).
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ import tempfile
 from typing import Dict, List, Optional, Tuple
 
 from xpuperf import _hta_call_stacks, _hta_frames
+from xpuperf._hta_trace_diff import DeviceType, LabeledTrace, TraceDiff
 from xpuperf._native import native
 
-__all__ = ["TraceAnalysis", "IMPLEMENTED"]
+__all__ = ["TraceAnalysis", "IMPLEMENTED", "TraceDiff", "LabeledTrace", "DeviceType"]
 
 DEFAULT_TRACE_DIR = "/tmp/trace"  # HTA's default
 IMPLEMENTED = ("get_temporal_breakdown", "get_comm_comp_overlap", "get_gpu_kernel_breakdown",
