@@ -10,8 +10,54 @@
 #include "xpuperf/core/version.h"
 #include "xpuperf/pjrt/probe.h"
 
+#if XPUPERF_ANALYZE_FRONT
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+// This `xpuperf` links only what `analyze` needs: the dynamic loader maps ~30 shared libraries
+// instead of the ~80 of every command (gRPC, OpenSSL, protobuf, OpenBLAS, MPI ...), which was most
+// of a small trace's wall time and memory (docs/PERFORMANCE.md). Every other command, --help and
+// --version run in xpuperf-full, next to this binary, which replaces this process (execv: the
+// same pid, arguments, signals and exit code).
+namespace {
+
+// The command word: the first argument that is not an option or the value of the one global
+// option that takes a value.
+std::string_view CommandWord(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--max-decompressed-bytes") {
+      ++i;
+      continue;
+    }
+    if (!arg.empty() && arg[0] == '-') continue;
+    return arg;
+  }
+  return {};
+}
+
+[[noreturn]] void RunFullBinary(char** argv) {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  const std::string full =
+      (error ? std::filesystem::path(argv[0]) : self).parent_path() / "xpuperf-full";
+  ::execv(full.c_str(), argv);
+  std::cerr << "xpuperf: error: cannot run " << full << ": " << std::strerror(errno)
+            << " (every command but analyze runs from it: install it next to xpuperf)\n";
+  std::_Exit(1);
+}
+
+}  // namespace
+#endif
+
 int main(int argc, char** argv) {
   using namespace xpuperf::cli;
+#if XPUPERF_ANALYZE_FRONT
+  if (CommandWord(argc, argv) != "analyze") RunFullBinary(argv);
+#endif
   // The child of `devices`' PJRT probe (xpuperf/pjrt/probe.h), not a command users type.
   if (argc == 3 && std::string_view(argv[1]) == xpuperf::pjrt::kProbeCommand) {
     return xpuperf::pjrt::RunProbeChild(argv[2], std::cout);
@@ -20,7 +66,9 @@ int main(int argc, char** argv) {
       "xpuperf: telemetry, microbenchmarks, roofline and trace analysis for CPUs, NVIDIA "
       "GPUs and Google TPUs",
       "xpuperf"};
-  app.set_version_flag("--version", std::string("xpuperf ") + xpuperf::kVersion);
+  // The second line names the gzip inflater this build uses for .json.gz traces (docs/TRACES.md).
+  app.set_version_flag("--version", std::string("xpuperf ") + xpuperf::kVersion +
+                                        "\ngzip inflater: " + xpuperf::InflaterName());
   app.require_subcommand(1);
   app.footer(
       "Examples:\n"
@@ -46,6 +94,9 @@ int main(int argc, char** argv) {
   app.fallthrough();
 
   CommandActions actions;
+#if XPUPERF_ANALYZE_FRONT
+  AddAnalyzeCommand(app, actions);
+#else
   AddDevicesCommand(app, actions);
   AddMetricsCommand(app, actions);
   AddTopCommand(app, actions);
@@ -76,6 +127,7 @@ int main(int argc, char** argv) {
   AddRecordCommand(app, actions);
   AddAgentCommand(app, actions);  // says "unsupported" in builds without the agent
   AddCaptureCommand(app, actions);
+#endif
 
   // CLI11 reports a mistyped command as "A subcommand is required"; name it instead.
   const std::string first = argc > 1 ? argv[1] : "";

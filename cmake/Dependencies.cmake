@@ -26,6 +26,16 @@ macro(xpuperf_feature_off option reason)
   set(${option} OFF)
 endmacro()
 
+# core: ISA-L's isal_inflate (libisal-dev) inflates .gz inputs at ~2.6x zlib's speed; zlib is the
+# fallback when it is absent (xpuperf --version names the inflater in use).
+option(XPUPERF_WITH_ISAL "ISA-L's inflate for .gz inputs (zlib otherwise)" ON)
+if(XPUPERF_WITH_ISAL)
+  pkg_check_modules(ISAL IMPORTED_TARGET libisal)
+  if(NOT ISAL_FOUND)
+    xpuperf_feature_off(XPUPERF_WITH_ISAL "libisal not found: .gz inputs are inflated with zlib")
+  endif()
+endif()
+
 if(XPUPERF_WITH_TPU)
   # libgrpc++-dev, protobuf-compiler-grpc ship CMake configs with gRPC::grpc++ and
   # gRPC::grpc_cpp_plugin.

@@ -8,8 +8,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
+#include "xpuperf/core/input_file.h"
 #include "xpuperf/trace/hta_convention.h"
 #include "xpuperf/trace/memory_timeline.h"
 #include "xpuperf/trace/reader.h"
@@ -25,8 +27,29 @@ static void RunAnalyses(xpuperf::trace::Trace trace) {
   (void)xpuperf::trace::ComputeHtaTemporalBreakdown(run.ranks[0]);
 }
 
+// Gzip input: both inflaters must agree (the same bytes, or both fail with the same error code),
+// and what inflates is then read as a trace. The cap is small so bombs stay cheap.
+static bool InflateBothWays(std::string_view gz, std::string& text) {
+  constexpr uint64_t kCap = 1 << 20;
+  auto zlib = xpuperf::InflateGzip(gz, "fuzz", kCap, xpuperf::InflateEngine::kZlib);
+  if (xpuperf::HaveIsal()) {
+    auto isal = xpuperf::InflateGzip(gz, "fuzz", kCap, xpuperf::InflateEngine::kIsal);
+    if (zlib.ok() != isal.ok()) std::abort();
+    if (zlib.ok() && *zlib != *isal) std::abort();
+    if (!zlib.ok() && zlib.error().code != isal.error().code) std::abort();
+  }
+  if (!zlib.ok()) return false;
+  text = std::move(zlib).value();
+  return true;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
+  std::string inflated;
+  if (xpuperf::IsGzip(text)) {
+    if (!InflateBothWays(text, inflated)) return 0;
+    text = inflated;
+  }
   if (xpuperf::trace::LooksLikeMemoryTimeline(text)) {
     (void)xpuperf::trace::ParseMemoryTimeline(text, "fuzz");
     return 0;

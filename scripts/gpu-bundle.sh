@@ -66,6 +66,9 @@ pack_libraries() {  # the shared libraries an ELF file needs, as ldd resolves th
 
 for program in "${programs[@]}"; do
   name=$(basename "$program")
+  # build/xpuperf runs analyze itself and execs xpuperf-full for the rest (cli/main.cpp); that
+  # execv would bypass the packed loader, so the bundle's xpuperf is the full binary.
+  [ "$program" = xpuperf ] && [ -x "$build/xpuperf-full" ] && program=xpuperf-full
   [ -x "$build/$program" ] || { echo "gpu-bundle: $build/$program was not built" >&2; exit 1; }
   strip --strip-debug -o "$root/libexec/$name" "$build/$program"
   pack_libraries "$build/$program"

@@ -8,7 +8,7 @@
 # times faster), RSS x = xpuperf / HTA. On a shared machine the wall times of short processes
 # include run-queue waits, so the CPU ratio is the steadier figure.
 #
-# usage: scripts/hta-perf.sh XPUPERF TRACE...
+# usage: [RUNS=3] scripts/hta-perf.sh XPUPERF TRACE...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 xpuperf=$(realpath "${1:?usage: scripts/hta-perf.sh XPUPERF TRACE...}")
@@ -17,13 +17,31 @@ venv=$(bash scripts/python-env.sh hta)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 measure() {  # measure OUT CMD...: prints wall seconds, CPU seconds (user + sys), max RSS KiB
+  # Wall from date's nanoseconds around the run (/usr/bin/time's own is in 10 ms steps, too coarse
+  # for xpuperf); it includes /usr/bin/time's ~1 ms start for both tools.
+  local start end
+  start=$(date +%s.%N)
   /usr/bin/time -v -o "$1.time" "${@:2}" > /dev/null 2> "$1.err" || { echo "failed: ${*:2}" >&2; cat "$1.err" >&2; return 1; }
+  end=$(date +%s.%N)
   local wall cpu rss
-  wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,p,":"); s=0; for(i=1;i<=n;i++) s=s*60+p[i]; print s}' "$1.time")
+  wall=$(awk -v s="$start" -v e="$end" 'BEGIN {printf "%.4f", e - s}')
   cpu=$(awk -F': ' '/User time|System time/ {s+=$2} END {print s}' "$1.time")
   rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$1.time")
   echo "$wall $cpu $rss"
 }
+# median_of N CMD...: runs CMD N times (alternating the tools' runs would be fairer still); prints the
+# median wall, the median CPU and the largest RSS. RUNS=1 gives single runs.
+runs=${RUNS:-3}
+median_of() {
+  local n=$1 i out
+  shift
+  out=$(for ((i = 0; i < n; ++i)); do "$@" || exit 1; done) || return 1
+  local m=$(((n + 1) / 2))
+  echo "$(cut -d' ' -f1 <<<"$out" | sort -g | sed -n "${m}p")" \
+    "$(cut -d' ' -f2 <<<"$out" | sort -g | sed -n "${m}p")" \
+    "$(cut -d' ' -f3 <<<"$out" | sort -g | tail -1)"
+}
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), median of $runs runs each"
 printf "%-40s %6s | %7s %7s %7s | %7s %7s %6s | %7s %7s %6s\n" trace events "HTA s" "cpu s" "MiB" \
   "xp s" "cpu s" "MiB" "wall x" "cpu x" "RSS x"
 for f in "$@"; do
@@ -32,11 +50,11 @@ for f in "$@"; do
   mkdir -p "$dir"
   ln -s "$(realpath "$f")" "$dir/$name"
   events=$("$xpuperf" analyze --json -a temporal "$f" | "$venv/bin/python" -c 'import json,sys; print(sum(r["events"] for r in json.load(sys.stdin)["ranks"]))')
-  read -r hw hc hr < <(measure "$work/hta" "$venv/bin/python" -W ignore -c "
+  read -r hw hc hr < <(median_of "$runs" measure "$work/hta" "$venv/bin/python" -W ignore -c "
 import logging; logging.disable(logging.CRITICAL)
 from hta.trace_analysis import TraceAnalysis
 TraceAnalysis(trace_dir='$dir').get_temporal_breakdown(visualize=False)")
-  read -r xw xc xr < <(measure "$work/xp" "$xpuperf" analyze --convention hta -a temporal --json "$f")
+  read -r xw xc xr < <(median_of "$runs" measure "$work/xp" "$xpuperf" analyze --convention hta -a temporal --json "$f")
   awk -v n="$name" -v e="$events" -v hw="$hw" -v hc="$hc" -v hr="$hr" -v xw="$xw" -v xc="$xc" \
       -v xr="$xr" 'BEGIN {
     printf "%-40s %6d | %7.2f %7.2f %7.1f | %7.3f %7.3f %6.1f | %6.0fx %6.0fx %6.3f\n", substr(n,1,40), e,

@@ -73,3 +73,12 @@ if [ -x "$xpuperf" ] && "$xpuperf" analyze --help > /dev/null 2>&1; then
 else
   echo "xpuperf analyze          pending: $xpuperf has no analyze command"
 fi
+# The same trace as profilers write it, gzipped (MB/s are of the decompressed JSON, so the rows
+# compare): measured when TRACE.gz exists; `gzip -6 -k -n TRACE` makes it once (~90 s for 1 GB).
+if [ -f "$trace.gz" ] && [ -x "$xpuperf" ]; then
+  cat "$trace.gz" > /dev/null
+  echo "$("$xpuperf" --version | sed -n 2p), $(stat -c %s "$trace.gz") compressed bytes"
+  measure "xpuperf analyze .gz" "$xpuperf" analyze "$trace.gz" --json
+else
+  echo "xpuperf analyze .gz      skipped: no $trace.gz (gzip -6 -k -n $trace)"
+fi

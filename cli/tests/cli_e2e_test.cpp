@@ -1,7 +1,10 @@
 // End-to-end tests of the xpuperf executable: exit codes, one-line errors, valid JSON on the live
 // machine and on recorded trees.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -31,10 +34,47 @@ TEST(CliTest, VersionAndHelp) {
   auto version = RunXpuperf({"--version"});
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_EQ(version.out.rfind("xpuperf ", 0), 0u) << version.out;
+  EXPECT_NE(version.out.find("\ngzip inflater: "), std::string::npos) << version.out;
   auto help = RunXpuperf({"--help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("Examples:"), std::string::npos);
   EXPECT_NE(help.out.find("xpuperf top"), std::string::npos);
+}
+
+// build/xpuperf runs analyze itself and execs xpuperf-full for every other command: without it
+// next to the front, a command fails with one line that says what is missing.
+TEST(CliTest, FrontWithoutTheFullBinarySaysWhatIsMissing) {
+  const std::filesystem::path full = std::filesystem::path(XPUPERF_BINARY_DIR) / "xpuperf-full";
+  if (!std::filesystem::exists(full)) GTEST_SKIP() << "built without the analyze front";
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("xpuperf-front-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(std::filesystem::path(XPUPERF_BINARY_DIR) / "xpuperf", dir / "xpuperf",
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string command = (dir / "xpuperf").string() + " devices 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buffer[512];
+  while (size_t got = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, got);
+  const int status = ::pclose(pipe);
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(WEXITSTATUS(status), 1) << out;
+  EXPECT_EQ(out.rfind("xpuperf: error: cannot run ", 0), 0u) << out;
+  EXPECT_NE(out.find("xpuperf-full"), std::string::npos) << out;
+}
+
+// XPUPERF_INFLATER=zlib picks zlib over ISA-L; --version says which inflater is in use.
+TEST(CliTest, InflaterChoiceIsNamedByVersion) {
+  const std::string command =
+      "XPUPERF_INFLATER=zlib " + std::string(XPUPERF_BINARY_DIR) + "/xpuperf --version 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buffer[512];
+  while (size_t got = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, got);
+  EXPECT_EQ(WEXITSTATUS(::pclose(pipe)), 0) << out;
+  EXPECT_NE(out.find("\ngzip inflater: zlib "), std::string::npos) << out;
 }
 
 TEST(CliTest, UsageErrorsExitTwoWithOneLine) {

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -166,13 +165,9 @@ bool IsGzip(std::string_view data) {
 }
 
 Result<std::string> InflateGzip(std::string_view compressed, const std::string& path,
-                                uint64_t max_bytes) {
-  auto too_large = [&] {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     path + ": decompresses to more than " + HumanBytes(max_bytes) +
-                         " (the cap for decompressed input; raise it with "
-                         "--max-decompressed-bytes or XPUPERF_MAX_DECOMPRESSED_BYTES)");
-  };
+                                uint64_t max_bytes, InflateEngine engine) {
+  XPUPERF_ASSIGN_OR_RETURN(std::unique_ptr<GzipStream> stream,
+                           OpenGzipStream(compressed, path, max_bytes, engine));
   std::string out;
   // The gzip trailer holds the uncompressed size mod 2^32: a good first guess for the buffer,
   // bounded by deflate's ~1032:1 limit and by the cap so a forged trailer allocates nothing huge.
@@ -185,69 +180,15 @@ Result<std::string> InflateGzip(std::string_view compressed, const std::string& 
   }
   guess = std::min<uint64_t>(guess, max_bytes) + 1;
   out.resize(guess);
-  z_stream zs{};
-  if (inflateInit2(&zs, 15 + 32) != Z_OK) {
-    return MakeError(ErrorCode::kInternal, path + ": zlib initialisation failed");
-  }
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
-  // zlib counts input in uInt: feed it at most 1 GiB at a time.
-  size_t input_left = compressed.size();
-  auto feed = [&] {
-    if (zs.avail_in == 0 && input_left > 0) {
-      const size_t chunk = std::min<size_t>(input_left, 1u << 30);
-      zs.avail_in = static_cast<uInt>(chunk);
-      input_left -= chunk;
-    }
-  };
   uint64_t produced = 0;
   for (;;) {
-    feed();
-    if (produced == out.size()) {
-      if (produced > max_bytes) {
-        inflateEnd(&zs);
-        return too_large();
-      }
-      out.resize(std::min<uint64_t>(out.size() * 2, max_bytes + 1));
-    }
-    if (!CheckCancelled().ok()) {
-      inflateEnd(&zs);
-      return CheckCancelled().error();
-    }
-    zs.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
-    const uint64_t room = out.size() - produced;
-    // 64 MiB steps: the cancellation check above runs a few times a second at most speeds.
-    zs.avail_out = static_cast<uInt>(std::min<uint64_t>(room, 64u << 20));
-    const uInt before = zs.avail_out;
-    const int rc = inflate(&zs, Z_NO_FLUSH);
-    produced += before - zs.avail_out;
-    if (produced > max_bytes) {
-      inflateEnd(&zs);
-      return too_large();
-    }
-    if (rc == Z_STREAM_END) {
-      feed();
-      // Another gzip member may follow (concatenated .gz files decompress to their concatenation).
-      if (zs.avail_in > 0 && zs.next_in[0] == 0x1f) {
-        if (inflateReset(&zs) != Z_OK) break;
-        continue;
-      }
-      break;
-    }
-    if (rc == Z_BUF_ERROR && zs.avail_in == 0 && input_left == 0) {
-      inflateEnd(&zs);
-      return MakeError(ErrorCode::kParse, path + ": gzip data truncated at compressed byte " +
-                                              std::to_string(compressed.size()) + " (after " +
-                                              std::to_string(produced) + " decompressed bytes)");
-    }
-    if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      const size_t at = compressed.size() - input_left - zs.avail_in;
-      const std::string why = zs.msg ? zs.msg : "error " + std::to_string(rc);
-      inflateEnd(&zs);
-      return MakeError(ErrorCode::kParse, path + ": corrupt gzip data at compressed byte " +
-                                              std::to_string(at) + ": " + why);
-    }
+    if (produced == out.size()) out.resize(std::min<uint64_t>(out.size() * 2, max_bytes + 1));
+    // 64 MiB steps: the stream checks cancellation on each, a few times a second at most speeds.
+    const size_t step = std::min<uint64_t>(out.size() - produced, 64u << 20);
+    XPUPERF_ASSIGN_OR_RETURN(size_t got, stream->Read(out.data() + produced, step));
+    if (got == 0) break;
+    produced += got;
   }
-  inflateEnd(&zs);
   out.resize(produced);
   return out;
 }

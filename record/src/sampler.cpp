@@ -10,6 +10,9 @@ namespace xpuperf::record {
 namespace {
 
 constexpr double kNsPerSecond = 1e9;
+// A metric that no device supports (no RAPL here, no clock-event reasons on a CPU) is asked again
+// only this often: a reason such as a missing sensor or a permission does not change at 1 kHz.
+constexpr double kUnsupportedRetryS = 1.0;
 
 bool IsCpuDevice(std::string_view device) { return device.starts_with("cpu"); }
 
@@ -46,6 +49,7 @@ const std::vector<MetricSchedule>& RecordSchedule() {
 Sampler::Sampler(Session& session, SamplerOptions options, const Clock& clock)
     : session_(session), options_(std::move(options)), clock_(clock) {
   last_taken_ns_.assign(RecordSchedule().size(), INT64_MIN);
+  retry_unsupported_ns_.assign(RecordSchedule().size(), INT64_MIN);
   if (options_.job_pid > 0) job_.emplace(options_.root, options_.job_pid, options_.page_size_bytes);
 }
 
@@ -69,6 +73,7 @@ Result<Tick> Sampler::Sample(SeriesTable& table) {
     const double period_s = std::max(0.0, schedule[i].min_period_s - tick_s / 2);
     const auto period_ns = static_cast<int64_t>(period_s * kNsPerSecond);
     if (last_taken_ns_[i] != INT64_MIN && tick.mono_ns - last_taken_ns_[i] < period_ns) continue;
+    if (tick.mono_ns < retry_unsupported_ns_[i]) continue;
     last_taken_ns_[i] = tick.mono_ns;
     due.push_back(schedule[i].metric);
   }
@@ -99,6 +104,7 @@ Result<Tick> Sampler::Sample(SeriesTable& table) {
   if (due.empty()) return tick;
   XPUPERF_ASSIGN_OR_RETURN(std::vector<Reading> readings, session_.Collect(due));
   AddReadings(readings, job_pids_, table, tick);
+  BackOffUnsupported(due, readings, tick.mono_ns);
   return tick;
 }
 
@@ -125,10 +131,14 @@ void Sampler::AddReadings(const std::vector<Reading>& readings, const std::vecto
       }
     }
     if (reading.state != ReadingState::kOk) {
-      unavailable_[key] = Unavailable{reading.metric, reading.device, reading.reason};
+      // Asked again at every due tick: only a new reason is copied.
+      auto [it, added] = unavailable_.try_emplace(key);
+      if (added || it->second.reason != reading.reason) {
+        it->second = Unavailable{reading.metric, reading.device, reading.reason};
+      }
       continue;
     }
-    ever_ok_[key] = true;
+    if (auto it = ever_ok_.find(key); it == ever_ok_.end()) ever_ok_.emplace(key, true);
     for (const xpuperf::Sample& s : reading.samples) {
       if (s.is_distribution() || !std::isfinite(s.scalar())) continue;
       tick.values.push_back({table.Intern(reading.metric, reading.device, s.labels), s.scalar()});
@@ -137,6 +147,21 @@ void Sampler::AddReadings(const std::vector<Reading>& readings, const std::vecto
         capacity_[reading.device] = bytes;
         if (IsCpuDevice(reading.device) && host_memory_bytes_ == 0) host_memory_bytes_ = bytes;
       }
+    }
+  }
+}
+
+void Sampler::BackOffUnsupported(const std::vector<std::string>& due,
+                                 const std::vector<Reading>& readings, int64_t now_ns) {
+  const auto& schedule = RecordSchedule();
+  for (size_t i = 0; i < schedule.size(); ++i) {
+    if (std::find(due.begin(), due.end(), schedule[i].metric) == due.end()) continue;
+    bool any_ok = false;
+    for (const Reading& r : readings) {
+      if (r.metric == schedule[i].metric && r.state != ReadingState::kUnsupported) any_ok = true;
+    }
+    if (!any_ok) {
+      retry_unsupported_ns_[i] = now_ns + static_cast<int64_t>(kUnsupportedRetryS * kNsPerSecond);
     }
   }
 }

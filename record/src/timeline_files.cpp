@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 #include "xpuperf/core/json.h"
@@ -114,6 +116,7 @@ TimelineFiles& TimelineFiles::operator=(TimelineFiles&& other) noexcept {
   trace_has_events_ = other.trace_has_events_;
   announced_ = other.announced_;
   devices_ = std::move(other.devices_);
+  series_text_ = std::move(other.series_text_);
   return *this;
 }
 
@@ -192,57 +195,73 @@ void TimelineFiles::Announce(const SeriesTable& table) {
                               {"unit", s.unit}})
                   .dump() +
               "\n";
+    SeriesText text;
+    text.csv_middle = ",";
+    AppendCsvField(text.csv_middle, s.device);
+    text.csv_middle += ',';
+    AppendCsvField(text.csv_middle, s.metric);
+    text.csv_middle += ',';
+    AppendCsvField(text.csv_middle, LabelText(s.labels));
+    text.csv_middle += ',';
+    text.csv_unit = "," + s.unit + "\n";
+    text.trace_name = nlohmann::json(s.metric + (s.unit.empty() ? "" : " (" + s.unit + ")")).dump();
+    text.trace_arg = nlohmann::json(s.detail.empty() ? "value" : s.detail).dump();
+    text.per_core = s.labels.Has("core");
+    series_text_.push_back(std::move(text));
   }
 }
 
+// Formatting appends straight into the pending buffers (no temporary strings per value); the
+// series' fixed parts come from series_text_. Values use fmt's shortest round-trip form.
 void TimelineFiles::Append(const Tick& tick, const SeriesTable& table) {
   Announce(table);
   const double elapsed = static_cast<double>(tick.wall_ns - start_wall_ns_) / 1e9;
-  jsonl_ += fmt::format("{{\"type\":\"tick\",\"wall_ns\":{},\"mono_ns\":{},\"values\":[",
-                        tick.wall_ns, tick.mono_ns);
+  auto jsonl = std::back_inserter(jsonl_);
+  auto csv = std::back_inserter(csv_);
+  fmt::format_to(jsonl, "{{\"type\":\"tick\",\"wall_ns\":{},\"mono_ns\":{},\"values\":[",
+                 tick.wall_ns, tick.mono_ns);
+  // The CSV row's time columns are the same for every value of the tick.
+  char stamp[64];
+  const auto stamp_end = fmt::format_to_n(stamp, sizeof(stamp), "{},{:.6f}", tick.wall_ns, elapsed);
+  const std::string_view stamp_text(stamp, std::min(stamp_end.size, sizeof(stamp)));
   for (size_t i = 0; i < tick.values.size(); ++i) {
     const TickValue& v = tick.values[i];
-    const Series& s = table[v.series];
-    jsonl_ += fmt::format("{}[{},{}]", i == 0 ? "" : ",", v.series, v.value);
-    csv_ += fmt::format("{},{:.6f},", tick.wall_ns, elapsed);
-    AppendCsvField(csv_, s.device);
-    csv_ += ',';
-    AppendCsvField(csv_, s.metric);
-    csv_ += ',';
-    AppendCsvField(csv_, LabelText(s.labels));
-    csv_ += fmt::format(",{},{}\n", v.value, s.unit);
+    const SeriesText& text = series_text_[v.series];
+    if (i != 0) jsonl_ += ',';
+    fmt::format_to(jsonl, "[{},{}]", v.series, v.value);
+    csv_ += stamp_text;
+    csv_ += text.csv_middle;
+    fmt::format_to(csv, "{}", v.value);
+    csv_ += text.csv_unit;
   }
   jsonl_ += "]}\n";
   // Chrome counters: one event per (device, metric) with its series as args; per-core series stay
   // in the CSV/JSONL (hundreds of tracks would bury the rest).
-  std::string current_device, current_metric;
-  bool open = false;
+  auto trace = std::back_inserter(trace_);
+  const Series* current = nullptr;
   for (const TickValue& v : tick.values) {
+    const SeriesText& text = series_text_[v.series];
+    if (text.per_core) continue;
     const Series& s = table[v.series];
-    if (s.labels.Has("core")) continue;
-    if (open && (s.device != current_device || s.metric != current_metric)) {
+    if (current != nullptr && (s.device != current->device || s.metric != current->metric)) {
       trace_ += "}}";
-      open = false;
+      current = nullptr;
     }
-    if (!open) {
+    if (current == nullptr) {
       const int pid = TracePid(s.device);
-      trace_ += fmt::format(
-          "{}{{\"ph\":\"C\",\"name\":{},\"pid\":{},\"tid\":0,\"ts\":{}.{:03},"
-          "\"args\":{{",
-          trace_has_events_ ? ",\n" : "",
-          nlohmann::json(s.metric + (s.unit.empty() ? "" : " (" + s.unit + ")")).dump(), pid,
-          tick.wall_ns / 1000, tick.wall_ns % 1000);
+      if (trace_has_events_) trace_ += ",\n";
+      fmt::format_to(trace,
+                     "{{\"ph\":\"C\",\"name\":{},\"pid\":{},\"tid\":0,\"ts\":{}.{:03},\"args\":{{",
+                     text.trace_name, pid, tick.wall_ns / 1000, tick.wall_ns % 1000);
       trace_has_events_ = true;
-      current_device = s.device;
-      current_metric = s.metric;
-      open = true;
+      current = &s;
     } else {
-      trace_ += ",";
+      trace_ += ',';
     }
-    trace_ +=
-        fmt::format("{}:{}", nlohmann::json(s.detail.empty() ? "value" : s.detail).dump(), v.value);
+    trace_ += text.trace_arg;
+    fmt::format_to(trace, ":{}", v.value);
   }
-  if (open) trace_ += "}}";
+  if (current != nullptr) trace_ += "}}";
 }
 
 Status TimelineFiles::Flush() {

@@ -12,6 +12,7 @@
 #include "energy_meter.h"
 #include "process_monitor.h"
 #include "xpuperf/core/metric_catalog.h"
+#include "xpuperf/cpu/hwmon.h"
 #include "xpuperf/cpu/meminfo.h"
 #include "xpuperf/cpu/proc_stat.h"
 
@@ -122,7 +123,7 @@ class CpuBackend final : public Backend {
   Reading MemoryUsed(CollectContext& c) { return MemoryUsedReading(c.Memory(), c.wall_ns); }
   Reading QueueSize(CollectContext& c) { return QueueSizeReading(c.Stat(), c.wall_ns); }
   Reading ClockFrequency(CollectContext& c) { return ClockReading(root_, cpus_, c.wall_ns); }
-  Reading Temperature(CollectContext& c) { return TemperatureReading(root_, c.wall_ns); }
+  Reading Temperature(CollectContext& c);
   Reading Errors(CollectContext& c) { return ErrorsReading(root_, c.wall_ns); }
   Reading Power(CollectContext& c) { return energy_.Power(c.now_ns, c.wall_ns); }
   Reading Energy(CollectContext& c) { return energy_.Energy(c.now_ns, c.wall_ns); }
@@ -162,7 +163,27 @@ class CpuBackend final : public Backend {
   int64_t last_simd_ns_;
   EnergyMeter energy_;
   ProcessMonitor processes_;
+  // The hwmon chips and channels, listed at most every kHwmonRescanNs (a listing is two directory
+  // reads and a name/label read per chip: too much for every sample at 10 Hz and more); a chip
+  // that appears (a hot-plugged drive) shows up at the next listing, one whose read fails
+  // forces the next Collect to list again.
+  std::vector<HwmonChip> hwmon_chips_;
+  int64_t hwmon_listed_ns_ = 0;
+  bool hwmon_listed_ = false;
 };
+
+constexpr int64_t kHwmonRescanNs = 10'000'000'000;
+
+Reading CpuBackend::Temperature(CollectContext& c) {
+  if (!hwmon_listed_ || c.now_ns - hwmon_listed_ns_ >= kHwmonRescanNs) {
+    hwmon_chips_ = ListHwmonChips(root_);
+    hwmon_listed_ns_ = c.now_ns;
+    hwmon_listed_ = true;
+  }
+  Reading reading = TemperatureReading(hwmon_chips_, c.wall_ns);
+  if (reading.state != ReadingState::kOk) hwmon_listed_ = false;
+  return reading;
+}
 
 const std::vector<CpuBackend::MetricHandler>& CpuBackend::Handlers() {
   // Catalog order.

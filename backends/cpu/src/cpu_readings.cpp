@@ -96,12 +96,12 @@ Reading ClockReading(const std::string& root, const std::vector<int>& cpus, int6
   return reading;
 }
 
-Reading TemperatureReading(const std::string& root, int64_t wall_ns) {
+Reading TemperatureReading(const std::vector<HwmonChip>& chips, int64_t wall_ns) {
   Reading reading = OkReading(metrics::kTemperature);
   std::set<std::string> used_sensor_names;
   std::optional<Error> first_error;
   bool any_channel = false;
-  for (const HwmonChip& chip : ListHwmonChips(root)) {
+  for (const HwmonChip& chip : chips) {
     for (const HwmonChannel& channel : chip.channels) {
       if (channel.kind != HwmonChannelKind::kTemperature) continue;
       any_channel = true;

@@ -9,6 +9,7 @@
 
 #include "xpuperf/core/sample.h"
 #include "xpuperf/core/status.h"
+#include "xpuperf/cpu/hwmon.h"
 #include "xpuperf/cpu/meminfo.h"
 #include "xpuperf/cpu/proc_stat.h"
 
@@ -34,7 +35,8 @@ Reading QueueSizeReading(const Result<ProcStat>& stat, int64_t wall_ns);
 // clock_hertz per logical CPU: cpufreq scaling_cur_freq, else "cpu MHz" of /proc/cpuinfo.
 Reading ClockReading(const std::string& root, const std::vector<int>& cpus, int64_t wall_ns);
 // temperature_celsius per hwmon temperature channel, sensor="<chip name>/<label or tempN>".
-Reading TemperatureReading(const std::string& root, int64_t wall_ns);
+// Every temperature channel of `chips` (ListHwmonChips), read now.
+Reading TemperatureReading(const std::vector<HwmonChip>& chips, int64_t wall_ns);
 // errors_total from EDAC: type="ecc_corrected" and type="ecc_uncorrected".
 Reading ErrorsReading(const std::string& root, int64_t wall_ns);
 

@@ -94,7 +94,12 @@ void EnergyMeter::RefreshCounters(int64_t now_ns) {
   if (now_ns == last_refresh_ns_) return;
   last_refresh_ns_ = now_ns;
   for (Counter& counter : counters_) {
-    Result<uint64_t> raw = ReadUnsignedFile(counter.path);
+    if (!counter.file) {  // opened on first use; a failed open is retried on the next read
+      Result<SysfsAttribute> file = SysfsAttribute::Open(counter.path);
+      if (file.ok()) counter.file.emplace(std::move(file).value());
+    }
+    Result<uint64_t> raw =
+        counter.file ? counter.file->ReadUnsigned() : ReadUnsignedFile(counter.path);
     counter.read_ok = raw.ok();
     if (!raw.ok()) {
       last_error_ = raw.error();

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "xpuperf/core/gzip_stream.h"
 #include "xpuperf/core/status.h"
 
 namespace xpuperf {
@@ -59,11 +60,13 @@ Result<std::string> ReadInputFile(const std::string& path,
 // True when `data` starts with the gzip magic bytes.
 bool IsGzip(std::string_view data);
 
-// Inflates gzip data (several members are concatenated). kInvalidArgument naming `path`, the cap
-// and how to raise it when the output would exceed max_bytes; kParse for corrupt or truncated
-// data; the error of CheckCancelled() when cancellation was requested meanwhile.
+// Inflates gzip data whole (several members are concatenated), with the engine of
+// xpuperf/core/gzip_stream.h (ISA-L when built with it, else zlib; `engine` picks one for tests
+// and benchmarks). kInvalidArgument naming `path`, the cap and how to raise it when the output
+// would exceed max_bytes; kParse for corrupt or truncated data; the error of CheckCancelled()
+// when cancellation was requested meanwhile.
 Result<std::string> InflateGzip(std::string_view compressed, const std::string& path,
-                                uint64_t max_bytes);
+                                uint64_t max_bytes, InflateEngine engine = InflateEngine::kBest);
 
 // The process-wide cap for decompressed input, in bytes (see the policy above).
 uint64_t MaxDecompressedBytes();

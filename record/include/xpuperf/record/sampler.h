@@ -67,11 +67,16 @@ class Sampler {
   void AddReadings(const std::vector<Reading>& readings, const std::vector<int>& job_pids,
                    SeriesTable& table, Tick& tick);
 
+  // Metrics that every device reported unsupported are skipped until their retry time.
+  void BackOffUnsupported(const std::vector<std::string>& due, const std::vector<Reading>& readings,
+                          int64_t now_ns);
+
   Session& session_;
   SamplerOptions options_;
   const Clock& clock_;
   std::optional<JobTree> job_;
-  std::vector<int64_t> last_taken_ns_;  // per RecordSchedule() entry; INT64_MIN = never
+  std::vector<int64_t> last_taken_ns_;         // per RecordSchedule() entry; INT64_MIN = never
+  std::vector<int64_t> retry_unsupported_ns_;  // per entry: not asked before this (monotonic ns)
   int64_t next_rescan_ns_ = INT64_MIN;
   int64_t last_job_read_ns_ = INT64_MIN;
   std::vector<int> job_pids_;

@@ -58,14 +58,24 @@ class TimelineFiles {
   int TracePid(const std::string& device);
   void CloseAll();
 
+  // A series' fixed text, formatted once when it is announced rather than at every tick.
+  struct SeriesText {
+    std::string csv_middle;  // ",device,metric,labels," (CSV-quoted)
+    std::string csv_unit;    // "," + unit + "\n"
+    std::string trace_name;  // JSON string: "metric (unit)"
+    std::string trace_arg;   // JSON string: the series' detail, or "value"
+    bool per_core = false;   // kept out of the Chrome trace
+  };
+
   std::string dir_;
   int csv_fd_ = -1, jsonl_fd_ = -1, trace_fd_ = -1;
   int64_t start_wall_ns_ = 0;
   std::string csv_, jsonl_, trace_;  // pending complete lines
   int64_t trace_end_ = 0;            // offset where the events end (the closing follows)
   bool trace_has_events_ = false;
-  size_t announced_ = 0;              // series already described in timeline.jsonl
-  std::vector<std::string> devices_;  // Chrome-trace pid = index + 1
+  size_t announced_ = 0;                 // series already described in timeline.jsonl
+  std::vector<std::string> devices_;     // Chrome-trace pid = index + 1
+  std::vector<SeriesText> series_text_;  // by series index
 };
 
 }  // namespace xpuperf::record
