@@ -119,5 +119,5 @@ def test_bad_input(tmp_path):
 def test_not_implemented_is_said(trace_dir, tmp_path):
     path = os.path.join(trace_dir, "critical_path__simple_add__benchmark_result_493459_1694039959_trace.json.gz")
     analysis = XpuperfAnalysis(trace_dir=_single(tmp_path, path))
-    with pytest.raises(NotImplementedError, match="get_frequent_cuda_kernel_sequences"):
-        analysis.get_frequent_cuda_kernel_sequences("aten::mm", 3)
+    with pytest.raises(NotImplementedError, match="get_trace_diff"):
+        analysis.get_trace_diff()

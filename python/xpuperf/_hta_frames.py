@@ -28,6 +28,10 @@ _HOST_WAIT, _KERNEL_WAIT, _OTHER = 0, 1, 2
 _IDLE_NAMES = {_HOST_WAIT: "host_wait", _KERNEL_WAIT: "kernel_wait", _OTHER: "other"}
 
 
+# TraceEvent::hta_flags bits (trace.h): the event gave its pid / tid as a string.
+_STRING_PID, _STRING_TID = 16, 32
+
+
 def _downcast_dtype(value_range, wide: bool = False):
     """The integer dtype pandas' to_numeric(downcast="integer") gives a column whose values span
     `value_range` ((min, max) or None when empty): HTA downcasts every integer column of the
@@ -44,14 +48,14 @@ def _downcast_dtype(value_range, wide: bool = False):
     return np.int64
 
 
-def _thread_ids(values: np.ndarray, value_range, any_string: bool, strings):
+def _thread_ids(values: np.ndarray, value_range, any_string: bool, strings, is_string):
     """HTA's pid or tid column: the trace's integers (downcast), or, when some element of
-    traceEvents gave a string (the reader stores it as -(1 + string id)), a column of Python
-    objects, ints and strings, as pandas builds it."""
+    traceEvents gave a string (the reader stores it as -(1 + string id) and flags the event,
+    `is_string`), a column of Python objects, ints and strings, as pandas builds it."""
     if not any_string:
         return values.astype(_downcast_dtype(value_range))
-    return np.array([strings[-1 - v] if v < 0 else int(v) for v in values.tolist()],
-                    dtype=object)
+    return np.array([strings[-1 - v] if text else int(v)
+                     for v, text in zip(values.tolist(), is_string.tolist())], dtype=object)
 
 
 def rank_frame(pd, events, info, dropped_last_step: bool):
@@ -105,9 +109,9 @@ def rank_frame(pd, events, info, dropped_last_step: bool):
     return pd.DataFrame({
         "memory_bw_gbps": gbps,
         "pid": _thread_ids(events["pid"][order], ranges["pid"], info["string_pids"],
-                           events["strings"]),
+                           events["strings"], (events["hta_flags"][order] & _STRING_PID) != 0),
         "tid": _thread_ids(events["tid"][order], ranges["tid"], info["string_tids"],
-                           events["strings"]),
+                           events["strings"], (events["hta_flags"][order] & _STRING_TID) != 0),
         "ts": ts.astype(ts_dtype),
         "dur": dur.astype(dur_dtype),
         "stream": stream_values.astype(stream_dtype),

@@ -10,7 +10,8 @@ include_last_profiler_step; docs/TRACES.md lists each rule), so the methods retu
 DataFrames: the same columns, dtypes and values (python/tests/test_hta_parity.py compares them
 with HTA itself). The temporal breakdown is computed natively; the others in pandas over the
 native reader's event columns, following HTA's definitions. `visualize` is accepted and ignored
-(no plots). Methods of HTA not listed in IMPLEMENTED raise NotImplementedError.
+(no plots). Methods of HTA not listed in IMPLEMENTED raise NotImplementedError. TraceDiff,
+LabeledTrace and DeviceType stand for hta.trace_diff's (compare_traces, ops_diff).
 """
 
 from __future__ import annotations
@@ -19,16 +20,18 @@ import os
 import tempfile
 from typing import Dict, List, Optional, Tuple
 
-from xpuperf import _hta_frames
+from xpuperf import _hta_call_stacks, _hta_frames
+from xpuperf._hta_trace_diff import DeviceType, LabeledTrace, TraceDiff
 from xpuperf._native import native
 
-__all__ = ["TraceAnalysis", "IMPLEMENTED"]
+__all__ = ["TraceAnalysis", "IMPLEMENTED", "TraceDiff", "LabeledTrace", "DeviceType"]
 
 DEFAULT_TRACE_DIR = "/tmp/trace"  # HTA's default
 IMPLEMENTED = ("get_temporal_breakdown", "get_comm_comp_overlap", "get_gpu_kernel_breakdown",
                "get_profiler_steps", "get_idle_time_breakdown", "get_cuda_kernel_launch_stats",
                "get_queue_length_time_series", "get_queue_length_summary",
-               "get_memory_bw_time_series", "get_memory_bw_summary")
+               "get_memory_bw_time_series", "get_memory_bw_summary",
+               "get_frequent_cuda_kernel_sequences")
 
 _COMPUTATION = "COMPUTATION"
 _COMMUNICATION = "COMMUNICATION"
@@ -54,6 +57,7 @@ class TraceAnalysis:
         path = os.fspath(trace_dir)
         self._tmp = None
         forced_ranks: Dict[str, int] = {}
+        self._originals: Dict[str, str] = {}  # link -> the file it stands for
         if trace_files:
             # Only the files named, each as the rank given: a directory of links to them.
             self._tmp = tempfile.TemporaryDirectory(prefix="xpuperf-hta-")
@@ -64,6 +68,7 @@ class TraceAnalysis:
                 link = os.path.join(self._tmp.name, f"{int(rank)}-{os.path.basename(source)}")
                 os.symlink(os.path.abspath(source), link)
                 forced_ranks[link] = int(rank)
+                self._originals[link] = source
             path = self._tmp.name
         elif not os.path.exists(path):
             raise FileNotFoundError(f"trace directory not found: {path}")
@@ -354,6 +359,38 @@ class TraceAnalysis:
             if match:
                 steps.add(int(match.group(1)))
         return sorted(steps)
+
+    def get_frequent_cuda_kernel_sequences(self, operator_name: str, output_dir: str,
+                                           min_pattern_len: int = 3, rank: int = 0,
+                                           top_k: int = 5, visualize: bool = False,
+                                           compress_other_kernels: bool = True):
+        """The CUDA kernel sequences launched under the shallowest CPU ops whose name contains
+        `operator_name` (those with at least `min_pattern_len` GPU ops under them): per pattern
+        ("op|kernel|kernel...") its count and the GPU and CPU time it adds up (µs), by count.
+        Writes output_dir/overlaid_<trace file> (gzip JSON) with args.Patterns on the events of
+        the top_k patterns, as HTA. An empty DataFrame where HTA returns one (no operator name,
+        output_dir not a writable directory, no such op); ValueError for an unknown rank."""
+        pd = _pandas()
+        if not operator_name:
+            return pd.DataFrame()
+        if not (output_dir and os.path.isdir(output_dir) and os.access(output_dir, os.R_OK)
+                and os.access(output_dir, os.W_OK)):
+            return pd.DataFrame()
+        index = next((i for i in self._order if self._ranks[i] == rank), None)
+        if index is None:
+            raise ValueError("No rank was found for the trace.")
+        counts, durations, occurrences = _hta_call_stacks.frequent_sequences(
+            pd, self._frame(index), operator_name, min_pattern_len)
+        if not counts:
+            return pd.DataFrame()
+        patterns = _hta_call_stacks.patterns_frame(pd, counts, durations, occurrences)
+        top_k = min(top_k, len(patterns))
+        source = self._infos[index]["source"]
+        source = self._originals.get(source, source)
+        output_file = os.path.join(output_dir, "overlaid_" + os.path.basename(source))
+        _hta_call_stacks.write_overlaid_trace(pd, source, output_file, patterns[:top_k],
+                                              compress_other_kernels)
+        return patterns.drop("pattern_indices", axis=1)
 
     def __getattr__(self, name: str):
         if name.startswith("get_") or name in ("critical_path_analysis",

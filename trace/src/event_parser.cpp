@@ -470,6 +470,7 @@ Status EventParser::ParseEvent(od::object object) {
             id = InternId(text);
             // HTA's pid/tid column is then of Python objects (idempotent: no rollback needed).
             (Is(key, "pid") ? trace_.string_pids : trace_.string_tids) = true;
+            event.hta_flags |= Is(key, "pid") ? kHtaStringPid : kHtaStringTid;
           } else if (IntegerOf(value, &number)) {
             id = static_cast<int32_t>(number);
           }

@@ -86,6 +86,9 @@ enum HtaFlags : uint8_t {
   kHtaNoCategory = 1,        // no `cat` (HTA drops the row)
   kHtaNoDuration = 2,        // no `dur` (instants, B/E pairs: HTA drops the row)
   kHtaStreamNotInteger = 4,  // args.stream a string Python's int() rejects ("0x0"): HTA reads -1
+  // 8 is kHtaStreamWide (hta_convention.h).
+  kHtaStringPid = 16,  // pid given as a string: TraceEvent::pid is then -(1 + its string id)
+  kHtaStringTid = 32,  // same for tid (a negative integer tid stays as it is)
 };
 
 // One `X` (complete) or `i` (instant) event. 88 bytes; ids index Trace::strings.
