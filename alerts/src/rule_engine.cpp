@@ -9,7 +9,7 @@
 namespace xpuperf::alerts {
 namespace {
 
-constexpr int64_t kResolvedRetentionMs = 15 * 60 * 1000;  // Prometheus' resolvedRetention
+constexpr int64_t kResolvedRetentionMs = int64_t{15} * 60 * 1000;  // Prometheus' resolvedRetention
 
 // Reads the caller's series and the recorded ones as one source.
 class LayeredSource : public SeriesSource {
@@ -107,7 +107,7 @@ std::vector<RuleEvalError> RuleEngine::EvalRule(const Rule& rule, const RuleGrou
       for (const TemplatedPair& label : rule.labels) s.labels.Set(label.name, label.source);
       recorded_.Append(s.labels, {t_ms, s.value});
     }
-    recorded_.Trim(t_ms - 60 * 60 * 1000);  // recorded history kept for an hour
+    recorded_.Trim(t_ms - int64_t{60} * 60 * 1000);  // recorded history kept for an hour
     shared_.Clear();                        // results kept so far may read what was written
     return errors;
   }
