@@ -108,7 +108,7 @@ std::vector<RuleEvalError> RuleEngine::EvalRule(const Rule& rule, const RuleGrou
       recorded_.Append(s.labels, {t_ms, s.value});
     }
     recorded_.Trim(t_ms - int64_t{60} * 60 * 1000);  // recorded history kept for an hour
-    shared_.Clear();                        // results kept so far may read what was written
+    shared_.Clear();  // results kept so far may read what was written
     return errors;
   }
 
