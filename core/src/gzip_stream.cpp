@@ -9,20 +9,11 @@
 #include <optional>
 
 #include "gzip_stream_isal.h"
+#include "human_bytes.h"
 #include "xpuperf/core/cancellation.h"
 
 namespace xpuperf {
 namespace {
-
-std::string HumanBytes(uint64_t bytes) {
-  char text[64];
-  if (bytes >= (1ull << 30)) {
-    std::snprintf(text, sizeof text, "%.1f GiB", double(bytes) / double(1ull << 30));
-  } else {
-    std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / double(1ull << 20));
-  }
-  return text;
-}
 
 // zlib counts input and output in uInt: it is given at most 1 GiB of either per call.
 constexpr size_t kMaxStep = size_t{1} << 30;

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "human_bytes.h"
 #include "xpuperf/core/cancellation.h"
 
 namespace xpuperf {
@@ -42,16 +43,6 @@ uint64_t DefaultMaxDecompressedBytes() {
 std::atomic<uint64_t>& MaxDecompressed() {
   static std::atomic<uint64_t> bytes{DefaultMaxDecompressedBytes()};
   return bytes;
-}
-
-std::string HumanBytes(uint64_t bytes) {
-  char text[64];
-  if (bytes >= (1ull << 30)) {
-    std::snprintf(text, sizeof text, "%.1f GiB", double(bytes) / double(1ull << 30));
-  } else {
-    std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / double(1ull << 20));
-  }
-  return text;
 }
 
 }  // namespace
