@@ -45,14 +45,14 @@ Result<DynamicLibrary> DynamicLibrary::Open(const std::vector<std::string>& cand
 DynamicLibrary::DynamicLibrary(DynamicLibrary&& other) noexcept
     : handle_(std::exchange(other.handle_, nullptr)),
       path_(std::move(other.path_)),
-      options_(other.options_) {}
+      options_(std::move(other.options_)) {}
 
 DynamicLibrary& DynamicLibrary::operator=(DynamicLibrary&& other) noexcept {
   if (this != &other) {
     Close();
     handle_ = std::exchange(other.handle_, nullptr);
     path_ = std::move(other.path_);
-    options_ = other.options_;
+    options_ = std::move(other.options_);
   }
   return *this;
 }
