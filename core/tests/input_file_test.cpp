@@ -4,11 +4,12 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+
+#include "gzip_test_data.h"
 
 namespace xpuperf {
 namespace {
@@ -31,20 +32,6 @@ class InputFileTest : public ::testing::Test {
   }
   fs::path dir_;
 };
-
-std::string Gzip(const std::string& text) {
-  z_stream zs{};
-  deflateInit2(&zs, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, text.size()) + 64, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  zs.avail_in = static_cast<uInt>(text.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
 
 TEST_F(InputFileTest, NonRegularFilesAreRefusedWithoutBlocking) {
   ASSERT_EQ(::mkfifo(Path("fifo").c_str(), 0600), 0);
@@ -101,7 +88,7 @@ TEST_F(InputFileTest, SizeCapsAreEnforced) {
 
 TEST_F(InputFileTest, GzipBombStopsAtTheCap) {
   // 64 MiB of zeros compress to ~64 KiB; a 1 MiB cap stops it after one step.
-  const std::string bomb = Gzip(std::string(64 << 20, '\0'));
+  const std::string bomb = Gzip(std::string(64 << 20, '\0'), 9);
   ASSERT_LT(bomb.size(), 1u << 20);
   auto inflated = InflateGzip(bomb, "bomb.json.gz", 1 << 20);
   ASSERT_FALSE(inflated.ok());
