@@ -9,8 +9,10 @@
 #include <atomic>
 #include <cerrno>
 #include <cmath>
+#include <memory>
 #include <ostream>
 
+#include "xpuperf/core/metric_catalog.h"
 #include "xpuperf/core/output_file.h"
 #include "xpuperf/record/accumulator.h"
 #include "xpuperf/record/html_report.h"
@@ -97,7 +99,9 @@ class Recording {
 
  private:
   Status TakeSample();
+  void AddBmcReadings();
   nlohmann::json Summary(bool partial) const;
+  nlohmann::json BmcSummary() const;
   double CpuSecondsUsed() const;
 
   Session& session_;
@@ -106,6 +110,7 @@ class Recording {
   SeriesTable table_;
   TimelineAccumulator stats_;
   std::optional<Sampler> sampler_;
+  std::unique_ptr<BmcPowerSource> bmc_;
   TimelineFiles files_;
   int job_pid_ = 0;
   std::optional<JobExit> exit_;
@@ -125,8 +130,25 @@ double ProcessCpuSeconds() {
 
 double Recording::CpuSecondsUsed() const { return ProcessCpuSeconds() - start_cpu_s_; }
 
+void Recording::AddBmcReadings() {
+  if (!bmc_) return;
+  // Each reading is a tick of its own at the instant ipmitool answered, which lies between the
+  // previous tick and the one about to be taken (taken after this), so the ticks stay in order.
+  for (const BmcSample& sample : bmc_->TakeNew()) {
+    Tick tick;
+    tick.mono_ns = sample.mono_ns;
+    tick.wall_ns = sample.wall_ns;
+    Labels labels;
+    labels.Set(labels::kDomain, sample.domain);
+    tick.values.push_back({table_.Intern(metrics::kPower, kBmcDevice, labels), sample.watts});
+    files_.Append(tick, table_);
+    stats_.Add(tick, table_);
+  }
+}
+
 Status Recording::TakeSample() {
   ++polls_;
+  AddBmcReadings();
   XPUPERF_ASSIGN_OR_RETURN(Tick tick, sampler_->Sample(table_));
   // A tick where no source was due (1 kHz, nothing faster than 10 ms here) holds nothing to keep.
   if (tick.values.empty()) return Status::Ok();
@@ -145,12 +167,31 @@ nlohmann::json Recording::Summary(bool partial) const {
   in.partial = partial;
   in.exit = exit_;
   in.unavailable = sampler_->NeverAvailable();
+  if (bmc_ && bmc_->readings() == 0) {
+    in.unavailable.push_back(
+        Unavailable{std::string(metrics::kPower), std::string(kBmcDevice), bmc_->reason()});
+  }
+  in.bmc = BmcSummary();
   in.capacity_bytes = sampler_->device_memory_bytes();
   in.peak_job_processes = sampler_->peak_job_processes();
   in.polls = polls_;
   in.recorder_cpu_seconds = CpuSecondsUsed();
   in.recorder_wall_seconds = static_cast<double>(MonotonicNow() - start_ns_) / 1e9;
   return BuildSummary(in);
+}
+
+nlohmann::json Recording::BmcSummary() const {
+  if (!bmc_) return nullptr;
+  nlohmann::json out;
+  out["method"] = bmc_->method().empty() ? nlohmann::json(nullptr) : nlohmann::json(bmc_->method());
+  out["poll_period_seconds"] = bmc_->period_s();
+  const std::optional<double> window = bmc_->bmc_sampling_period_s();
+  out["bmc_sampling_period_seconds"] = window ? nlohmann::json(*window) : nlohmann::json(nullptr);
+  out["readings"] = bmc_->readings();
+  out["failed_calls"] = bmc_->failed_calls();
+  const std::string reason = bmc_->reason();
+  out["problem"] = reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(reason);
+  return out;
 }
 
 Result<RecordOutcome> Recording::Run() {
@@ -182,6 +223,7 @@ Result<RecordOutcome> Recording::Run() {
   header.pid = job_pid_;
   XPUPERF_ASSIGN_OR_RETURN(files_, TimelineFiles::Open(options_.out_dir, header));
   sampler_.emplace(session_, sampler, SystemClock::Instance());
+  if (options_.bmc) bmc_ = std::make_unique<BmcPowerSource>(*options_.bmc);
   XPUPERF_RETURN_IF_ERROR(TakeSample());
   if (!options_.command.empty()) {
     XPUPERF_ASSIGN_OR_RETURN(pid_t pid, StartJob(options_.command));
@@ -234,7 +276,9 @@ Result<RecordOutcome> Recording::Run() {
       last_summary_ns = now;
     }
   }
-  // The closing sample: the energy counters' final reading.
+  // The closing sample: the energy counters' final reading (and the BMC's last answer, its call
+  // in flight killed).
+  if (bmc_) bmc_->Stop();
   XPUPERF_RETURN_IF_ERROR(TakeSample());
   XPUPERF_RETURN_IF_ERROR(files_.Flush());
   RecordOutcome outcome;
