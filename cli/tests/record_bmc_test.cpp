@@ -81,8 +81,9 @@ TEST_F(RecordTest, NoBmcAndNoIpmitoolSayWhy) {
         {"record", "--backend", "cpu", "--no-html", "--out", out.string(), "--", "sleep", "0.5"});
     ::unsetenv("FAKE_IPMITOOL");
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    const json* row = Find(Summary(out)["unavailable"], "bmc", "metric", "power_watts");
-    ASSERT_NE(row, nullptr) << Summary(out).dump();
+    const json summary = Summary(out);
+    const json* row = Find(summary["unavailable"], "bmc", "metric", "power_watts");
+    ASSERT_NE(row, nullptr) << summary.dump();
     EXPECT_EQ((*row)["reason"],
               "no BMC (ipmitool dcmi power reading exited with 1: Could not open device at "
               "/dev/ipmi0 or /dev/ipmi/0 or /dev/ipmidev/0: No such file or directory)");
@@ -93,7 +94,8 @@ TEST_F(RecordTest, NoBmcAndNoIpmitoolSayWhy) {
     auto r = RunXpuperf({"record", "--backend", "cpu", "--no-html", "--out", out.string(), "--",
                          "/bin/sleep", "0.2"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    const json* row = Find(Summary(out)["unavailable"], "bmc", "metric", "power_watts");
+    const json summary = Summary(out);
+    const json* row = Find(summary["unavailable"], "bmc", "metric", "power_watts");
     ASSERT_NE(row, nullptr);
     EXPECT_EQ((*row)["reason"], "unsupported: ipmitool not found on PATH");
     EXPECT_NE(r.err.find("ipmitool not found"), std::string::npos) << r.err;
@@ -103,8 +105,9 @@ TEST_F(RecordTest, NoBmcAndNoIpmitoolSayWhy) {
   auto r = RunXpuperf({"record", "--backend", "cpu", "--no-html", "--no-ipmi", "--out",
                        out.string(), "--", "true"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(Find(Summary(out)["unavailable"], "bmc", "metric", "power_watts"), nullptr);
-  EXPECT_FALSE(Summary(out).contains("bmc"));
+  const json summary = Summary(out);
+  EXPECT_EQ(Find(summary["unavailable"], "bmc", "metric", "power_watts"), nullptr);
+  EXPECT_FALSE(summary.contains("bmc"));
 }
 
 TEST_F(RecordTest, IpmiPeriodBelowASecondIsAUsageError) {

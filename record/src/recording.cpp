@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <memory>
 #include <ostream>
@@ -37,7 +38,10 @@ void OnStopSignal(int sig, siginfo_t* info, void*) {
   g_stop_signal = sig;
 }
 
-void OnChild(int) {}  // only wakes the sleep
+volatile sig_atomic_t g_child_changed = 0;
+// Wakes the sleep and says a child changed state: the loop calls waitpid only then (and every
+// 0.1 s, in case), not at every 1 kHz tick.
+void OnChild(int) { g_child_changed = 1; }
 
 class SignalScope {
  public:
@@ -197,6 +201,7 @@ nlohmann::json Recording::BmcSummary() const {
 Result<RecordOutcome> Recording::Run() {
   SignalScope signals;
   g_stop_signal = 0;
+  g_child_changed = 0;
   const auto period_ns = static_cast<int64_t>(std::llround(1e9 / options_.rate_hz));
   const int64_t start_ns = MonotonicNow();
   start_ns_ = start_ns;
@@ -240,12 +245,19 @@ Result<RecordOutcome> Recording::Run() {
   const auto summary_ns = static_cast<int64_t>(options_.summary_period_s * 1e9);
   const auto duration_ns = static_cast<int64_t>(options_.duration_s * 1e9);
   bool stop_reported = false;
+  constexpr int64_t kWaitAnywayNs = kNsPerSecond / 10;
+  int64_t last_wait_ns = INT64_MIN / 2;
   while (true) {
     SleepUntil(next_ns);
     const int64_t now = MonotonicNow();
     if (job_pid_ > 0 && !options_.command.empty()) {
       int status = 0;
-      const pid_t done = ::waitpid(job_pid_, &status, WNOHANG);
+      pid_t done = 0;
+      if (g_child_changed != 0 || now - last_wait_ns >= kWaitAnywayNs) {
+        g_child_changed = 0;
+        last_wait_ns = now;
+        done = ::waitpid(job_pid_, &status, WNOHANG);
+      }
       if (done == job_pid_) {
         exit_ = JobExit{WIFEXITED(status), WIFEXITED(status) ? WEXITSTATUS(status) : 0,
                         WIFSIGNALED(status), WIFSIGNALED(status) ? WTERMSIG(status) : 0};
