@@ -81,8 +81,11 @@ Status SendBytes(const MpiSession& mpi, int to, std::string_view bytes) {
   if (to < 0 || to >= mpi.ranks() || to == mpi.rank()) {
     return MakeError(ErrorCode::kInvalidArgument, fmt::format("SendBytes to rank {}", to));
   }
+  // The size, then wait (sleeping) until the receiver is ready, then the bytes.
   const auto size = static_cast<int64_t>(bytes.size());
-  XPUPERF_RETURN_IF_ERROR(SendPieces(to, reinterpret_cast<const char*>(&size), sizeof(size)));
+  XPUPERF_RETURN_IF_ERROR(SendSmall(to, kSizeTag, &size, sizeof(size)));
+  char ready = 0;
+  XPUPERF_RETURN_IF_ERROR(ReceiveSmall(to, kReadyTag, &ready, 1));
   return SendPieces(to, bytes.data(), size);
 }
 
@@ -91,9 +94,11 @@ Result<std::string> ReceiveBytes(const MpiSession& mpi, int from) {
     return MakeError(ErrorCode::kInvalidArgument, fmt::format("ReceiveBytes from rank {}", from));
   }
   int64_t size = 0;
-  XPUPERF_RETURN_IF_ERROR(ReceivePieces(from, reinterpret_cast<char*>(&size), sizeof(size)));
+  XPUPERF_RETURN_IF_ERROR(ReceiveSmall(from, kSizeTag, &size, sizeof(size)));
   if (size < 0) return MakeError(ErrorCode::kInternal, "ReceiveBytes: negative message size");
   std::string bytes(static_cast<size_t>(size), '\0');
+  const char ready = 1;
+  XPUPERF_RETURN_IF_ERROR(SendSmall(from, kReadyTag, &ready, 1));
   XPUPERF_RETURN_IF_ERROR(ReceivePieces(from, bytes.data(), size));
   return bytes;
 }

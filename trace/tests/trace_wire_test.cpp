@@ -37,7 +37,7 @@ TEST(TraceWireTest, EverySharedTraceRoundTrips) {
     if (path.find("memory_timeline") != std::string::npos || path.ends_with(".md")) continue;
     auto read = ReadTraceRun(path);
     ASSERT_TRUE(read.ok()) << path << ": " << read.error().message;
-    ExpectLossless(*read);
+    ExpectLossless(std::move(read).value());
     ++traces;
   }
   EXPECT_GE(traces, 10);
