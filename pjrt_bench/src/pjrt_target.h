@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "device_timing.h"
 #include "xpuperf/bench/queue.h"
 #include "xpuperf/core/device.h"
 #include "xpuperf/pjrt/client.h"
@@ -57,6 +58,10 @@ class PjrtHostQueue final : public bench::ExecutionQueue {
            "completion event";
   }
   double TimeSeconds(const std::function<void()>& enqueue) override;
+
+  // Filled by LoopRunner::Sample: the plugin profiler's device time of the kept samples, or why
+  // there is none.
+  DeviceTiming device_timing;
 };
 
 }  // namespace xpuperf::pjrt_bench
