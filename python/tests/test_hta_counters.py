@@ -84,8 +84,10 @@ def _generated(launches=2, ranges=2, counters=True):
         ev.append(_event(f"kernel_{i}", "kernel", start + 20, 30, 0, 7, stream=7,
                          correlation=100 + i, device=0, **{"External id": 2 + i}))
     for i in range(ranges):
-        args = {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 1000 * (i + 1),
-                "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum": 70000 * i} if counters else {}
+        args = {}
+        if counters:
+            args = {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 1000 * (i + 1),
+                    "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum": 70000 * i}
         ev.append(_event(f"kernel_{i}", "cuda_profiler_range", 2000 + 100 * i, 100, 1, 1, **args))
     return {"schemaVersion": 1, "traceEvents": ev}
 
