@@ -8,7 +8,11 @@ that launch: op_stack (names of the enclosing cpu_op events, outermost first), t
 bottom_level_op. A rank where the two counts differ is left out (HTA logs an error).
 
 The counters are read from the trace's own args here (the native reader keeps a fixed set of
-fields), once per call, only for ranks that have such events. Counter columns are in sorted
+fields), once per call, only for ranks that have such events. When HTA drops the last
+ProfilerStep, it narrows the integer columns (bytes, external_id, iteration, the counters) over
+the rows before that drop; here bytes, external_id and iteration are narrowed over the rows kept
+after it, so their dtype could be narrower than HTA's (values beyond int8/int16 only in the
+dropped step). Counter columns are in sorted
 order: HTA's come in the iteration order of a Python set of strings, which changes with the hash
 seed from one run to the next. Not thread-safe (builds its own frames per call).
 """
