@@ -113,3 +113,22 @@ def test_without_counter_events(tmp_path):
     (directory / "rank-0.json").write_text(json.dumps(trace))
     theirs, ours = _both(directory)
     assert theirs == [] and ours == []
+
+
+def test_two_ranks_and_the_last_step_dropped(tmp_path):
+    """ranks=[0, 1] over two files (distributedInfo), each with two ProfilerSteps, so that both
+    drop the last step's CPU events; the first step holds the counter events (iteration 1)."""
+    directory = tmp_path / "trace"
+    directory.mkdir()
+    for rank in (0, 1):
+        trace = _generated()
+        trace["distributedInfo"] = {"rank": rank, "world_size": 2}
+        trace["traceEvents"][0]["dur"] = 1150  # ProfilerStep#1: [1000, 2150)
+        trace["traceEvents"].append(_event("ProfilerStep#2", "user_annotation", 2150, 500, 10, 10))
+        trace["traceEvents"].append(_event("aten::add", "cpu_op", 2200, 50, 10, 10))
+        with gzip.open(directory / f"rank-{rank}.json.gz", "wt") as handle:
+            json.dump(trace, handle)
+    theirs, ours = _both(directory, ranks=[0, 1])
+    _assert_equal(theirs, ours)
+    assert [len(frame) for frame in ours] == [2, 2]
+    assert ours[1]["iteration"].tolist() == [1, 1]
