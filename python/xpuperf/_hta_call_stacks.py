@@ -141,6 +141,17 @@ class _Stack:
             index, root = root, self.nodes[root].parent
         return root
 
+    def path_to_root(self, index: int) -> List[int]:
+        """HTA's get_path_to_root: `index`, its parent, ... up to the thread's root (-|tid|,
+        then its parent -1); [] when `index` is not in the tree."""
+        if index not in self.nodes:
+            return []
+        path = [index]
+        while index >= 0 and index in self.nodes:
+            index = self.nodes[index].parent
+            path.append(index)
+        return path
+
     def descendants(self, index: int) -> List[int]:
         """Every node of the subtree under `index` (GPU ops included), in HTA's set order."""
         found: List[int] = []
@@ -278,10 +289,30 @@ class CallGraph:
                                    ("first_kernel_start", "first_start"),
                                    ("last_kernel_end", "last_end")):
                 df.loc[table.index, column] = table[source].astype(df.dtypes[column])
+        # HTA's _compute_height: a GPU op 0, a CPU op 1 + its highest child (1 for a leaf);
+        # nodes no root reaches keep -1.
+        heights: Dict[int, int] = {}
+
+        def height_of(index: int) -> int:
+            if index not in nodes:
+                return -1
+            node = nodes[index]
+            height = 0
+            if node.device != _GPU:
+                height = 1
+                for child in node.children:
+                    height = max(height, height_of(child) + 1)
+            heights[index] = height
+            return height
+
+        for root in self._roots():
+            height_of(root)
         own = {i: n for i, n in nodes.items() if i >= 0}
         for column, values, dtype in (("parent", {i: n.parent for i, n in own.items()},
                                        pd.Int64Dtype()),
                                       ("depth", {i: n.depth for i, n in own.items()},
+                                       pd.Int16Dtype()),
+                                      ("height", {i: heights.get(i, -1) for i in own},
                                        pd.Int16Dtype())):
             series = pd.Series(values, name=column, dtype=dtype, copy=True)
             df.loc[series.index, column] = series.astype(df.dtypes["height"])
@@ -296,9 +327,9 @@ class CallGraph:
         for column in ("depth", "height", "parent", "num_kernels"):
             df[column] = pd.to_numeric(df[column], errors="coerce", downcast="integer")
 
-    def stack_of(self, index: int):
-        """HTA's get_stack_of_node(index, skip_ancestors=True): the rows of `index` and every
-        node under it, by ts."""
+    def stack_of(self, index: int, skip_ancestors: bool = True):
+        """HTA's get_stack_of_node(index, skip_ancestors): the rows of `index` and every node
+        under it (and the ones above it unless skip_ancestors), by ts."""
         df = self.df
         node = df.loc[df["index"].eq(index)].squeeze()
         is_cpu = True
@@ -308,7 +339,11 @@ class CallGraph:
         stack = next(s for pid, tid, _, s in self.stacks
                      if pid == node["pid"] and tid == node["tid"])
         descendants = stack.descendants(node["index"]) if is_cpu else [index]
-        valid = [i for i in set(descendants) if i >= 0]
+        if skip_ancestors:
+            valid = [i for i in set(descendants) if i >= 0]
+        else:
+            indices = set(stack.path_to_root(node["index"])).union(set(descendants))
+            valid = [i for i in indices if i >= 0]
         return df.loc[valid].copy().sort_values("ts")
 
 

@@ -20,7 +20,7 @@ import os
 import tempfile
 from typing import Dict, List, Optional, Tuple
 
-from xpuperf import _hta_call_stacks, _hta_frames
+from xpuperf import _hta_call_stacks, _hta_counters, _hta_frames
 from xpuperf._hta_trace_diff import DeviceType, LabeledTrace, TraceDiff
 from xpuperf._native import native
 
@@ -31,7 +31,7 @@ IMPLEMENTED = ("get_temporal_breakdown", "get_comm_comp_overlap", "get_gpu_kerne
                "get_profiler_steps", "get_idle_time_breakdown", "get_cuda_kernel_launch_stats",
                "get_queue_length_time_series", "get_queue_length_summary",
                "get_memory_bw_time_series", "get_memory_bw_summary",
-               "get_frequent_cuda_kernel_sequences")
+               "get_frequent_cuda_kernel_sequences", "get_cupti_counter_data_with_operators")
 
 _COMPUTATION = "COMPUTATION"
 _COMMUNICATION = "COMMUNICATION"
@@ -391,6 +391,36 @@ class TraceAnalysis:
         _hta_call_stacks.write_overlaid_trace(pd, source, output_file, patterns[:top_k],
                                               compress_other_kernels)
         return patterns.drop("pattern_indices", axis=1)
+
+    def get_cupti_counter_data_with_operators(self, ranks: Optional[List[int]] = None) -> List:
+        """One DataFrame per rank (`ranks` defaults to [0]) of the CUPTI range profiler's
+        events (category cuda_profiler_range, one per kernel, by ts): HTA's trace columns, one
+        column per counter (their args; -1 where an event lacks one), index_runtime (the
+        cudaLaunchKernel paired with it by order) and the CPU operators around that launch
+        (op_stack outermost first, top_level_op, bottom_level_op). [] with a warning when the
+        run has no such events; a rank whose counts of counter events and launches differ is
+        left out (logged, as HTA)."""
+        pd = _pandas()
+        if not ranks:
+            ranks = [0]
+        if not any(_hta_counters.PROFILER_CATEGORY in self._run.events(i)["strings"]
+                   for i in self._order):
+            _hta_counters._LOG.warning(
+                "Could not find events of 'cuda_profiler_range' category Please check if you "
+                "ran CUPTI profiler mode correctly")
+            return []
+        first_ts = self._first_ts()
+        frames = []
+        for rank in ranks:
+            index = self._rank_index(rank)
+            info = dict(self._infos[index])
+            info["source"] = self._originals.get(info["source"], info["source"])
+            info["rank"] = rank
+            frame = _hta_counters.counter_frame(pd, self._frame(index), self._run.events(index),
+                                                info, first_ts)
+            if frame is not None:
+                frames.append(frame)
+        return frames
 
     def __getattr__(self, name: str):
         if name.startswith("get_") or name in ("critical_path_analysis",
