@@ -100,7 +100,7 @@ Status Bf16AttentionSupport(const IsaFeatures& features) {
   if (missing.empty()) return Status::Ok();
   return MakeError(ErrorCode::kUnsupported,
                    fmt::format("unsupported: CPU lacks {} (no bf16 attention kernel runs here)",
-                               fmt::join(missing, ", ")));
+                               fmt::join(missing, " and ")));
 }
 
 void FlashAttentionBf16Forward(const AttentionShape& shape, const uint16_t* q, const uint16_t* k,

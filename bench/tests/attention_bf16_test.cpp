@@ -127,7 +127,7 @@ TEST(Bf16AttentionSupportTest, NamesWhatTheCpuLacks) {
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().code, ErrorCode::kUnsupported);
   EXPECT_EQ(missing.error().message,
-            "unsupported: CPU lacks avx512f, avx512_bf16 (no bf16 attention kernel runs here)");
+            "unsupported: CPU lacks avx512f and avx512_bf16 (no bf16 attention kernel runs here)");
   IsaFeatures avx512;
   avx512.Set(IsaExtension::kAvx512f);
   EXPECT_EQ(Bf16AttentionSupport(avx512).error().message,
