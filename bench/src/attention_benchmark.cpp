@@ -1,5 +1,3 @@
-#include "attention_benchmark.h"
-
 #include <fmt/format.h>
 
 #include <cmath>
@@ -7,6 +5,7 @@
 #include <vector>
 
 #include "xpuperf/bench/attention.h"
+#include "xpuperf/bench/peak_models.h"
 #include "xpuperf/bench/registry.h"
 #include "xpuperf/bench/threads.h"
 
@@ -27,8 +26,14 @@ Result<int64_t> ReadInteger(const nlohmann::json& point, const char* key, int64_
   return point[key].get<int64_t>();
 }
 
-Result<AttentionShape> ParsePoint(const nlohmann::json& point) {
+struct AttentionPoint {
   AttentionShape shape;
+  bool bf16 = false;
+};
+
+Result<AttentionPoint> ParsePoint(const nlohmann::json& point) {
+  AttentionPoint parsed;
+  AttentionShape& shape = parsed.shape;
   XPUPERF_ASSIGN_OR_RETURN(shape.batch, ReadInteger(point, "batch", 1));
   XPUPERF_ASSIGN_OR_RETURN(shape.heads, ReadInteger(point, "heads", 8));
   XPUPERF_ASSIGN_OR_RETURN(shape.seq_len, ReadInteger(point, "seq_len", 512));
@@ -41,12 +46,26 @@ Result<AttentionShape> ParsePoint(const nlohmann::json& point) {
     }
     shape.causal = point["causal"].get<bool>();
   }
+  if (point.contains("precision")) {
+    const nlohmann::json& precision = point["precision"];
+    if (precision != "fp32" && precision != "bf16") {
+      return MakeError(
+          ErrorCode::kInvalidArgument,
+          "attention: 'precision' must be fp32 or bf16 (got " + precision.dump() + ")");
+    }
+    parsed.bf16 = precision == "bf16";
+  }
   XPUPERF_RETURN_IF_ERROR(CheckAttentionShape(shape));
-  return shape;
+  return parsed;
 }
 
-Status CheckFits(const AttentionShape& shape, const Device& device) {
-  const double bytes = 4.0 * 4.0 * static_cast<double>(shape.elements());  // Q, K, V, O
+// Q, K, V and O in bytes: 4 each in fp32; in bf16 2 for each input and 4 for O.
+double TensorBytes(const AttentionPoint& point) {
+  return (point.bf16 ? 3 * 2.0 + 4.0 : 4 * 4.0) * static_cast<double>(point.shape.elements());
+}
+
+Status CheckFits(const AttentionPoint& point, const Device& device) {
+  const double bytes = TensorBytes(point);
   if (device.memory_bytes > 0 && bytes > static_cast<double>(device.memory_bytes) / 2) {
     return MakeError(ErrorCode::kInvalidArgument,
                      fmt::format("attention: Q, K, V and O ({:.0f} MiB) do not fit in half of "
@@ -69,20 +88,50 @@ void FillUniform(std::vector<float>& values, uint64_t seed) {
   }
 }
 
+// The inputs of one run: fp32 values, and for bf16 their bf16 bit patterns.
+struct AttentionInputs {
+  std::vector<float> q, k, v;
+  std::vector<uint16_t> q16, k16, v16;
+};
+
+AttentionInputs MakeInputs(size_t elements, bool bf16) {
+  AttentionInputs in;
+  in.q.resize(elements);
+  in.k.resize(elements);
+  in.v.resize(elements);
+  FillUniform(in.q, 1);
+  FillUniform(in.k, 2);
+  FillUniform(in.v, 3);
+  if (bf16) {
+    const auto round = [](const std::vector<float>& from, std::vector<uint16_t>& to) {
+      to.resize(from.size());
+      for (size_t i = 0; i < from.size(); ++i) to[i] = Bf16FromFloat(from[i]);
+    };
+    round(in.q, in.q16);
+    round(in.k, in.k16);
+    round(in.v, in.v16);
+    in.q = in.k = in.v = {};  // the bf16 run reads the bf16 tensors only
+  }
+  return in;
+}
+
 class AttentionBenchmark final : public Benchmark {
  public:
   std::string name() const override { return "attention"; }
   Component component() const override { return Component::kAttention; }
   std::string description() const override {
-    return "flash-attention forward, fp32 (tiled, online softmax), causal and non-causal; "
-           "GFLOP/s by 4 s^2 h d b (causal 4 s^2 - 2 s^2) and the fraction of the run's fp32 GEMM";
+    return "flash-attention forward, fp32 or bf16 (vdpbf16ps, fp32 softmax; tiled, online "
+           "softmax), causal and non-causal; GFLOP/s by 4 s^2 h d b (causal 4 s^2 - 2 s^2) and "
+           "the fraction of the run's GEMM of the same precision";
   }
   std::optional<ParameterSchema> parameter_schema() const override {
     const double max = double(int64_t{1} << 28);
-    return ParameterSchema{
-        IntegerParameter("batch", 1, 1, max), IntegerParameter("heads", 8, 1, max),
-        IntegerParameter("seq_len", 512, 1, max), IntegerParameter("head_dim", 64, 1, max),
-        BooleanParameter("causal", false)};
+    return ParameterSchema{IntegerParameter("batch", 1, 1, max),
+                           IntegerParameter("heads", 8, 1, max),
+                           IntegerParameter("seq_len", 512, 1, max),
+                           IntegerParameter("head_dim", 64, 1, max),
+                           BooleanParameter("causal", false),
+                           ChoiceParameter("precision", "fp32", {"fp32", "bf16"})};
   }
   std::vector<nlohmann::json> default_sweep() const override {
     return {{{"batch", 1}, {"heads", 8}, {"seq_len", 512}, {"head_dim", 64}, {"causal", false}},
@@ -93,33 +142,42 @@ class AttentionBenchmark final : public Benchmark {
       return MakeError(ErrorCode::kUnsupported,
                        "unsupported: no attention kernel for backend '" + device.backend + "'");
     }
-    XPUPERF_ASSIGN_OR_RETURN(const AttentionShape shape, ParsePoint(point));
-    return CheckFits(shape, device);
+    XPUPERF_ASSIGN_OR_RETURN(const AttentionPoint parsed, ParsePoint(point));
+    if (parsed.bf16) XPUPERF_RETURN_IF_ERROR(Bf16AttentionSupport(UsableHostFeatures()));
+    return CheckFits(parsed, device);
   }
 
   Result<std::vector<Measurement>> Run(const nlohmann::json& point, RunContext& context) override {
-    XPUPERF_ASSIGN_OR_RETURN(const AttentionShape shape, ParsePoint(point));
-    if (context.device != nullptr) XPUPERF_RETURN_IF_ERROR(CheckFits(shape, *context.device));
+    XPUPERF_ASSIGN_OR_RETURN(const AttentionPoint parsed, ParsePoint(point));
+    const AttentionShape& shape = parsed.shape;
+    if (context.device != nullptr) XPUPERF_RETURN_IF_ERROR(CheckFits(parsed, *context.device));
+    if (parsed.bf16) XPUPERF_RETURN_IF_ERROR(Bf16AttentionSupport(UsableHostFeatures()));
     const size_t elements = static_cast<size_t>(shape.elements());
-    std::vector<float> q(elements), k(elements), v(elements);
+    const AttentionInputs in = MakeInputs(elements, parsed.bf16);
     std::vector<float> o(elements, std::numeric_limits<float>::quiet_NaN());
-    FillUniform(q, 1);
-    FillUniform(k, 2);
-    FillUniform(v, 3);
     const PinnedOpenMpTeam team(context.threads);
     const int threads = team.size();
     const auto run = [&](int64_t repetitions) {
       for (int64_t r = 0; r < repetitions; ++r) {
-        FlashAttentionForward(shape, q.data(), k.data(), v.data(), o.data(), threads);
+        if (parsed.bf16) {
+          FlashAttentionBf16Forward(shape, in.q16.data(), in.k16.data(), in.v16.data(), o.data(),
+                                    threads, Bf16AttentionKernel::kAvx512Bf16);
+        } else {
+          FlashAttentionForward(shape, in.q.data(), in.k.data(), in.v.data(), o.data(), threads);
+        }
       }
     };
     XPUPERF_ASSIGN_OR_RETURN(const TimedSamples samples,
                              CollectSamples(*context.queue, context.sampling, run));
-    XPUPERF_RETURN_IF_ERROR(
-        VerifyAttention(shape, q.data(), k.data(), v.data(), o.data(), kVerifiedRowsPerHead));
+    XPUPERF_RETURN_IF_ERROR(parsed.bf16
+                                ? VerifyAttentionBf16(shape, in.q16.data(), in.k16.data(),
+                                                      in.v16.data(), o.data(), kVerifiedRowsPerHead)
+                                : VerifyAttention(shape, in.q.data(), in.k.data(), in.v.data(),
+                                                  o.data(), kVerifiedRowsPerHead));
 
+    const std::string precision = parsed.bf16 ? "bf16" : "fp32";
     const double flops = AttentionFlops(shape);
-    Measurement m = MakeThroughput(name(), "fp32_flops", samples, flops, true, context);
+    Measurement m = MakeThroughput(name(), precision + "_flops", samples, flops, true, context);
     m.parameters = point;
     m.parameters["batch"] = shape.batch;
     m.parameters["heads"] = shape.heads;
@@ -127,30 +185,33 @@ class AttentionBenchmark final : public Benchmark {
     m.parameters["head_dim"] = shape.head_dim;
     m.parameters["causal"] = shape.causal;
     m.parameters["threads"] = threads;
+    if (parsed.bf16) m.parameters["instruction"] = "vdpbf16ps zmm (avx512_bf16)";
     // Q, K, V read and O written once: the minimum traffic of a fused kernel.
-    m.bytes_per_repetition = 4.0 * 4.0 * static_cast<double>(elements);
+    m.bytes_per_repetition = TensorBytes(parsed);
     m.formula = AttentionFlopsFormula(shape) + "; " + m.formula;
     std::vector<Measurement> out;
-    const auto gemm =
-        context.earlier != nullptr ? BestFp32GemmRate(*context.earlier) : std::nullopt;
+    const std::string fraction_key = "fraction_of_" + precision + "_gemm";
+    const auto gemm = context.earlier != nullptr
+                          ? BestGemmRate(*context.earlier, precision + "_flops")
+                          : std::nullopt;
     if (!gemm) {
-      m.parameters["fraction_of_fp32_gemm"] = "unavailable (no fp32 gemm in this run)";
+      m.parameters[fraction_key] = "unavailable (no " + precision + " gemm in this run)";
       out.push_back(std::move(m));
       return out;
     }
     const Measurement& source = *gemm->second;
     const double fraction = m.value / gemm->first;
-    m.parameters["fp32_gemm_gflops"] = gemm->first;
+    m.parameters[precision + "_gemm_gflops"] = gemm->first;
     // Rounded to 4 decimals; the second measurement and its formula carry it in full.
-    m.parameters["fraction_of_fp32_gemm"] = std::round(fraction * 1e4) / 1e4;
+    m.parameters[fraction_key] = std::round(fraction * 1e4) / 1e4;
     Measurement percent = m;
-    percent.metric = "fp32_percent_of_gemm";
+    percent.metric = precision + "_percent_of_gemm";
     percent.unit = "%";
     percent.value = 100 * fraction;
     percent.formula = fmt::format(
-        "% = 100 x {:.6g} GFLOP/s (attention, from the median sample) / {:.6g} GFLOP/s (best fp32 "
+        "% = 100 x {:.6g} GFLOP/s (attention, from the median sample) / {:.6g} GFLOP/s (best {} "
         "gemm of this run, m={} n={} k={})",
-        m.value, gemm->first, source.parameters.value("m", int64_t{0}),
+        m.value, gemm->first, precision, source.parameters.value("m", int64_t{0}),
         source.parameters.value("n", int64_t{0}), source.parameters.value("k", int64_t{0}));
     out.push_back(std::move(m));
     out.push_back(std::move(percent));
@@ -160,11 +221,11 @@ class AttentionBenchmark final : public Benchmark {
 
 }  // namespace
 
-std::optional<std::pair<double, const Measurement*>> BestFp32GemmRate(
-    const std::vector<Measurement>& measurements) {
+std::optional<std::pair<double, const Measurement*>> BestGemmRate(
+    const std::vector<Measurement>& measurements, std::string_view metric) {
   std::optional<std::pair<double, const Measurement*>> best;
   for (const Measurement& m : measurements) {
-    if (m.benchmark != "gemm" || m.metric != "fp32_flops" || !(m.value > 0)) continue;
+    if (m.benchmark != "gemm" || m.metric != metric || !(m.value > 0)) continue;
     if (!best || m.value > best->first) best = std::pair{m.value, &m};
   }
   return best;

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "onednn_matmul.h"
+#include "page_aligned_array.h"
 #include "xpuperf/bench/gemm.h"
 #include "xpuperf/bench/nominal_peak.h"
 #include "xpuperf/bench/parameters.h"
@@ -97,28 +98,29 @@ Result<TimedSamples> TimeOpenBlasGemm(const GemmShape& shape, RunContext& contex
   return samples;
 }
 
-// oneDNN's matmul on random data. int8: A u8 in [0, 127] and B s8 in [-127, 127], so a pair of
-// products stays within int16 and CPUs without VNNI (vpmaddubsw saturates pairs) give the exact
-// s32 result the check expects.
+// oneDNN's matmul on random data, every matrix starting a page (PageAlignedArray says why).
+// int8: A u8 in [0, 127] and B s8 in [-127, 127], so a pair of products stays within int16 and
+// CPUs without VNNI (vpmaddubsw saturates pairs) give the exact s32 result the check expects.
+// bf16: the check recomputes from the bf16 values themselves (fp32 copies of them).
 Result<TimedSamples> TimeOneDnnGemm(OneDnnMatmul& matmul, Precision precision,
                                     const GemmShape& shape, RunContext& context) {
   std::mt19937_64 random(42);
   const size_t a_count = static_cast<size_t>(shape.m * shape.k);
   const size_t b_count = static_cast<size_t>(shape.k * shape.n);
   const size_t c_count = static_cast<size_t>(shape.m * shape.n);
-  std::vector<float> a(a_count), b(b_count), c(c_count, 0.0f);
-  std::vector<uint16_t> a16, b16;
-  std::vector<uint8_t> a8;
-  std::vector<int8_t> b8;
-  std::vector<int32_t> c32;
-  const void* a_data = a.data();
-  const void* b_data = b.data();
-  void* c_data = c.data();
+  PageAlignedArray<float> a, b, c;
+  PageAlignedArray<uint16_t> a16, b16;
+  PageAlignedArray<uint8_t> a8;
+  PageAlignedArray<int8_t> b8;
+  PageAlignedArray<int32_t> c32;
+  const void* a_data = nullptr;
+  const void* b_data = nullptr;
+  void* c_data = nullptr;
   if (precision == Precision::kInt8) {
     std::uniform_int_distribution<int> ua(0, 127), ub(-127, 127);
-    a8.resize(a_count);
-    b8.resize(b_count);
-    c32.assign(c_count, 0);
+    a8 = PageAlignedArray<uint8_t>(a_count);
+    b8 = PageAlignedArray<int8_t>(b_count);
+    c32 = PageAlignedArray<int32_t>(c_count);
     for (uint8_t& x : a8) x = static_cast<uint8_t>(ua(random));
     for (int8_t& x : b8) x = static_cast<int8_t>(ub(random));
     a_data = a8.data();
@@ -126,12 +128,17 @@ Result<TimedSamples> TimeOneDnnGemm(OneDnnMatmul& matmul, Precision precision,
     c_data = c32.data();
   } else {
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    a = PageAlignedArray<float>(a_count);
+    b = PageAlignedArray<float>(b_count);
+    c = PageAlignedArray<float>(c_count);
     for (float& x : a) x = uniform(random);
     for (float& x : b) x = uniform(random);
+    a_data = a.data();
+    b_data = b.data();
+    c_data = c.data();
     if (precision == Precision::kBf16) {
-      // The check recomputes from the bf16 values themselves (a and b rounded in place).
-      a16.resize(a_count);
-      b16.resize(b_count);
+      a16 = PageAlignedArray<uint16_t>(a_count);
+      b16 = PageAlignedArray<uint16_t>(b_count);
       for (size_t i = 0; i < a_count; ++i) a[i] = FloatFromBf16(a16[i] = Bf16FromFloat(a[i]));
       for (size_t i = 0; i < b_count; ++i) b[i] = FloatFromBf16(b16[i] = Bf16FromFloat(b[i]));
       a_data = a16.data();

@@ -9,11 +9,36 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <vector>
 
 #include "bare_loop_timing.h"
 
 namespace {
+
+// Bytes starting a page, zeroed, as xpuperf allocates its matrices
+// (bench/src/page_aligned_array.h), so that neither side's timing depends on where the heap happens
+// to put them.
+class PageBuffer {
+ public:
+  explicit PageBuffer(size_t size)
+      : size_(size),
+        data_(static_cast<unsigned char*>(std::aligned_alloc(4096, (size + 4095) / 4096 * 4096))) {
+    if (data_ == nullptr) {
+      std::fprintf(stderr, "onednn_gemm_direct: out of memory\n");
+      std::exit(1);
+    }
+    std::memset(data_, 0, size_);
+  }
+  ~PageBuffer() { std::free(data_); }
+  PageBuffer(const PageBuffer&) = delete;
+  PageBuffer& operator=(const PageBuffer&) = delete;
+  size_t size() const { return size_; }
+  unsigned char* data() { return data_; }
+  unsigned char& operator[](size_t i) { return data_[i]; }
+
+ private:
+  size_t size_;
+  unsigned char* data_;
+};
 
 void Check(dnnl_status_t status, const char* what) {
   if (status != dnnl_success) {
@@ -49,7 +74,7 @@ int main(int argc, char** argv) {
     ab_bytes = 1;
   }
   // Patterned data (small values: exact in every type); the benchmark verifies, this only times.
-  std::vector<unsigned char> a(m * k * ab_bytes), b(k * n * ab_bytes), c(m * n * c_bytes);
+  PageBuffer a(m * k * ab_bytes), b(k * n * ab_bytes), c(m * n * c_bytes);
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<unsigned char>((i * 7) % 61);
   for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<unsigned char>((i * 5) % 59);
   if (precision != "int8") {

@@ -79,6 +79,32 @@ TEST(RooflineCommand, JsonCeilingsEqualTheRecordedResults) {
   EXPECT_EQ(measured, 12);  // fp64/fp32 peak and GEMM, L1-L3, DRAM, h2d, d2h, 2 busbw
 }
 
+// A run recorded on an AVX2-only CPU (AMD EPYC Zen 3 VM, oneDNN 2.6.3, a loaded machine, so the
+// values are low): peak_fma int8 (the AVX2 vpmaddubsw sequence) and oneDNN's int8 GEMM give int8
+// ceilings in OP/s next to fp32/fp64; bf16 was skipped there (no avx512_bf16), so no bf16 roof.
+TEST(RooflineCommand, Int8CeilingsFromARecordedCpuRun) {
+  RooflineOptions o = Options();
+  o.results_dir = kData + "/results-cpu-int8";
+  const Output text = Roofline(o);
+  ASSERT_EQ(text.code, kExitOk) << text.err;
+  EXPECT_NE(text.out.find("int8 peak  52.19 GOP/s"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("int8 GEMM  12.02 GOP/s"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("bf16"), std::string::npos) << text.out;
+  o.json = true;
+  const Output json = Roofline(o);
+  ASSERT_EQ(json.code, kExitOk) << json.err;
+  const nlohmann::json report = nlohmann::json::parse(json.out);
+  int int8 = 0;
+  for (const auto& ceiling : report["ceilings"]) {
+    if (ceiling["scope"] != "int8") continue;
+    ++int8;
+    EXPECT_EQ(ceiling["unit"], "OP/s");
+    EXPECT_EQ(ceiling["recorded_unit"], "GOP/s");
+    EXPECT_DOUBLE_EQ(ceiling["value"].get<double>(), ceiling["recorded_value"].get<double>() * 1e9);
+  }
+  EXPECT_EQ(int8, 2);  // peak_fma int8_ops and gemm int8_ops
+}
+
 TEST(RooflineCommand, WritesSvgAndHtml) {
   const fs::path dir = TempDir();
   RooflineOptions o = Options();

@@ -377,6 +377,10 @@ std::vector<const Ceiling*> Ceilings::MeasuredMemoryLevels() const {
 
 std::string FormatFlops(double flops_per_second) { return Scaled(flops_per_second, "FLOP/s"); }
 std::string FormatBandwidth(double bytes_per_second) { return Scaled(bytes_per_second, "B/s"); }
+std::string FormatCeilingValue(const Ceiling& ceiling) {
+  if (ceiling.kind != CeilingKind::kCompute) return FormatBandwidth(ceiling.value);
+  return ceiling.scope == "int8" ? Scaled(ceiling.value, "OP/s") : FormatFlops(ceiling.value);
+}
 std::string FormatBytes(double bytes) { return Scaled(bytes, "B"); }
 
 std::string FormatSeconds(double seconds) {

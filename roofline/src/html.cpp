@@ -64,9 +64,8 @@ std::string CeilingsHtml(const Report& report) {
       "<h2>Ceilings</h2>\n<table>\n" +
       Header({"kind", "ceiling", "value", "recorded value (results.jsonl)", "source", "basis"});
   for (const Ceiling& c : report.ceilings.all) {
-    const bool compute = c.kind == CeilingKind::kCompute;
     out += "<tr>" + Cell(std::string(CeilingKindName(c.kind))) + Cell(c.Label()) +
-           Cell(compute ? FormatFlops(c.value) : FormatBandwidth(c.value), "num") +
+           Cell(FormatCeilingValue(c), "num") +
            Cell(c.source == CeilingSource::kSpec
                     ? fmt::format("{:.6g} {}", c.recorded_value, c.recorded_unit)
                     : fmt::format("{} {}", c.recorded_value, c.recorded_unit),

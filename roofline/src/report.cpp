@@ -24,7 +24,9 @@ nlohmann::json CeilingJson(const Ceiling& c) {
           {"scope", c.scope},
           {"variant", c.variant},
           {"value", c.value},
-          {"unit", c.kind == CeilingKind::kCompute ? "FLOP/s" : "bytes/s"},
+          {"unit", c.kind != CeilingKind::kCompute ? "bytes/s"
+                   : c.scope == "int8"             ? "OP/s"
+                                                   : "FLOP/s"},
           {"recorded_value", c.recorded_value},
           {"recorded_unit", c.recorded_unit},
           {"benchmark", c.benchmark},

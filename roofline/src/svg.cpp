@@ -376,7 +376,7 @@ std::string RenderSvgElement(const Report& report) {
       const double x_start =
           fastest_memory > 0 ? std::max(plot.x0, axes.X(c.value / fastest_memory)) : plot.x0;
       segment = Segment{x_start, y, plot.x1, y};
-      label = c.Label() + " " + FormatFlops(c.value);
+      label = c.Label() + " " + FormatCeilingValue(c);
     } else {
       const double roof =
           c.source == CeilingSource::kSpec && top_spec > 0 ? top_spec : top_measured;

@@ -50,10 +50,8 @@ std::string CeilingsSection(const Report& report) {
   std::vector<std::vector<std::string>> rows = {
       {"kind", "ceiling", "value", "recorded value", "source"}};
   for (const Ceiling& c : report.ceilings.all) {
-    const bool compute = c.kind == CeilingKind::kCompute;
     rows.push_back(
-        {std::string(CeilingKindName(c.kind)), c.Label(),
-         compute ? FormatFlops(c.value) : FormatBandwidth(c.value),
+        {std::string(CeilingKindName(c.kind)), c.Label(), FormatCeilingValue(c),
          c.source == CeilingSource::kSpec
              ? fmt::format("{:.6g} {}", c.recorded_value, c.recorded_unit)
              : fmt::format("{} {}", c.recorded_value, c.recorded_unit),

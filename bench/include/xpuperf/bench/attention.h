@@ -7,9 +7,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "xpuperf/bench/benchmark.h"
+#include "xpuperf/bench/isa.h"
 #include "xpuperf/core/status.h"
 
 namespace xpuperf::bench {
@@ -52,10 +57,37 @@ void NaiveAttentionRow(const AttentionShape& shape, const float* q, const float*
 Status VerifyAttention(const AttentionShape& shape, const float* q, const float* k, const float* v,
                        const float* o, int64_t rows_per_head);
 
+// bf16 attention: Q, K, V bf16 (uint16_t bit patterns), O fp32; both products with vdpbf16ps
+// (bf16 pairs into fp32), the softmax in fp32, P rounded to bf16 for the P V product.
+enum class Bf16AttentionKernel {
+  kAvx512Bf16,  // vdpbf16ps zmm: needs avx512f and avx512_bf16 (Bf16AttentionSupport)
+  kEmulated,    // the same code with vdpbf16ps emulated by its scalar model: tests only
+};
+// Ok where the AVX512_BF16 kernel can run; kUnsupported naming what the CPU lacks otherwise.
+Status Bf16AttentionSupport(const IsaFeatures& features);
+void FlashAttentionBf16Forward(const AttentionShape& shape, const uint16_t* q, const uint16_t* k,
+                               const uint16_t* v, float* o, int threads,
+                               Bf16AttentionKernel kernel);
+// The largest |O - reference| VerifyAttentionBf16 accepts for one output element, where
+// weighted_abs = sum_j w_j |V[j][d]| (w the exact softmax weights) and max_abs_dot = the largest
+// sum_d |q_d k_jd| over the row's keys. A bound, not an estimate (docs/BENCHMARKS.md derives it):
+// weighted_abs x (2^-8 (P rounded to bf16) + 2 s 2^-24 (fp32 sums over s keys) + 2 x the score
+// error d 2^-24 max_abs_dot / sqrt(d) + 1e-6 (1 + s / 64) (exp polynomial and rescales)).
+double Bf16AttentionTolerance(const AttentionShape& shape, double weighted_abs, double max_abs_dot);
+// As VerifyAttention for the bf16 kernel: the reference in double from the bf16 values.
+Status VerifyAttentionBf16(const AttentionShape& shape, const uint16_t* q, const uint16_t* k,
+                           const uint16_t* v, const float* o, int64_t rows_per_head);
+
 // The benchmark "attention" (component attention) running FlashAttentionForward. Sweep point:
-// {batch, heads, seq_len, head_dim, causal}; reports fp32_flops in GFLOP/s and, when a gemm
-// fp32_flops measurement ran earlier in the same run (RunContext::earlier), fp32_percent_of_gemm:
-// 100 x attention / the best of them (also the parameter fraction_of_fp32_gemm).
+// {batch, heads, seq_len, head_dim, causal, precision: fp32|bf16}; reports <precision>_flops in
+// GFLOP/s and, when a gemm measurement of the same precision ran earlier in the same run
+// (RunContext::earlier), <precision>_percent_of_gemm: 100 x attention / the best of them (also the
+// parameter fraction_of_<precision>_gemm). bf16 runs only where Bf16AttentionSupport is ok.
 std::unique_ptr<Benchmark> MakeAttentionBenchmark();
+
+// The best GEMM rate (GFLOP/s) among `measurements` with benchmark "gemm" and the given metric
+// ("fp32_flops", "bf16_flops"), with the measurement it came from; nullopt when there is none.
+std::optional<std::pair<double, const Measurement*>> BestGemmRate(
+    const std::vector<Measurement>& measurements, std::string_view metric);
 
 }  // namespace xpuperf::bench

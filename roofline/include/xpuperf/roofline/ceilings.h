@@ -74,6 +74,9 @@ std::vector<Ceiling> CeilingsFromSpec(const spec::SpecSheet& sheet);
 
 // "88.44 GFLOP/s", "25.76 GB/s", "1.2 TFLOP/s": 4 significant digits in 1e3 steps.
 std::string FormatFlops(double flops_per_second);
+// A ceiling's value in its own unit: int8 compute in OP/s (integer operations), other compute in
+// FLOP/s, the rest in B/s.
+std::string FormatCeilingValue(const Ceiling& ceiling);
 std::string FormatBandwidth(double bytes_per_second);
 std::string FormatSeconds(double seconds);  // "12.3 ms", "450 us"
 std::string FormatBytes(double bytes);      // "1.50 GB" (1e9)
