@@ -26,6 +26,7 @@ struct RecordOptions {
   bool html = true;                  // write report.html at the end
 };
 
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json() noexcept has an unreachable throw
 struct RecordOutcome {
   nlohmann::json summary;
   std::optional<JobExit> exit;  // the job's, when record started it
