@@ -17,6 +17,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "src/command_analyze.h"
+
 // This `xpuperf` links only what `analyze` needs: the dynamic loader maps ~30 shared libraries
 // instead of the ~80 of every command (gRPC, OpenSSL, protobuf, OpenBLAS, MPI ...), which was most
 // of a small trace's wall time and memory (docs/PERFORMANCE.md). Every other command, --help and
@@ -56,7 +58,10 @@ std::string_view CommandWord(int argc, char** argv) {
 int main(int argc, char** argv) {
   using namespace xpuperf::cli;
 #if XPUPERF_ANALYZE_FRONT
+  // Under an MPI launcher analyze splits a directory over the processes, which needs MPI: that
+  // lives in xpuperf-full only.
   if (CommandWord(argc, argv) != "analyze") RunFullBinary(argv);
+  if (auto launch = DetectMpiLaunch(); launch && launch->size != 1) RunFullBinary(argv);
 #endif
   // The child of `devices`' PJRT probe (xpuperf/pjrt/probe.h), not a command users type.
   if (argc == 3 && std::string_view(argv[1]) == xpuperf::pjrt::kProbeCommand) {

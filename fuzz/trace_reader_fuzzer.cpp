@@ -16,8 +16,18 @@
 #include "xpuperf/trace/memory_timeline.h"
 #include "xpuperf/trace/reader.h"
 #include "xpuperf/trace/report.h"
+#include "xpuperf/trace/trace_wire.h"
+
+// The MPI transport's encoding (trace_wire.h): what parses encodes, decodes and encodes again to
+// the same bytes; the raw input read as a message is an error or a trace, never a crash.
+static void CheckWire(const xpuperf::trace::Trace& trace) {
+  const std::string bytes = xpuperf::trace::EncodeTrace(trace);
+  auto decoded = xpuperf::trace::DecodeTrace(bytes);
+  if (!decoded.ok() || xpuperf::trace::EncodeTrace(*decoded) != bytes) std::abort();
+}
 
 static void RunAnalyses(xpuperf::trace::Trace trace) {
+  CheckWire(trace);
   xpuperf::trace::TraceRun run;
   run.ranks.push_back(std::move(trace));
   auto report = xpuperf::trace::AnalyzeRun(run, 5);
@@ -45,6 +55,7 @@ static bool InflateBothWays(std::string_view gz, std::string& text) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
+  (void)xpuperf::trace::DecodeTrace(text);
   std::string inflated;
   if (xpuperf::IsGzip(text)) {
     if (!InflateBothWays(text, inflated)) return 0;

@@ -42,7 +42,21 @@ void AddAnalyzeCommand(CLI::App& app, CommandActions& actions) {
   command->add_option("--export-chrome", options->export_chrome,
                       "Also write the trace(s) as Chrome-trace JSON here (chrome://tracing, "
                       "Perfetto): e.g. to view an .xplane.pb");
-  actions.push_back({command, [options] { return RunAnalyze(*options, std::cout, std::cerr); }});
+  actions.push_back({command, [options] {
+#if !XPUPERF_ANALYZE_FRONT  // the front runs xpuperf-full under an MPI launcher (main.cpp)
+                       if (auto launch = DetectMpiLaunch(); launch && launch->size != 1) {
+#if XPUPERF_ANALYZE_MPI
+                         return RunAnalyzeOverMpi(*options, std::cout, std::cerr);
+#else
+      // Without MPI the processes cannot share the work: process 0 does all of it, alone.
+      if (launch->rank != 0) return kExitOk;
+      std::cerr << "xpuperf analyze: note: built without MPI: process 0 of the job reads every "
+                   "file, the others exit\n";
+#endif
+                       }
+#endif
+                       return RunAnalyze(*options, std::cout, std::cerr);
+                     }});
 }
 
 }  // namespace xpuperf::cli

@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -31,7 +33,34 @@ int Fail(std::ostream& err, const Error& error) {
                                                                                 : kExitFailure;
 }
 
+// A non-negative int from the environment, nullopt when unset or not a number in range.
+std::optional<int> EnvironmentInt(const char* name) {
+  const char* text = std::getenv(name);
+  if (text == nullptr) return std::nullopt;
+  const std::string_view view(text);
+  int value = 0;
+  auto [end, ec] = std::from_chars(view.data(), view.data() + view.size(), value);
+  if (ec != std::errc() || end != view.data() + view.size() || value < 0) return std::nullopt;
+  return value;
+}
+
 }  // namespace
+
+std::optional<MpiLaunch> DetectMpiLaunch() {
+  const std::pair<const char*, const char*> launchers[] = {
+      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+      {"PMI_RANK", "PMI_SIZE"},
+      {"PMIX_RANK", nullptr},
+  };
+  for (const auto& [rank_name, size_name] : launchers) {
+    const std::optional<int> rank = EnvironmentInt(rank_name);
+    if (!rank) continue;
+    const std::optional<int> size = size_name ? EnvironmentInt(size_name) : std::nullopt;
+    if (size && *rank >= *size) continue;  // not a launcher's pair
+    return MpiLaunch{*rank, size ? *size : -1};
+  }
+  return std::nullopt;
+}
 
 int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
   if (options.path.empty()) {
@@ -81,7 +110,8 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
   }
   trace::TraceRun run;
   if (std::filesystem::is_directory(options.path, ec)) {
-    auto read = trace::ReadTraceRun(options.path);
+    auto read = options.read_directory ? options.read_directory(options.path)
+                                       : trace::ReadTraceRun(options.path);
     if (!read.ok()) return Fail(err, read.error());
     run = std::move(read).value();
   } else if (trace::IsXPlaneFileName(options.path)) {

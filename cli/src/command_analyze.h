@@ -1,7 +1,9 @@
 // `xpuperf analyze TRACE|DIR` and the trace side of `xpuperf compare A.json B.json`.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,11 +26,28 @@ struct AnalyzeOptions {
   std::string merged_trace;            // with telemetry: write ops + counter tracks here
   double telemetry_offset_s = 0;       // with telemetry: added to the trace's wall times
   std::string export_chrome;           // also write the run as Chrome-trace JSON here (Perfetto)
+  // Reads a directory in place of trace::ReadTraceRun (set under MPI: the files split over the
+  // processes, command_analyze_mpi.cpp). Empty: ReadTraceRun.
+  std::function<Result<trace::TraceRun>(const std::string& path)> read_directory;
 };
 
 // Terminal summary (what dominates, findings, advice), then the tables. Exit 0, 1 (unreadable or
 // malformed trace), 2 (bad option, missing path).
 int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err);
+
+// This process's place in a job an MPI launcher started, from the launcher's environment
+// (Open MPI's OMPI_COMM_WORLD_RANK/SIZE, MPICH/Hydra's and Slurm's PMI_RANK/PMI_SIZE, PMIx's
+// PMIX_RANK); nullopt when no launcher started it. size is -1 when the launcher does not say.
+struct MpiLaunch {
+  int rank = 0;
+  int size = -1;
+};
+std::optional<MpiLaunch> DetectMpiLaunch();
+
+// `analyze` in a job of several processes (DetectMpiLaunch): the files of a directory read by all
+// of them, the run analysed and printed by process 0, byte for byte as one process prints it.
+// Defined in builds with MPI only (XPUPERF_ANALYZE_MPI).
+int RunAnalyzeOverMpi(const AnalyzeOptions& options, std::ostream& out, std::ostream& err);
 
 struct TraceCompareOptions {
   std::string baseline;   // A

@@ -37,17 +37,11 @@ std::optional<int> RankFromFileName(const std::string& path) {
   return std::nullopt;
 }
 
-Result<TraceRun> ReadTraceRun(const std::string& path, const ReadOptions& options) {
+Result<std::vector<std::string>> ListTraceRunFiles(const std::string& path) {
   std::error_code ec;
-  TraceRun run;
   if (!fs::is_directory(path, ec)) {
     if (!fs::exists(path, ec)) return MakeError(ErrorCode::kNotFound, path + ": no such file");
-    XPUPERF_ASSIGN_OR_RETURN(Trace trace, ReadTraceFile(path));
-    if (!trace.has_distributed_info) {
-      if (auto rank = RankFromFileName(fs::path(path).filename().string())) trace.rank = *rank;
-    }
-    run.ranks.push_back(std::move(trace));
-    return run;
+    return std::vector<std::string>{path};
   }
   std::vector<std::string> files;
   // A directory of `xpuperf capture` (manifest.json beside one folder per host): the traces are
@@ -77,7 +71,7 @@ Result<TraceRun> ReadTraceRun(const std::string& path, const ReadOptions& option
     for (const auto& entry : fs::directory_iterator(profiles, ec)) {
       if (entry.is_directory() && entry.path().string() > latest) latest = entry.path().string();
     }
-    if (!latest.empty()) return ReadTraceRun(latest, options);
+    if (!latest.empty()) return ListTraceRunFiles(latest);
     return MakeError(ErrorCode::kNotFound,
                      path + ": no trace files (*.json, *.json.gz, *.xplane.pb) in directory");
   }
@@ -93,21 +87,34 @@ Result<TraceRun> ReadTraceRun(const std::string& path, const ReadOptions& option
     const std::string xplane = file.substr(0, file.size() - kJson.size()) + ".xplane.pb";
     return std::binary_search(files.begin(), files.end(), xplane);
   });
+  return files;
+}
+
+std::vector<Result<Trace>> ReadTraceFiles(const std::vector<std::string>& files, int threads) {
   std::vector<std::optional<Result<Trace>>> results(files.size());
-  unsigned workers = options.threads > 0 ? static_cast<unsigned>(options.threads)
-                                         : std::max(1u, std::thread::hardware_concurrency());
+  unsigned workers = threads > 0 ? static_cast<unsigned>(threads)
+                                 : std::max(1u, std::thread::hardware_concurrency());
   workers = std::min<unsigned>(workers, static_cast<unsigned>(files.size()));
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i = next++; i < files.size(); i = next++) results[i] = ReadTraceFile(files[i]);
   };
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < workers; ++t) threads.emplace_back(work);
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < workers; ++t) pool.emplace_back(work);
   work();
-  for (auto& t : threads) t.join();
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (!results[i]->ok()) return results[i]->error();
-    Trace trace = std::move(*results[i]).value();
+  for (auto& t : pool) t.join();
+  std::vector<Result<Trace>> read;
+  read.reserve(files.size());
+  for (auto& result : results) read.push_back(std::move(*result));
+  return read;
+}
+
+Result<TraceRun> AssembleTraceRun(const std::string& path, const std::vector<std::string>& files,
+                                  std::vector<Result<Trace>> traces) {
+  TraceRun run;
+  for (size_t i = 0; i < files.size() && i < traces.size(); ++i) {
+    if (!traces[i].ok()) return traces[i].error();
+    Trace trace = std::move(traces[i]).value();
     if (!trace.has_distributed_info) {
       auto rank = RankFromFileName(fs::path(files[i]).filename().string());
       trace.rank = rank ? *rank : static_cast<int>(i);
@@ -124,6 +131,22 @@ Result<TraceRun> ReadTraceRun(const std::string& path, const ReadOptions& option
     }
   }
   return run;
+}
+
+Result<TraceRun> ReadTraceRun(const std::string& path, const ReadOptions& options) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) {
+    if (!fs::exists(path, ec)) return MakeError(ErrorCode::kNotFound, path + ": no such file");
+    XPUPERF_ASSIGN_OR_RETURN(Trace trace, ReadTraceFile(path));
+    if (!trace.has_distributed_info) {
+      if (auto rank = RankFromFileName(fs::path(path).filename().string())) trace.rank = *rank;
+    }
+    TraceRun run;
+    run.ranks.push_back(std::move(trace));
+    return run;
+  }
+  XPUPERF_ASSIGN_OR_RETURN(std::vector<std::string> files, ListTraceRunFiles(path));
+  return AssembleTraceRun(path, files, ReadTraceFiles(files, options.threads));
 }
 
 }  // namespace xpuperf::trace

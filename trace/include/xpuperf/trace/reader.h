@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "xpuperf/core/status.h"
 #include "xpuperf/trace/trace.h"
@@ -58,6 +59,16 @@ Result<Trace> ReadTraceFile(const std::string& path);
 // in parallel. Ranks come from distributedInfo.rank, else the file name
 // ("rank-3", "rank3", "rank_3"), else the file's position in name order.
 Result<TraceRun> ReadTraceRun(const std::string& path, const ReadOptions& options = {});
+
+// The pieces of ReadTraceRun, for callers that split a run's files over processes (`analyze DIR`
+// under MPI). ListTraceRunFiles: the files ReadTraceRun reads for `path`, in its order (a file:
+// itself). ReadTraceFiles: each file read, `threads` at once (0 = hardware concurrency), results
+// in the files' order. AssembleTraceRun: ranks given, ordered and checked as ReadTraceRun does
+// (the first failed file's error, in the files' order; two files claiming one rank).
+Result<std::vector<std::string>> ListTraceRunFiles(const std::string& path);
+std::vector<Result<Trace>> ReadTraceFiles(const std::vector<std::string>& files, int threads = 0);
+Result<TraceRun> AssembleTraceRun(const std::string& path, const std::vector<std::string>& files,
+                                  std::vector<Result<Trace>> traces);
 
 // "rank-3", "rank_3", "rank3" in the file name (not the directories above it).
 std::optional<int> RankFromFileName(const std::string& path);
