@@ -21,13 +21,13 @@ case "$targets" in
   trace) fuzz_targets="trace_reader_fuzzer" ;;
   gpu) fuzz_targets="gpu_parsers_fuzzer" ;;
   exporter) fuzz_targets="exporter_input_fuzzer" ;;
-  record) fuzz_targets="record_timeline_fuzzer" ;;
+  record) fuzz_targets="record_timeline_fuzzer bmc_power_fuzzer" ;;
   alerts) fuzz_targets="alerts_rules_fuzzer" ;;
   agent) fuzz_targets="agent_fuzzer" ;;
   ceilings) fuzz_targets="cpu_ceilings_fuzzer" ;;
   xplane) fuzz_targets="xplane_reader_fuzzer" ;;
   files) fuzz_targets="$(for t in $file_targets; do echo -n "${t}_fuzzer "; done)" ;;
-  all) fuzz_targets="parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer exporter_input_fuzzer record_timeline_fuzzer alerts_rules_fuzzer agent_fuzzer cpu_ceilings_fuzzer xplane_reader_fuzzer $(for t in $file_targets; do echo -n "${t}_fuzzer "; done)" ;;
+  all) fuzz_targets="parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer exporter_input_fuzzer record_timeline_fuzzer bmc_power_fuzzer alerts_rules_fuzzer agent_fuzzer cpu_ceilings_fuzzer xplane_reader_fuzzer $(for t in $file_targets; do echo -n "${t}_fuzzer "; done)" ;;
   *) echo "fuzz.sh: unknown target set '$targets' (parsers, trace, gpu, exporter, record, alerts, agent, ceilings, xplane, files, all)" >&2; exit 2 ;;
 esac
 cmake --build build-fuzz --target $fuzz_targets
@@ -89,6 +89,12 @@ if [ "$targets" = record ] || [ "$targets" = all ]; then
   record_seconds=$(( seconds < 20 ? seconds : 20 ))
   ./build-fuzz/fuzz/record_timeline_fuzzer -max_total_time="$record_seconds" -max_len=8192 \
     -rss_limit_mb=2048 "$record_corpus"
+  # The parsers of ipmitool's power output (the BMC source), seeded from fuzz/corpus/bmc.
+  bmc_corpus=build-fuzz/corpus-bmc
+  mkdir -p "$bmc_corpus"
+  cp fuzz/corpus/bmc/* "$bmc_corpus/"
+  ./build-fuzz/fuzz/bmc_power_fuzzer -max_total_time="$seconds" -max_len=4096 -rss_limit_mb=2048 \
+    "$bmc_corpus"
 fi
 # The built-in rule engine's inputs (PromQL, rule files, series notation, state files), seeded
 # from fuzz/corpus/alerts.

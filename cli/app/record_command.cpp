@@ -20,6 +20,12 @@ void AddRecordCommand(CLI::App& app, CommandActions& actions) {
                       "Stop after this many seconds (with --pid or system-wide)");
   command->add_flag("--json", options->json, "Also print the summary as JSON on stdout");
   command->add_flag("!--no-html", options->html, "Do not write report.html");
+  command->add_flag("!--no-ipmi", options->ipmi,
+                    "Do not read the BMC's power through ipmitool (DCMI, else SDR sensors)");
+  command
+      ->add_option("--ipmi-period", options->ipmi_period_s,
+                   "Seconds between two ipmitool calls (1 to 3600)")
+      ->capture_default_str();
   AddCommonOptions(command, options->common);
   command->add_option("command", options->command, "The job and its arguments, after --");
   actions.push_back({command, [options] { return RunRecord(*options, std::cout, std::cerr); }});

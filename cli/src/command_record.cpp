@@ -50,6 +50,11 @@ int RunRecord(const RecordCommandOptions& options, std::ostream& out, std::ostre
                  "recording lasts as long as the command");
   }
   if (options.pid < 0) return Usage(err, "--pid must be a positive process id");
+  // A BMC answers a power query in tens to hundreds of ms and updates its reading about once a
+  // second: polled faster it only loads the BMC.
+  if (!(options.ipmi_period_s >= 1 && options.ipmi_period_s <= 3600)) {
+    return Usage(err, "--ipmi-period must be between 1 and 3600 seconds");
+  }
   const std::string dir = options.out.empty() ? DefaultOutDir() : options.out;
   // The output is checked before the job starts (docs/POLICIES.md): a path the policy refuses is a
   // usage error, found in a second rather than after the job ran.
@@ -83,6 +88,14 @@ int RunRecord(const RecordCommandOptions& options, std::ostream& out, std::ostre
   record.attach_pid = options.pid;
   record.duration_s = options.duration_s;
   record.html = options.html;
+  // The BMC is this machine's: not read when the backends read a recorded tree (--root).
+  if (options.ipmi && options.common.root == "/") {
+    record::BmcPowerOptions bmc;
+    bmc.period_s = options.ipmi_period_s;
+    record.bmc = bmc;
+  } else {
+    record.bmc.reset();
+  }
   Result<record::RecordOutcome> outcome = record::Record(**session, record, err);
   if (!outcome.ok()) {
     err << "xpuperf record: " << outcome.error().message << "\n";

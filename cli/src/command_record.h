@@ -18,6 +18,8 @@ struct RecordCommandOptions {
   double duration_s = 0;             // stop after this long (attach or system-wide)
   bool json = false;                 // the summary as JSON on out (the table goes to err always)
   bool html = true;
+  bool ipmi = true;          // the BMC's power reading through ipmitool
+  double ipmi_period_s = 1;  // between two ipmitool calls (at least 1 s)
 };
 
 // Exit code: the job's (128 + signal when a signal killed it; 127/126 when it could not be

@@ -32,19 +32,24 @@ Result<SysfsAttribute> SysfsAttribute::Open(const std::string& path) {
   struct statfs fs {};
   const bool pseudo =
       ::fstatfs(fd, &fs) == 0 && (fs.f_type == SYSFS_MAGIC || fs.f_type == PROC_SUPER_MAGIC);
-  if (pseudo) return SysfsAttribute(fd, path);
-  ::close(fd);
-  return SysfsAttribute(-1, path);
+  return SysfsAttribute(fd, path, pseudo);
+}
+
+Status SysfsAttribute::Reopen() {
+  XPUPERF_ASSIGN_OR_RETURN(SysfsAttribute fresh, Open(path_));
+  *this = std::move(fresh);
+  return Status::Ok();
 }
 
 SysfsAttribute::SysfsAttribute(SysfsAttribute&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)) {}
+    : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)), pseudo_(other.pseudo_) {}
 
 SysfsAttribute& SysfsAttribute::operator=(SysfsAttribute&& other) noexcept {
   if (this == &other) return *this;
   if (fd_ >= 0) ::close(fd_);
   fd_ = std::exchange(other.fd_, -1);
   path_ = std::move(other.path_);
+  pseudo_ = other.pseudo_;
   return *this;
 }
 
@@ -53,26 +58,16 @@ SysfsAttribute::~SysfsAttribute() {
 }
 
 Result<std::string_view> SysfsAttribute::ReadText(char* buffer, size_t size) const {
-  if (fd_ >= 0) return ReadFrom(fd_, buffer, size);
-  const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoError(path_, errno);
-  Result<std::string_view> text = ReadFrom(fd, buffer, size);
-  ::close(fd);
-  return text;
-}
-
-Result<std::string_view> SysfsAttribute::ReadFrom(int fd, char* buffer, size_t size) const {
-  size_t used = 0;
-  // A regular file (a recorded tree) may return short reads; sysfs returns the whole value.
-  while (used < size) {
-    const ssize_t n = ::pread(fd, buffer + used, size - used, static_cast<off_t>(used));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoError(path_, errno);
-    }
-    if (n == 0) break;
-    used += static_cast<size_t>(n);
-  }
+  if (fd_ < 0) return MakeError(ErrorCode::kIo, path_ + ": not open");
+  // One pread: sysfs and procfs generate the whole value on a read at offset 0, and a local
+  // regular file returns short only at its end, so a short read is the whole text (a second
+  // pread to see 0 bytes would double the syscalls of a 1 kHz poll).
+  ssize_t n = -1;
+  do {
+    n = ::pread(fd_, buffer, size, 0);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) return ErrnoError(path_, errno);
+  const auto used = static_cast<size_t>(n);
   if (used == size) {
     return MakeError(ErrorCode::kParse, path_ + ": longer than an integer attribute");
   }

@@ -1,6 +1,6 @@
-// Kept-open attributes: procfs is read with pread on one descriptor and sees new values; a
-// regular file is reopened per read, so a file replaced by rename (the recorded-tree harness) is
-// seen; bad contents are errors, never a value.
+// Kept-open attributes: procfs and regular files are read with pread on one descriptor and see
+// values rewritten in place (as sysfs changes them); a file replaced by rename is seen after
+// Reopen(); bad contents are errors, never a value.
 #include "xpuperf/core/sysfs_attribute.h"
 
 #include <gtest/gtest.h>
@@ -25,24 +25,42 @@ class SysfsAttributeTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-  // Replaced whole, as the recorded-tree harness does: write a new file, rename it into place.
+  // Replaced whole: write a new file, rename it into place (a new inode).
   void Replace(const std::string& name, const std::string& text) const {
     std::ofstream(Path(name + ".new")) << text;
     fs::rename(Path(name + ".new"), Path(name));
   }
+  // Rewritten in place (same inode), as the recorded-tree harnesses stand in for sysfs.
+  void Rewrite(const std::string& name, const std::string& text) const {
+    std::ofstream(Path(name), std::ios::in | std::ios::out) << text;
+  }
   fs::path dir_;
 };
 
-TEST_F(SysfsAttributeTest, RegularFileReplacedByRenameIsSeen) {
+TEST_F(SysfsAttributeTest, RegularFileRewrittenInPlaceIsSeenOnTheKeptDescriptor) {
+  // Padded to one width, so that a shorter value overwrites a longer one whole.
+  Replace("energy_uj", "1000                \n");
+  Result<SysfsAttribute> file = SysfsAttribute::Open(Path("energy_uj"));
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  EXPECT_FALSE(file->pseudo_file());
+  EXPECT_EQ(*file->ReadUnsigned(), 1000u);
+  Rewrite("energy_uj", "18446744073709551615\n");
+  EXPECT_EQ(*file->ReadUnsigned(), 18446744073709551615u);
+  Rewrite("energy_uj", "-42                 \n");
+  EXPECT_EQ(*file->ReadSigned(), -42);
+}
+
+TEST_F(SysfsAttributeTest, FileReplacedByRenameIsSeenAfterReopen) {
   Replace("energy_uj", "1000\n");
   Result<SysfsAttribute> file = SysfsAttribute::Open(Path("energy_uj"));
   ASSERT_TRUE(file.ok()) << file.error().message;
-  EXPECT_FALSE(file->kept_open());
-  EXPECT_EQ(*file->ReadUnsigned(), 1000u);
-  Replace("energy_uj", "18446744073709551615\n");
-  EXPECT_EQ(*file->ReadUnsigned(), 18446744073709551615u);
-  Replace("energy_uj", "-42\n");
-  EXPECT_EQ(*file->ReadSigned(), -42);
+  Replace("energy_uj", "2000\n");
+  EXPECT_EQ(*file->ReadUnsigned(), 1000u);  // the kept descriptor still reads the old inode
+  ASSERT_TRUE(file->Reopen().ok());
+  EXPECT_EQ(*file->ReadUnsigned(), 2000u);
+  fs::remove(Path("energy_uj"));
+  EXPECT_EQ(file->Reopen().error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(*file->ReadUnsigned(), 2000u);  // a failed reopen keeps the descriptor it had
 }
 
 TEST_F(SysfsAttributeTest, ProcfsIsKeptOpenAndRereadAtOffsetZero) {
@@ -50,7 +68,7 @@ TEST_F(SysfsAttributeTest, ProcfsIsKeptOpenAndRereadAtOffsetZero) {
   // read is a pread at offset 0, which makes procfs generate the text again.
   Result<SysfsAttribute> file = SysfsAttribute::Open("/proc/sys/kernel/pid_max");
   ASSERT_TRUE(file.ok()) << file.error().message;
-  EXPECT_TRUE(file->kept_open());
+  EXPECT_TRUE(file->pseudo_file());
   Result<uint64_t> first = file->ReadUnsigned();
   ASSERT_TRUE(first.ok()) << first.error().message;
   EXPECT_GT(*first, 0u);
@@ -64,14 +82,12 @@ TEST_F(SysfsAttributeTest, BadContentsAreErrors) {
   Result<SysfsAttribute> file = SysfsAttribute::Open(Path("value"));
   ASSERT_TRUE(file.ok());
   EXPECT_EQ(file->ReadUnsigned().error().code, ErrorCode::kParse);
-  Replace("value", "18446744073709551616\n");  // 2^64: overflows
+  Rewrite("value", "18446744073709551616\n");  // 2^64: overflows
   EXPECT_EQ(file->ReadUnsigned().error().code, ErrorCode::kParse);
-  Replace("value", std::string(200, '1'));  // longer than any integer attribute
+  Rewrite("value", std::string(200, '1'));  // longer than any integer attribute
   EXPECT_EQ(file->ReadUnsigned().error().code, ErrorCode::kParse);
-  Replace("value", "");
+  fs::resize_file(Path("value"), 0);
   EXPECT_EQ(file->ReadSigned().error().code, ErrorCode::kParse);
-  fs::remove(Path("value"));
-  EXPECT_EQ(file->ReadUnsigned().error().code, ErrorCode::kNotFound);
   EXPECT_EQ(SysfsAttribute::Open(Path("absent")).error().code, ErrorCode::kNotFound);
 }
 

@@ -91,7 +91,7 @@ class PjrtCollectivesBenchmark final : public PjrtBenchmark {
     const ElementType type = *pjrt::ParsePrecision(precision);
     XPUPERF_ASSIGN_OR_RETURN(const int64_t requested,
                              p.Integer("bytes", 1 << 20, 1, int64_t{1} << 34));
-    XPUPERF_ASSIGN_OR_RETURN(PjrtTarget * target, OpenTarget(PluginChoice(point)));
+    XPUPERF_ASSIGN_OR_RETURN(PjrtTarget * target, OpenTarget(PluginChoice(point), DeviceUse::kAll));
     const pjrt::Client& client = *target->client;
     const auto available = static_cast<int64_t>(client.devices().size());
     XPUPERF_ASSIGN_OR_RETURN(const int64_t devices, p.Integer("devices", available, 1, available));

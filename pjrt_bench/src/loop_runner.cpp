@@ -25,14 +25,45 @@ Status LoopRunner::Run(int64_t iterations) {
   return Status::Ok();
 }
 
-Result<bench::TimedSamples> LoopRunner::Sample(bench::ExecutionQueue& queue,
+int LoopRunner::DeviceOrdinal() const {
+  if (executable_.devices().empty()) return 0;
+  for (size_t i = 0; i < client_.devices().size(); ++i) {
+    if (client_.device_handle(static_cast<int>(i)) != executable_.devices().front()) continue;
+    const int hardware = client_.devices()[i].local_hardware_id;
+    return hardware >= 0 ? hardware : static_cast<int>(i);
+  }
+  return 0;
+}
+
+Result<bench::TimedSamples> LoopRunner::Sample(PjrtHostQueue& queue,
                                                const bench::SamplingOptions& sampling) {
+  queue.device_timing = {};
+  std::unique_ptr<pjrt::PluginProfiler> profiler;
+  if (auto created = pjrt::PluginProfiler::Create(client_.api()); !created.ok()) {
+    queue.device_timing.note = created.error().message;
+  } else if (Status started = (*created)->Start(); !started.ok()) {
+    queue.device_timing.note = "unsupported: " + started.error().message;
+  } else {
+    profiler = std::move(created).value();
+  }
   Status failed = Status::Ok();
   auto samples = bench::CollectSamples(queue, sampling, [&](int64_t repetitions) {
     if (!failed.ok()) return;
     Status s = Run(repetitions);
     if (!s.ok()) failed = s;
   });
+  if (profiler != nullptr) {
+    Status stopped = profiler->Stop();
+    auto xspace = stopped.ok() ? profiler->CollectXSpace() : Result<std::string>(stopped.error());
+    auto modules = xspace.ok() ? ModuleSecondsFromXSpace(*xspace, DeviceOrdinal())
+                               : Result<std::vector<double>>(xspace.error());
+    if (!modules.ok()) {
+      queue.device_timing.note = "unsupported: " + modules.error().message;
+    } else if (samples.ok()) {
+      queue.device_timing =
+          DeviceTimingFromModules(*modules, samples->seconds_per_rep.size(), samples->repetitions);
+    }
+  }
   if (!failed.ok()) return failed.error();
   return samples;
 }

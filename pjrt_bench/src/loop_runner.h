@@ -6,6 +6,7 @@
 #include <map>
 #include <vector>
 
+#include "pjrt_target.h"
 #include "xpuperf/bench/queue.h"
 #include "xpuperf/bench/sampler.h"
 #include "xpuperf/pjrt/client.h"
@@ -20,12 +21,17 @@ class LoopRunner {
 
   // Runs once with `iterations` (verification runs, dispatch timing).
   Status Run(int64_t iterations);
-  Result<bench::TimedSamples> Sample(bench::ExecutionQueue& queue,
-                                     const bench::SamplingOptions& sampling);
+  // Samples with `queue`'s clock; where the plugin has a profiler extension, the profiler records
+  // the same executions and queue.device_timing gets their device time (device_timing.h).
+  Result<bench::TimedSamples> Sample(PjrtHostQueue& queue, const bench::SamplingOptions& sampling);
   // outputs[d][o] of the last execution.
   const std::vector<std::vector<pjrt::Buffer>>& outputs() const { return outputs_; }
 
  private:
+  // The profile plane number of the executable's first device: its local hardware id, else its
+  // position among the client's devices.
+  int DeviceOrdinal() const;
+
   const pjrt::Client& client_;
   const pjrt::Executable& executable_;
   std::vector<std::vector<const pjrt::Buffer*>> inputs_;

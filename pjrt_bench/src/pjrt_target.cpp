@@ -17,6 +17,8 @@ int CpuPluginDevices() {
   return 4;
 }
 
+int CpuDeviceCount(DeviceUse use) { return use == DeviceUse::kOne ? 1 : CpuPluginDevices(); }
+
 Device PjrtTarget::DeviceRecord(int device) const {
   const pjrt::DeviceDescription& d = client->devices().at(device);
   Device record;
@@ -41,18 +43,20 @@ nlohmann::json PjrtTarget::Describe(int device) const {
           {"device_id", d.id}};
 }
 
-Result<PjrtTarget*> OpenTarget(const std::string& choice) {
+Result<PjrtTarget*> OpenTarget(const std::string& choice, DeviceUse use) {
   static std::mutex mutex;
   static auto* targets = new std::map<std::string, std::unique_ptr<PjrtTarget>>();
   XPUPERF_ASSIGN_OR_RETURN(pjrt::PluginLocation location,
                            pjrt::ResolvePlugin(choice, pjrt::DiscoveryEnvironment::FromProcess()));
+  const bool cpu = location.kind == "cpu";
+  // Only the CPU plugin gets a client per device count: libtpu allows one client per process.
+  const std::string key =
+      cpu ? fmt::format("{}#{}", location.path, CpuDeviceCount(use)) : location.path;
   std::lock_guard lock(mutex);
-  if (auto it = targets->find(location.path); it != targets->end()) return it->second.get();
+  if (auto it = targets->find(key); it != targets->end()) return it->second.get();
   XPUPERF_ASSIGN_OR_RETURN(std::shared_ptr<pjrt::Plugin> plugin, pjrt::Plugin::Load(location.path));
   std::vector<pjrt::NamedValue> options;
-  if (location.kind == "cpu") {
-    options.push_back({"cpu_device_count", static_cast<int64_t>(CpuPluginDevices())});
-  }
+  if (cpu) options.push_back({"cpu_device_count", static_cast<int64_t>(CpuDeviceCount(use))});
   XPUPERF_ASSIGN_OR_RETURN(std::unique_ptr<pjrt::Client> client, plugin->CreateClient(options));
   if (client->devices().empty()) {
     return MakeError(
@@ -64,7 +68,7 @@ Result<PjrtTarget*> OpenTarget(const std::string& choice) {
   target->plugin = std::move(plugin);
   target->client = std::move(client);
   PjrtTarget* raw = target.get();
-  (*targets)[raw->location.path] = std::move(target);
+  (*targets)[key] = std::move(target);
   return raw;
 }
 

@@ -67,7 +67,8 @@ Result<Tick> Sampler::Sample(SeriesTable& table) {
   // A metric is due when its period has elapsed; half a tick of slack keeps a 10 ms metric on
   // every 10th tick at 1 kHz despite timer jitter.
   const double tick_s = options_.rate_hz > 0 ? 1.0 / options_.rate_hz : 0;
-  std::vector<std::string> due;
+  std::vector<std::string>& due = due_;
+  due.clear();
   const auto& schedule = RecordSchedule();
   for (size_t i = 0; i < schedule.size(); ++i) {
     const double period_s = std::max(0.0, schedule[i].min_period_s - tick_s / 2);
@@ -108,10 +109,29 @@ Result<Tick> Sampler::Sample(SeriesTable& table) {
   return tick;
 }
 
+Sampler::InternedReading& Sampler::InternedFor(const Reading& reading) {
+  for (InternedReading& entry : interned_) {
+    if (entry.metric == reading.metric && entry.device == reading.device) return entry;
+  }
+  interned_.push_back(InternedReading{reading.metric, reading.device, {}, false});
+  return interned_.back();
+}
+
+uint32_t Sampler::SeriesAt(InternedReading& entry, size_t position, const Labels& labels,
+                           SeriesTable& table) {
+  if (position < entry.samples.size() && entry.samples[position].first == labels) {
+    return entry.samples[position].second;
+  }
+  const uint32_t series = table.Intern(entry.metric, entry.device, labels);
+  if (position >= entry.samples.size()) entry.samples.resize(position + 1);
+  entry.samples[position] = {labels, series};
+  return series;
+}
+
 void Sampler::AddReadings(const std::vector<Reading>& readings, const std::vector<int>& job_pids,
                           SeriesTable& table, Tick& tick) {
   for (const Reading& reading : readings) {
-    const std::string key = reading.metric + "|" + reading.device;
+    const auto key = [&reading] { return reading.metric + "|" + reading.device; };
     if (reading.metric == metrics::kProcessMemory) {
       // The host side of the job is the process tree (job_memory_bytes on cpu0); on devices, the
       // memory the job's pids hold, summed. Other processes' memory is not recorded.
@@ -125,23 +145,28 @@ void Sampler::AddReadings(const std::vector<Reading>& readings, const std::vecto
         }
       }
       if (reading.state == ReadingState::kOk || reading.state == ReadingState::kNoData) {
-        if (reading.state == ReadingState::kOk) ever_ok_[key] = true;
+        if (reading.state == ReadingState::kOk) ever_ok_[key()] = true;
         tick.values.push_back({table.Intern(kJobMemory, reading.device, {}), held});
         continue;
       }
     }
     if (reading.state != ReadingState::kOk) {
       // Asked again at every due tick: only a new reason is copied.
-      auto [it, added] = unavailable_.try_emplace(key);
+      auto [it, added] = unavailable_.try_emplace(key());
       if (added || it->second.reason != reading.reason) {
         it->second = Unavailable{reading.metric, reading.device, reading.reason};
       }
       continue;
     }
-    if (auto it = ever_ok_.find(key); it == ever_ok_.end()) ever_ok_.emplace(key, true);
-    for (const xpuperf::Sample& s : reading.samples) {
+    InternedReading& interned = InternedFor(reading);
+    if (!interned.ever_ok) {
+      interned.ever_ok = true;
+      ever_ok_.emplace(key(), true);
+    }
+    for (size_t j = 0; j < reading.samples.size(); ++j) {
+      const xpuperf::Sample& s = reading.samples[j];
       if (s.is_distribution() || !std::isfinite(s.scalar())) continue;
-      tick.values.push_back({table.Intern(reading.metric, reading.device, s.labels), s.scalar()});
+      tick.values.push_back({SeriesAt(interned, j, s.labels, table), s.scalar()});
       if (reading.metric == metrics::kMemoryTotal && s.labels.items().size() <= 1) {
         const auto bytes = static_cast<uint64_t>(s.scalar());
         capacity_[reading.device] = bytes;

@@ -58,6 +58,15 @@ json Energy(const SummaryInput& in) {
     if (std::find(with_counter.begin(), with_counter.end(), s.device + "|" + s.detail) !=
         with_counter.end())
       continue;
+    std::string method =
+        "no energy counter: ∫ power dt, each power sample held until the next (as accurate as "
+        "the source's averaging)";
+    if (s.device == "bmc" && in.bmc.is_object() && in.bmc.contains("poll_period_seconds")) {
+      method = fmt::format(
+          "BMC power read every {:g} s or more: ∫ power dt, each reading held until the next "
+          "(the whole node: overlaps every other domain)",
+          in.bmc["poll_period_seconds"].get<double>());
+    }
     out.push_back({{"device", s.device},
                    {"domain", s.detail},
                    {"joules", st.held_integral},
@@ -66,9 +75,7 @@ json Energy(const SummaryInput& in) {
                    {"seconds", st.held_seconds},
                    {"samples", st.count},
                    {"counter_resets", 0},
-                   {"method",
-                    "no energy counter: ∫ power dt, each power sample held until the "
-                    "next (as accurate as the source's averaging)"}});
+                   {"method", method}});
   }
   return out;
 }
@@ -180,6 +187,7 @@ json BuildSummary(const SummaryInput& in) {
     unavailable.push_back({{"metric", u.metric}, {"device", u.device}, {"reason", u.reason}});
   }
   doc["unavailable"] = unavailable;
+  if (!in.bmc.is_null()) doc["bmc"] = in.bmc;
   PatternContext patterns{in.table, in.stats, in.capacity_bytes};
   json findings = json::array();
   for (const Finding& f : DetectPatterns(patterns)) {

@@ -225,22 +225,34 @@ void TimelineFiles::Append(const Tick& tick, const SeriesTable& table) {
   char stamp[64];
   const auto stamp_end = fmt::format_to_n(stamp, sizeof(stamp), "{},{:.6f}", tick.wall_ns, elapsed);
   const std::string_view stamp_text(stamp, std::min(stamp_end.size, sizeof(stamp)));
+  // Each value is formatted once (shortest round-trip text) and copied into the three files.
+  values_text_.clear();
+  value_ends_.clear();
   for (size_t i = 0; i < tick.values.size(); ++i) {
     const TickValue& v = tick.values[i];
     const SeriesText& text = series_text_[v.series];
+    const size_t begin = values_text_.size();
+    fmt::format_to(std::back_inserter(values_text_), "{}", v.value);
+    const std::string_view value(values_text_.data() + begin, values_text_.size() - begin);
     if (i != 0) jsonl_ += ',';
-    fmt::format_to(jsonl, "[{},{}]", v.series, v.value);
+    jsonl_ += '[';
+    jsonl_ += fmt::format_int(v.series).c_str();
+    jsonl_ += ',';
+    jsonl_ += value;
+    jsonl_ += ']';
     csv_ += stamp_text;
     csv_ += text.csv_middle;
-    fmt::format_to(csv, "{}", v.value);
+    csv_ += value;
     csv_ += text.csv_unit;
+    value_ends_.push_back(values_text_.size());
   }
   jsonl_ += "]}\n";
   // Chrome counters: one event per (device, metric) with its series as args; per-core series stay
   // in the CSV/JSONL (hundreds of tracks would bury the rest).
   auto trace = std::back_inserter(trace_);
   const Series* current = nullptr;
-  for (const TickValue& v : tick.values) {
+  for (size_t i = 0; i < tick.values.size(); ++i) {
+    const TickValue& v = tick.values[i];
     const SeriesText& text = series_text_[v.series];
     if (text.per_core) continue;
     const Series& s = table[v.series];
@@ -260,9 +272,12 @@ void TimelineFiles::Append(const Tick& tick, const SeriesTable& table) {
       trace_ += ',';
     }
     trace_ += text.trace_arg;
-    fmt::format_to(trace, ":{}", v.value);
+    trace_ += ':';
+    const size_t begin = i == 0 ? 0 : value_ends_[i - 1];
+    trace_.append(values_text_, begin, value_ends_[i] - begin);
   }
   if (current != nullptr) trace_ += "}}";
+  value_ends_.clear();
 }
 
 Status TimelineFiles::Flush() {

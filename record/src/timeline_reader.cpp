@@ -245,7 +245,10 @@ std::vector<bool> TopLevelTracks(const std::vector<EnergyTrack>& tracks) {
   }
   std::vector<bool> top;
   for (const EnergyTrack& t : tracks) {
-    const bool sub = t.domain.starts_with("core") || t.domain.starts_with("uncore");
+    // RAPL core/uncore lie inside the package; the BMC's reading covers the whole node (CPUs and
+    // accelerators included), so adding it to the others would count them twice.
+    const bool sub =
+        t.domain.starts_with("core") || t.domain.starts_with("uncore") || t.device == "bmc";
     const bool psys = t.domain.starts_with("psys");
     top.push_back(!sub && (with_psys.contains(t.device) ? psys : true));
   }

@@ -103,6 +103,9 @@ void EnergyMeter::RefreshCounters(int64_t now_ns) {
     counter.read_ok = raw.ok();
     if (!raw.ok()) {
       last_error_ = raw.error();
+      // The kept descriptor may point at an attribute that is gone (driver reload) or a file
+      // replaced by rename: opened again at the next read.
+      counter.file.reset();
       continue;
     }
     counter.since_open_uj += CounterDelta(counter, *raw);

@@ -1,14 +1,16 @@
 #!/bin/sh
 # The job of the `xpuperf record` tree test: rewrites the RAPL energy counter (across its
 # wraparound), a hwmon temperature and /proc/meminfo of a copied recorded tree on a schedule, as the
-# machine would while a job runs. Each file is replaced whole (write, then rename), the way a sysfs
-# read sees one value. Usage: cpu_tree_harness.sh TREE
+# machine would while a job runs. The sysfs attributes are rewritten in place (same inode, no
+# truncation: one write of a fixed-width value padded with blanks), as the kernel changes a sysfs
+# value under a descriptor the recorder keeps open; /proc/meminfo, which the recorder opens for each
+# read, is replaced whole (write, then rename). Usage: cpu_tree_harness.sh TREE
 set -eu
 tree=$1
 rapl=$tree/sys/class/powercap/intel-rapl:0
 temp=$tree/sys/class/hwmon/hwmon0/temp1_input
 max=$(cat "$rapl/max_energy_range_uj")
-put() { printf '%s\n' "$2" > "$1.new" && mv "$1.new" "$1"; }
+put() { printf '%-24s\n' "$2" 1<>"$1"; }
 available() {
   sed "s/^MemAvailable:.*/MemAvailable:   $1 kB/" "$tree/proc/meminfo" > "$tree/proc/meminfo.new"
   mv "$tree/proc/meminfo.new" "$tree/proc/meminfo"

@@ -129,6 +129,8 @@ class Client {
                           PJRT_Device* device) const;
 
   PJRT_Device* device_handle(int device) const { return device_handles_.at(device); }
+  // The plugin's table (for its extensions, pjrt/profiler.h).
+  const PJRT_Api* api() const { return api_; }
 
  private:
   const PJRT_Api* api_ = nullptr;

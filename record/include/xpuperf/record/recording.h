@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "xpuperf/core/session.h"
+#include "xpuperf/record/bmc_power_source.h"
 #include "xpuperf/record/summary.h"
 
 namespace xpuperf::record {
@@ -24,6 +25,8 @@ struct RecordOptions {
   double flush_period_s = 0.5;       // timeline files are written at least this often
   double summary_period_s = 10;      // summary.json is refreshed this often while recording
   bool html = true;                  // write report.html at the end
+  // The BMC's power reading through ipmitool, in a thread of its own; nullopt: not read.
+  std::optional<BmcPowerOptions> bmc = BmcPowerOptions{};
 };
 
 // NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json() noexcept has an unreachable throw

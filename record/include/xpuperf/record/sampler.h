@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "xpuperf/core/clock.h"
@@ -66,6 +67,17 @@ class Sampler {
  private:
   void AddReadings(const std::vector<Reading>& readings, const std::vector<int>& job_pids,
                    SeriesTable& table, Tick& tick);
+  // The series of a reading's j-th sample: a backend returns a metric's samples in the same order
+  // with the same labels tick after tick, so the series found last time is reused after one
+  // comparison of labels, without building its key.
+  struct InternedReading {
+    std::string metric, device;
+    std::vector<std::pair<Labels, uint32_t>> samples;  // by position: labels, series
+    bool ever_ok = false;
+  };
+  InternedReading& InternedFor(const Reading& reading);
+  static uint32_t SeriesAt(InternedReading& entry, size_t position, const Labels& labels,
+                           SeriesTable& table);
 
   // Metrics that every device reported unsupported are skipped until their retry time.
   void BackOffUnsupported(const std::vector<std::string>& due, const std::vector<Reading>& readings,
@@ -86,6 +98,8 @@ class Sampler {
   std::map<std::string, uint64_t> capacity_;        // device -> memory_total_bytes
   std::map<std::string, Unavailable> unavailable_;  // "metric|device"
   std::map<std::string, bool> ever_ok_;             // "metric|device"
+  std::vector<InternedReading> interned_;           // per (metric, device) seen
+  std::vector<std::string> due_;                    // this tick's metrics (reused buffer)
 };
 
 }  // namespace xpuperf::record

@@ -39,6 +39,9 @@ struct SummaryInput {
   int64_t polls = 0;  // sampling wake-ups (a tick where no source was due writes nothing)
   double recorder_cpu_seconds = -1;
   double recorder_wall_seconds = -1;
+  // The BMC power source (summary.json "bmc": method, poll period, the BMC's own sampling period,
+  // readings, failed calls, the last problem); null when it was not asked for.
+  nlohmann::json bmc;
 };
 
 nlohmann::json BuildSummary(const SummaryInput& input);

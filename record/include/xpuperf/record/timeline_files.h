@@ -76,6 +76,9 @@ class TimelineFiles {
   size_t announced_ = 0;                 // series already described in timeline.jsonl
   std::vector<std::string> devices_;     // Chrome-trace pid = index + 1
   std::vector<SeriesText> series_text_;  // by series index
+  // The current tick's values as text, one after another, and where each ends (reused buffers).
+  std::string values_text_;
+  std::vector<size_t> value_ends_;
 };
 
 }  // namespace xpuperf::record

@@ -51,7 +51,8 @@ struct WindowEnergy {
 WindowEnergy EnergyInWindow(const EnergyTrack& track, int64_t begin_ns, int64_t end_ns);
 
 // Whether a track belongs in a device total: sub-domains (core, uncore) are inside the package,
-// and psys (the whole platform) replaces package + dram on its device when present.
+// psys (the whole platform) replaces package + dram on its device when present, and the BMC's
+// node reading (device "bmc") overlaps everything and is left out.
 std::vector<bool> TopLevelTracks(const std::vector<EnergyTrack>& tracks);
 
 }  // namespace xpuperf::record
