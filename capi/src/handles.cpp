@@ -81,6 +81,7 @@ xpuperf_session* RegisterSession(std::shared_ptr<SessionState> state) {
   if (entry.generation == 0) ++entry.generation;  // wrapped after 2^32 reuses of one slot
   entry.state = std::move(state);
   const uintptr_t value = (uintptr_t{entry.generation} << 32) | ((uintptr_t{slot} + 1) << 4) | kTag;
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): a tagged integer, only ever decoded, never deref'd
   return reinterpret_cast<xpuperf_session*>(value);
 }
 

@@ -19,6 +19,7 @@
 #include "capture_id.h"
 #include "xpuperf/agent/agent_server.h"
 #include "xpuperf/core/cancellation.h"
+#include "xpuperf/core/concat.h"
 #include "xpuperf/exporter/basic_auth.h"
 #include "xpuperf/exporter/tls_context.h"
 #include "xpuperf/exporter/web_config.h"
@@ -55,7 +56,7 @@ std::string CaptureIdFor(const TriggerDecision& d) {
 // A label set as one key (names are unique and sorted in the map).
 std::string LabelsKey(const std::map<std::string, std::string>& labels) {
   std::string key;
-  for (const auto& [name, value] : labels) key += name + '\xff' + value + '\xff';
+  for (const auto& [name, value] : labels) key += Concat(name, "\xff", value, "\xff");
   return key;
 }
 
@@ -381,9 +382,9 @@ class AlertReceiver::Impl {
         if (status.ok() && *status < 500) break;  // the body is refused: resending cannot help
       }
       if (done) {
-        Log("alert " + name + ": findings posted to " + am.url);
+        Log(Concat("alert ", name, ": findings posted to ", am.url));
       } else {
-        Log("alert " + name + ": error: findings not posted to " + am.url + ": " + last);
+        Log(Concat("alert ", name, ": error: findings not posted to ", am.url, ": ", last));
         all = false;
       }
     }

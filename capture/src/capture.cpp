@@ -11,6 +11,7 @@
 #include "capture_id.h"
 #include "xpuperf/agent/capture_store.h"
 #include "xpuperf/core/cancellation.h"
+#include "xpuperf/core/concat.h"
 #include "xpuperf/core/output_file.h"
 #include "xpuperf/exporter/basic_auth.h"
 #include "xpuperf/xla_profiler/xla_profiler.h"
@@ -160,7 +161,7 @@ class HostCapture {
                                        {"length", agent::kMaxReadChunkBytes}});
       if (!chunk.ok()) return chunk.error();
       if (const std::string status = FailedStatus(*chunk); !status.empty()) {
-        return MakeError(ErrorCode::kIo, name + ": " + status);
+        return MakeError(ErrorCode::kIo, Concat(name, ": ", status));
       }
       std::string bytes;
       if (!exporter::DecodeBase64(chunk->value("data", ""), bytes)) {
@@ -329,6 +330,7 @@ Result<CaptureReport> RunCapture(const CaptureOptions& options, std::ostream& lo
         << " ms (in " << options.start_in_seconds << " s)\n";
   }
   std::vector<std::thread> threads;
+  threads.reserve(jobs.size() + jax.size());
   for (auto& job : jobs) {
     threads.emplace_back([&, capture = &job] {
       HostCapture(options, report.capture_id, report.start_time_ms, log, log_mutex).Run(*capture);

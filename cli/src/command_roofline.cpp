@@ -121,6 +121,7 @@ Result<std::optional<spec::SpecSheet>> LoadSpec(const RooflineOptions& o,
 }
 
 // A report and, with --trace, what the trace added and where its points' ceilings come from.
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json() noexcept has an unreachable throw
 struct Built {
   Report report;
   std::optional<TracePoints> trace;

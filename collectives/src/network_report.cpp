@@ -10,7 +10,7 @@
 namespace xpuperf::collectives {
 namespace {
 
-bench::Measurement BaseMeasurement(const CollectivePoint& point, std::string metric) {
+bench::Measurement BaseMeasurement(const CollectivePoint& point, const std::string& metric) {
   bench::Measurement m;
   m.benchmark = point.benchmark;
   m.metric = std::string(CollectiveName(point.op)) + "_" + metric;

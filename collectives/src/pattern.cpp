@@ -14,7 +14,7 @@ float SumOverRanks(int ranks, int64_t index) {
 }  // namespace
 
 float InputValue(int rank, int64_t index) {
-  return static_cast<float>((7 * (rank % 17) + 3 * (index % 17)) % 17 + 1);
+  return static_cast<float>((int64_t{7} * (rank % 17) + 3 * (index % 17)) % 17 + 1);
 }
 
 void FillBuffers(CollectiveOp op, const CollectiveShape& shape, int rank, std::span<float> send,

@@ -80,7 +80,7 @@ bool AcceptsGzip(const std::string& header) {
   return false;
 }
 
-void ServeBody(httplib::Response& res, std::shared_ptr<const std::string> body,
+void ServeBody(httplib::Response& res, const std::shared_ptr<const std::string>& body,
                std::string_view content_type) {
   // A provider with a known length: served as is (httplib compresses only plain bodies), with no
   // copy of the cached text.
@@ -102,9 +102,9 @@ class MetricsServer::Impl {
   void Configure(WebConfig config) {
     std::lock_guard<std::mutex> lock(config_mutex_);
     auth_ = std::make_shared<BasicAuth>(config.basic_auth_users);
-    headers_ = config.headers;
+    headers_ = std::move(config.headers);
     headers_.emplace("X-Content-Type-Options", "nosniff");
-    tls_ = config.tls;
+    tls_ = std::move(config.tls);
   }
 
   Result<WebConfig> ReadConfig() const {

@@ -51,4 +51,4 @@ inline bool HasEntry(const PJRT_Api* api, size_t offset) {
 // Declares `PJRT_<Name>_Args var` zeroed, with struct_size set.
 #define XPUPERF_PJRT_ARGS(Type, var)                                                   \
   Type var{}; /* NOLINT(bugprone-macro-parentheses): a type cannot be parenthesised */ \
-  var.struct_size = Type##_STRUCT_SIZE
+  (var).struct_size = Type##_STRUCT_SIZE

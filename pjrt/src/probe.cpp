@@ -139,6 +139,7 @@ ProbeResult ProbePlugin(const PluginLocation& location, const std::string& execu
     environment.emplace_back("TPU_SKIP_MDS_QUERY=1");
   }
   std::vector<char*> envp;
+  envp.reserve(environment.size() + 1);
   for (std::string& e : environment) envp.push_back(e.data());
   envp.push_back(nullptr);
   std::string command = kProbeCommand;

@@ -13,6 +13,7 @@ namespace xpuperf::record {
 Result<pid_t> StartJob(const std::vector<std::string>& argv) {
   if (argv.empty()) return MakeError(ErrorCode::kInvalidArgument, "no command to run");
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   // The child reports an exec failure through a close-on-exec pipe: EOF means exec succeeded.

@@ -60,7 +60,7 @@ Result<uint64_t> ParseResidentPages(std::string_view statm) {
   return *pages;
 }
 
-JobTree::JobTree(std::string root, int root_pid, uint64_t page_size_bytes)
+JobTree::JobTree(const std::string& root, int root_pid, uint64_t page_size_bytes)
     : proc_((root.empty() || root == "/" ? std::string() : root) + "/proc"),
       root_pid_(root_pid),
       page_size_bytes_(page_size_bytes) {

@@ -1,5 +1,6 @@
 #include "xpuperf/record/timeline.h"
 
+#include "xpuperf/core/concat.h"
 #include "xpuperf/core/metric_catalog.h"
 
 namespace xpuperf::record {
@@ -21,7 +22,7 @@ std::string SeriesKey(std::string_view metric, std::string_view device, const La
   key += '"';
   for (const auto& [k, v] : labels.items()) {
     if (k == labels::kDevice) continue;
-    key += ',' + k + "=\"" + v + '"';
+    key += Concat(",", k, "=\"", v, "\"");
   }
   return key + "}";
 }

@@ -11,6 +11,7 @@
 #include <iterator>
 #include <utility>
 
+#include "xpuperf/core/concat.h"
 #include "xpuperf/core/json.h"
 #include "xpuperf/core/output_file.h"
 #include "xpuperf/core/version.h"
@@ -83,7 +84,7 @@ std::string LabelText(const Labels& labels) {
   std::string text;
   for (const auto& [k, v] : labels.items()) {
     if (!text.empty()) text += ';';
-    text += k + "=" + v;
+    text += Concat(k, "=", v);
   }
   return text;
 }

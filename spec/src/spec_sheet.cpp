@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <sstream>
 
+#include "xpuperf/core/concat.h"
 #include "xpuperf/core/input_file.h"
 
 namespace xpuperf::spec {
@@ -75,10 +76,9 @@ Status KnownKeys(const YAML::Node& map, std::initializer_list<std::string_view> 
     for (std::string_view name : known) found = found || name == key;
     if (found) continue;
     std::string list;
-    for (std::string_view name : known) list += (list.empty() ? "" : ", ") + std::string(name);
-    return ParseError(
-        file, item.first.Mark(),
-        "unknown key '" + key + "' in " + std::string(where) + " (known: " + list + ")");
+    for (std::string_view name : known) list += Concat(list.empty() ? "" : ", ", name);
+    return ParseError(file, item.first.Mark(),
+                      Concat("unknown key '", key, "' in ", where, " (known: ", list, ")"));
   }
   return Status::Ok();
 }

@@ -615,12 +615,11 @@ Status EventParser::ParseEvent(od::object object) {
       event.kind = EventKind::kKernel;  // refined by thread name in Finish()
       event.device = device->second;
       event.stream = event.tid;
-    } else if (trace_.format == TraceFormat::kJax) {
-      event.kind = EventKind::kCpuOp;
-    } else if (event.pid < 0 &&
-               trace_.strings.Get(static_cast<uint32_t>(-1 - event.pid)) == "CPU functions") {
-      // PyTorch's legacy export (torch built without Kineto, profiler_util.py's
-      // export_chrome_trace): a bare array, no `cat`, operators on pid "CPU functions".
+    } else if (trace_.format == TraceFormat::kJax ||
+               // PyTorch's legacy export (torch built without Kineto, profiler_util.py's
+               // export_chrome_trace): a bare array, no `cat`, operators on pid "CPU functions".
+               (event.pid < 0 &&
+                trace_.strings.Get(static_cast<uint32_t>(-1 - event.pid)) == "CPU functions")) {
       event.kind = EventKind::kCpuOp;
     }
   }

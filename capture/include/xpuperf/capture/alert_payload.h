@@ -20,8 +20,8 @@ namespace xpuperf::capture {
 
 inline constexpr size_t kMaxWebhookBodyBytes = 1 << 20;  // the receiver refuses larger bodies (413)
 inline constexpr size_t kMaxWebhookAlerts = 1000;
-inline constexpr size_t kMaxAlertPairs = 128;        // labels, and annotations, per alert
-inline constexpr size_t kMaxValueBytes = 64 * 1024;  // one label or annotation value
+inline constexpr size_t kMaxAlertPairs = 128;                // labels, and annotations, per alert
+inline constexpr size_t kMaxValueBytes = size_t{64} * 1024;  // one label or annotation value
 
 struct ReceivedAlert {
   std::string status;  // "firing" or "resolved"

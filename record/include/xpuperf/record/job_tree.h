@@ -20,7 +20,7 @@ struct JobTreeSnapshot {
 // Not thread-safe. Reads `root`/proc (tests point it at a recorded tree).
 class JobTree {
  public:
-  JobTree(std::string root, int root_pid, uint64_t page_size_bytes);
+  JobTree(const std::string& root, int root_pid, uint64_t page_size_bytes);
 
   // Rescans the process list when `rescan` is true (the members' /proc/PID/task/TID/children
   // where the kernel has them, else the parent links of every /proc/PID/stat), then sums the RSS

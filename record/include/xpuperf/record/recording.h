@@ -29,6 +29,7 @@ struct RecordOptions {
   std::optional<BmcPowerOptions> bmc = BmcPowerOptions{};
 };
 
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json() noexcept has an unreachable throw
 struct RecordOutcome {
   nlohmann::json summary;
   std::optional<JobExit> exit;  // the job's, when record started it

@@ -30,6 +30,7 @@ struct BenchRecord {
   std::string device_id;       // "cpu0", "nvidia0"
 };
 
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json() noexcept has an unreachable throw
 struct BenchResults {
   std::string directory;
   std::vector<BenchRecord> records;  // in file order

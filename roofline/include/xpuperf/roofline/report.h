@@ -15,6 +15,7 @@
 
 namespace xpuperf::roofline {
 
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json() noexcept has an unreachable throw
 struct Report {
   BenchResults results;
   Ceilings ceilings;  // measured, then the spec sheet's (labelled spec)
