@@ -16,6 +16,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "xpuperf/core/concat.h"
+
 extern char** environ;
 
 namespace xpuperf::record {
@@ -45,7 +47,7 @@ std::string FindProgram(const std::string& program) {
     const size_t colon = dirs.find(':');
     std::string dir(dirs.substr(0, colon));
     if (dir.empty()) dir = ".";
-    const std::string candidate = dir + "/" + program;
+    std::string candidate = Concat(dir, "/", program);
     if (Executable(candidate)) return candidate;
     if (colon == std::string_view::npos) return "";
     dirs.remove_prefix(colon + 1);
@@ -283,6 +285,7 @@ Result<std::string> BmcPowerSource::Call(const std::vector<std::string>& args) {
   std::vector<std::string> argv_text = {program_path_};
   argv_text.insert(argv_text.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(argv_text.size() + 1);
   for (std::string& a : argv_text) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;

@@ -14,7 +14,7 @@ namespace xpuperf::record {
 // No node draws more than this; a larger figure is a misread, not a reading (watts).
 inline constexpr double kMaxBmcWatts = 100'000;
 // Text longer than this is not ipmitool's answer to one power query (bytes).
-inline constexpr size_t kMaxIpmitoolOutputBytes = 64 * 1024;
+inline constexpr size_t kMaxIpmitoolOutputBytes = size_t{64} * 1024;
 
 struct BmcPowerReading {
   double watts = 0;  // DCMI: the instantaneous reading; SDR: the total (or Σ PSU input) sensor

@@ -23,6 +23,7 @@ struct JobExit {
   int signal = 0;
 };
 
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json() noexcept has an unreachable throw
 struct SummaryInput {
   const SeriesTable* table = nullptr;
   const TimelineAccumulator* stats = nullptr;
