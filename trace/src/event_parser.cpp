@@ -464,13 +464,16 @@ Status EventParser::ParseEvent(od::object object) {
           int64_t number = 0;
           std::string_view token = value.raw_json_token();
           if (token.empty()) break;
+          // A repeated key: the last one wins, its kind as well as its value.
+          const uint8_t string_flag = Is(key, "pid") ? kHtaStringPid : kHtaStringTid;
+          event.hta_flags &= static_cast<uint8_t>(~string_flag);
           if (token[0] == '"') {
             std::string_view text;
             if (!StringOf(value, &text)) break;
             id = InternId(text);
             // HTA's pid/tid column is then of Python objects (idempotent: no rollback needed).
             (Is(key, "pid") ? trace_.string_pids : trace_.string_tids) = true;
-            event.hta_flags |= Is(key, "pid") ? kHtaStringPid : kHtaStringTid;
+            event.hta_flags |= string_flag;
           } else if (IntegerOf(value, &number)) {
             id = static_cast<int32_t>(number);
           }

@@ -58,6 +58,24 @@ TEST(TraceWireTest, HtaConventionAndTwoRanksRoundTrip) {
   ExpectLossless(std::move(run));
 }
 
+// A repeated pid/tid key: the last one wins, its kind (string or number) with its value, so
+// the parsed trace always encodes to a message that decodes (found by the trace fuzzer).
+TEST(TraceWireTest, RepeatedPidKeyTakesTheLastKind) {
+  Trace t = testing::ParseOrDie(testing::KinetoJson(
+      R"({"ph": "X", "cat": "cpu_op", "name": "a", "pid": "Spans", "pid": 1, "tid": 1, "ts": 1,
+          "dur": 2},
+         {"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": "t", "tid": 2, "ts": 2,
+          "dur": 1})",
+      ""));
+  ASSERT_EQ(t.events.size(), 2u);
+  EXPECT_EQ(t.events[0].pid, 1);
+  EXPECT_EQ(t.events[0].hta_flags & kHtaStringPid, 0);
+  EXPECT_EQ(t.events[1].tid, 2);
+  EXPECT_EQ(t.events[1].hta_flags & kHtaStringTid, 0);
+  auto decoded = DecodeTrace(EncodeTrace(t));
+  ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+}
+
 TEST(TraceWireTest, SyntheticFieldsSurvive) {
   Trace t = testing::ParseOrDie(testing::KinetoJson(
       R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": "Spans", "tid": 7, "ts": 1.5,
