@@ -315,6 +315,20 @@ void NaiveAttentionRow(const AttentionShape& shape, const float* q, const float*
   }
 }
 
+std::vector<int64_t> VerifiedQueryRows(int64_t seq_len, int64_t rows_per_head) {
+  std::vector<int64_t> rows;
+  if (rows_per_head >= seq_len || rows_per_head < 2) {
+    rows.reserve(static_cast<size_t>(std::max<int64_t>(seq_len, 0)));
+    for (int64_t r = 0; r < seq_len; ++r) rows.push_back(r);
+  } else {
+    rows.reserve(static_cast<size_t>(rows_per_head));
+    for (int64_t i = 0; i < rows_per_head; ++i) {
+      rows.push_back(i * (seq_len - 1) / (rows_per_head - 1));
+    }
+  }
+  return rows;
+}
+
 Status VerifyAttention(const AttentionShape& shape, const float* q, const float* k, const float* v,
                        const float* o, int64_t rows_per_head) {
   // Tolerance. Each output is a convex combination of V's entries, so |o| <= max|v|. The fp32
@@ -332,12 +346,7 @@ Status VerifyAttention(const AttentionShape& shape, const float* q, const float*
   const double relative = 1e-4;
   const int64_t seq = shape.seq_len;
   const int64_t dim = shape.head_dim;
-  std::vector<int64_t> rows;
-  if (rows_per_head >= seq || rows_per_head < 2) {
-    for (int64_t r = 0; r < seq; ++r) rows.push_back(r);
-  } else {
-    for (int64_t i = 0; i < rows_per_head; ++i) rows.push_back(i * (seq - 1) / (rows_per_head - 1));
-  }
+  const std::vector<int64_t> rows = VerifiedQueryRows(seq, rows_per_head);
   std::vector<double> expected(static_cast<size_t>(dim));
   for (int64_t b = 0; b < shape.batch; ++b) {
     for (int64_t h = 0; h < shape.heads; ++h) {

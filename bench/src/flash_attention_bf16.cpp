@@ -138,12 +138,7 @@ Status VerifyAttentionBf16(const AttentionShape& shape, const uint16_t* q, const
                            const uint16_t* v, const float* o, int64_t rows_per_head) {
   const int64_t seq = shape.seq_len;
   const int64_t dim = shape.head_dim;
-  std::vector<int64_t> rows;
-  if (rows_per_head >= seq || rows_per_head < 2) {
-    for (int64_t r = 0; r < seq; ++r) rows.push_back(r);
-  } else {
-    for (int64_t i = 0; i < rows_per_head; ++i) rows.push_back(i * (seq - 1) / (rows_per_head - 1));
-  }
+  const std::vector<int64_t> rows = VerifiedQueryRows(seq, rows_per_head);
   ReferenceRow ref;
   for (int64_t bh = 0; bh < shape.batch * shape.heads; ++bh) {
     for (int64_t row : rows) {

@@ -51,6 +51,10 @@ void FlashAttentionForward(const AttentionShape& shape, const float* q, const fl
 void NaiveAttentionRow(const AttentionShape& shape, const float* q, const float* k, const float* v,
                        int64_t batch, int64_t head, int64_t row, double* out);
 
+// The query rows the verifiers check in each (batch, head): all of them when rows_per_head >=
+// seq_len (or < 2); otherwise the first, the last and evenly spaced ones in between.
+std::vector<int64_t> VerifiedQueryRows(int64_t seq_len, int64_t rows_per_head);
+
 // Compares o with the reference for the given rows of every (batch, head) (all rows when
 // rows_per_head >= seq_len; otherwise the first, the last and evenly spaced ones in between).
 // kInternal naming the first element outside the tolerance.
