@@ -221,7 +221,6 @@ void TimelineFiles::Append(const Tick& tick, const SeriesTable& table) {
   Announce(table);
   const double elapsed = static_cast<double>(tick.wall_ns - start_wall_ns_) / 1e9;
   auto jsonl = std::back_inserter(jsonl_);
-  auto csv = std::back_inserter(csv_);
   fmt::format_to(jsonl,
                  FMT_COMPILE("{{\"type\":\"tick\",\"wall_ns\":{},\"mono_ns\":{},\"values\":["),
                  tick.wall_ns, tick.mono_ns);
