@@ -212,9 +212,6 @@ Result<RecordOutcome> Recording::Run() {
   header.command = options_.command;
   header.host = HostName();
   for (const Device& d : session_.devices()) header.devices.push_back(d.id);
-  timespec wall{};
-  ::clock_gettime(CLOCK_REALTIME, &wall);
-  header.start_wall_ns = static_cast<int64_t>(wall.tv_sec) * kNsPerSecond + wall.tv_nsec;
 
   // The first sample is the energy baseline; the job starts after it.
   SamplerOptions sampler;
@@ -226,10 +223,19 @@ Result<RecordOutcome> Recording::Run() {
     job_pid_ = options_.attach_pid;
   }
   header.pid = job_pid_;
-  XPUPERF_ASSIGN_OR_RETURN(files_, TimelineFiles::Open(options_.out_dir, header));
   sampler_.emplace(session_, sampler, SystemClock::Instance());
+  // The header's start is the first sample's own instant: opening the files and starting the BMC
+  // thread came between an earlier clock reading and the first sample, a gap that a loaded machine
+  // can stretch past 10 ms (analyze --telemetry aligns by the first sample's wall time).
+  ++polls_;
+  XPUPERF_ASSIGN_OR_RETURN(Tick first, sampler_->Sample(table_));
+  header.start_wall_ns = first.wall_ns;
+  XPUPERF_ASSIGN_OR_RETURN(files_, TimelineFiles::Open(options_.out_dir, header));
+  if (!first.values.empty()) {
+    files_.Append(first, table_);
+    stats_.Add(first, table_);
+  }
   if (options_.bmc) bmc_ = std::make_unique<BmcPowerSource>(*options_.bmc);
-  XPUPERF_RETURN_IF_ERROR(TakeSample());
   if (!options_.command.empty()) {
     XPUPERF_ASSIGN_OR_RETURN(pid_t pid, StartJob(options_.command));
     job_pid_ = pid;

@@ -31,6 +31,13 @@ class HwmonDomainNamer {
 
 }  // namespace
 
+void EnergyMeter::LabelCounters(std::vector<Counter>& counters) {
+  for (Counter& counter : counters) {
+    counter.labels.Set(labels::kDevice, kCpuDeviceId);
+    counter.labels.Set(labels::kDomain, counter.domain);
+  }
+}
+
 EnergyMeter EnergyMeter::Open(const std::string& root, int64_t now_ns) {
   EnergyMeter meter;
   meter.last_power_ns_ = now_ns;
@@ -51,7 +58,10 @@ EnergyMeter EnergyMeter::Open(const std::string& root, int64_t now_ns) {
                                       .last_raw_uj = *energy,
                                       .read_ok = true});
   }
-  if (!meter.counters_.empty()) return meter;
+  if (!meter.counters_.empty()) {
+    LabelCounters(meter.counters_);
+    return meter;
+  }
 
   HwmonDomainNamer namer;
   for (const HwmonChip& chip : ListHwmonChips(root)) {
@@ -69,6 +79,7 @@ EnergyMeter EnergyMeter::Open(const std::string& root, int64_t now_ns) {
       }
     }
   }
+  LabelCounters(meter.counters_);
   if (meter.counters_.empty() && meter.power_channels_.empty()) {
     if (rapl_error) {
       meter.unsupported_reason_ = DescribeRaplReadFailure(rapl_error_path, *rapl_error);
@@ -133,9 +144,8 @@ Reading EnergyMeter::Power(int64_t now_ns, int64_t wall_ns) {
       if (!counter.read_ok) continue;
       const uint64_t used_uj = counter.since_open_uj - counter.since_open_at_last_power_uj;
       counter.since_open_at_last_power_uj = counter.since_open_uj;
-      reading.samples.push_back(
-          MakeSample(static_cast<double>(used_uj) / kMicrounitsPerUnit / elapsed_s, wall_ns,
-                     {{std::string(labels::kDomain), counter.domain}}));
+      reading.samples.push_back(Sample{
+          counter.labels, wall_ns, static_cast<double>(used_uj) / kMicrounitsPerUnit / elapsed_s});
     }
     last_power_ns_ = now_ns;
   }
@@ -156,9 +166,8 @@ Reading EnergyMeter::Energy(int64_t now_ns, int64_t wall_ns) {
   Reading reading = OkReading(metrics::kEnergy);
   for (const Counter& counter : counters_) {
     if (!counter.read_ok) continue;
-    reading.samples.push_back(
-        MakeSample(static_cast<double>(counter.since_open_uj) / kMicrounitsPerUnit, wall_ns,
-                   {{std::string(labels::kDomain), counter.domain}}));
+    reading.samples.push_back(Sample{
+        counter.labels, wall_ns, static_cast<double>(counter.since_open_uj) / kMicrounitsPerUnit});
   }
   if (reading.samples.empty()) {
     return UnsupportedReading(metrics::kEnergy, last_error_.value_or(Error{
