@@ -91,8 +91,38 @@ double ThreadCpuSeconds() {
 
 }  // namespace
 
+ClockProbe ClockProbeFromCounts(int64_t adds, double cpu_seconds, uint64_t tsc_ticks,
+                                double wall_seconds) {
+  ClockProbe probe;
+  probe.adds = adds;
+  probe.seconds = cpu_seconds;
+  probe.wall_seconds = wall_seconds;
+  if (cpu_seconds <= 0 || wall_seconds <= 0) {
+    probe.problem = "the probe's interval was too short for the clocks to advance";
+    return probe;
+  }
+  probe.tsc_hertz = static_cast<double>(tsc_ticks) / wall_seconds;
+  const double hertz = static_cast<double>(adds) / cpu_seconds;
+  // Turbo clocks reach about 2x the TSC's rate on desktop parts (a 3.0 GHz TSC with 6.0 GHz
+  // turbo); more than 2.5x means the chain did not run at one add per cycle.
+  if (probe.tsc_hertz > 0 && hertz > kMaxClockToTscRatio * probe.tsc_hertz) {
+    probe.problem = fmt::format(
+        "the dependent add chain ran at {:.2f} G adds/s, {:.1f}x the TSC's {:.2f} GHz: this core "
+        "retires dependent adds faster than one per cycle, so they do not measure its clock",
+        hertz / 1e9, hertz / probe.tsc_hertz, probe.tsc_hertz / 1e9);
+    return probe;
+  }
+  probe.core_hertz = hertz;
+  return probe;
+}
+
 ClockProbe ProbeCoreClock(int64_t adds) {
   const int64_t blocks = std::max<int64_t>(1, (adds + 63) / 64);
+  // The increment comes from a volatile into a register, and the chain adds register to register:
+  // an immediate add ("addq $1") can be folded at rename on cores such as Intel's Golden Cove,
+  // which then retire several dependent adds per cycle (seen: 15 G adds/s on a ~3 GHz core).
+  volatile uint64_t one_source = 1;
+  const uint64_t one = one_source;
   uint64_t value = 0;
   const auto start = std::chrono::steady_clock::now();
   const double cpu_start = ThreadCpuSeconds();
@@ -100,20 +130,20 @@ ClockProbe ProbeCoreClock(int64_t adds) {
   for (int64_t b = 0; b < blocks; ++b) {
     // 64 adds, each depending on the one before: the chain runs at one add per core cycle while
     // the loop counter's add and branch run beside it on other ALUs.
-    __asm__ volatile(".rept 64\n\taddq $1, %0\n\t.endr" : "+r"(value));
+    __asm__ volatile(".rept 64\n\taddq %1, %0\n\t.endr" : "+r"(value) : "r"(one));
   }
   const uint64_t tsc_end = __rdtsc();
   const double cpu_end = ThreadCpuSeconds();
   const auto end = std::chrono::steady_clock::now();
-  ClockProbe probe;
-  probe.adds = blocks * 64;
-  probe.seconds = cpu_end - cpu_start;
-  probe.wall_seconds = std::chrono::duration<double>(end - start).count();
-  if (probe.seconds > 0 && probe.wall_seconds > 0 && value == static_cast<uint64_t>(probe.adds)) {
-    probe.core_hertz = static_cast<double>(probe.adds) / probe.seconds;
-    probe.tsc_hertz = static_cast<double>(tsc_end - tsc_start) / probe.wall_seconds;
+  const int64_t done = blocks * 64;
+  if (value != static_cast<uint64_t>(done) * one) {
+    ClockProbe probe;
+    probe.adds = done;
+    probe.problem = "the dependent add chain's sum is wrong";
+    return probe;
   }
-  return probe;
+  return ClockProbeFromCounts(done, cpu_end - cpu_start, tsc_end - tsc_start,
+                              std::chrono::duration<double>(end - start).count());
 }
 
 }  // namespace xpuperf::bench

@@ -155,6 +155,9 @@ void AttachNominalPeak(Measurement& m, const CpuInfo& info, const Device* device
                           ? nlohmann::json{{"hertz", figure->hertz}, {"source", figure->source}}
                           : nlohmann::json();
   }
+  if (clocks.measured.hertz <= 0 && !clocks.measured.source.empty()) {
+    clock_json["measured_unavailable"] = clocks.measured.source;
+  }
   clock_json["used"] = clock.source;
   m.parameters["clock"] = clock_json;
   m.nominal_source = nominal.description;

@@ -46,7 +46,7 @@ Result<const PeakKernel*> KernelOf(const nlohmann::json& given, const IsaFeature
 
 // The median clock over every probe of every thread.
 ClockFigure MeasureClockUnderLoad(const PeakKernel& kernel, int threads, double multiplier) {
-  std::vector<double> hertz(static_cast<size_t>(threads * kClockProbes), 0.0);
+  std::vector<ClockProbe> probes(static_cast<size_t>(threads * kClockProbes));
   const size_t per_thread = static_cast<size_t>(PeakOutputCount(kernel));
   std::vector<double> scratch(per_thread * static_cast<size_t>(threads));
 #pragma omp parallel num_threads(threads)
@@ -55,13 +55,20 @@ ClockFigure MeasureClockUnderLoad(const PeakKernel& kernel, int threads, double 
     std::span<double> out(scratch.data() + thread * per_thread, per_thread);
     for (int p = 0; p < kClockProbes; ++p) {
       RunPeakKernel(kernel, kIterationsPerCall, multiplier, out);
-      hertz[thread * kClockProbes + static_cast<size_t>(p)] =
-          ProbeCoreClock(kClockProbeAdds).core_hertz;
+      probes[thread * kClockProbes + static_cast<size_t>(p)] = ProbeCoreClock(kClockProbeAdds);
     }
   }
+  std::vector<double> hertz;
+  hertz.reserve(probes.size());
+  for (const ClockProbe& probe : probes) hertz.push_back(probe.core_hertz);
   std::sort(hertz.begin(), hertz.end());
   const double median = hertz[hertz.size() / 2];
-  if (median <= 0) return {};
+  if (median <= 0) {
+    for (const ClockProbe& probe : probes) {
+      if (!probe.problem.empty()) return {0, "not measured: " + probe.problem};
+    }
+    return {};
+  }
   return {median, fmt::format("measured: median of {} dependent-add probes ({} adds each, 1 per "
                               "cycle) on {} threads, each right after a {} call",
                               hertz.size(), kClockProbeAdds, threads, kernel.instruction)};

@@ -122,10 +122,43 @@ TEST(NominalPeakTest, AttachRecordsClocksAndFlags) {
 TEST(NominalPeakTest, DependentAddChainMeasuresAPlausibleClock) {
   const ClockProbe probe = ProbeCoreClock(20'000'000);
   EXPECT_EQ(probe.adds, 20'000'000);
-  // One add per cycle: between 0.5 and 7 GHz on any x86-64 core that runs this test.
+  // One register-to-register add per cycle: between 0.5 and 7 GHz on any x86-64 core that runs
+  // this test (an immediate-add chain ran at 15 G adds/s on a core that folds them at rename).
+  EXPECT_TRUE(probe.problem.empty()) << probe.problem;
   EXPECT_GT(probe.core_hertz, 0.5e9);
   EXPECT_LT(probe.core_hertz, 7e9);
   EXPECT_GT(probe.tsc_hertz, 0.1e9);
+}
+
+TEST(NominalPeakTest, AChainFasterThanTheClockCanRunIsNotBelieved) {
+  // 20 M adds in 1.32 ms of CPU time against a 3.0 GHz TSC: 15.1 G adds/s, 5x the TSC.
+  const ClockProbe folded = ClockProbeFromCounts(20'000'000, 1.32e-3, 3'960'000, 1.32e-3);
+  EXPECT_EQ(folded.core_hertz, 0);
+  EXPECT_NE(folded.problem.find("faster than one per cycle"), std::string::npos) << folded.problem;
+  // A 6.0 GHz turbo over a 3.0 GHz TSC (2x) is believed.
+  const ClockProbe turbo = ClockProbeFromCounts(6'000'000, 1e-3, 3'000'000, 1e-3);
+  EXPECT_DOUBLE_EQ(turbo.core_hertz, 6e9);
+  EXPECT_TRUE(turbo.problem.empty());
+  EXPECT_DOUBLE_EQ(turbo.tsc_hertz, 3e9);
+  const ClockProbe empty = ClockProbeFromCounts(64, 0, 0, 0);
+  EXPECT_EQ(empty.core_hertz, 0);
+  EXPECT_FALSE(empty.problem.empty());
+}
+
+TEST(NominalPeakTest, AnUnmeasurableClockSaysWhyAndFallsBackToTheMaximum) {
+  Measurement m;
+  m.value = 100;
+  m.unit = "GFLOP/s";
+  CoreClocks clocks;
+  clocks.maximum = {2.6e9, "highest 'cpu MHz'"};
+  clocks.measured = {0, "not measured: the dependent add chain ran faster than one per cycle"};
+  Device device;
+  device.topology.cores = 2;
+  AttachNominalPeak(m, Fixture("zen5-ryzen-9950x"), &device, 2,
+                    PeakKernelById(PeakKernelId::kAvx512Fp64), clocks);
+  EXPECT_TRUE(m.parameters["clock"]["measured"].is_null());
+  EXPECT_EQ(m.parameters["clock"]["measured_unavailable"], clocks.measured.source);
+  EXPECT_EQ(m.parameters["clock"]["used"], "highest 'cpu MHz'");
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ struct ClockFigure {
 struct CoreClocks {
   ClockFigure base;      // cpufreq base_frequency, else the "@ 2.60GHz" of the model name
   ClockFigure maximum;   // cpufreq cpuinfo_max_freq, else the highest "cpu MHz" of cpuinfo
-  ClockFigure measured;  // ProbeCoreClock under the benchmark's load; 0 when not measured
+  ClockFigure measured;  // ProbeCoreClock under the benchmark's load; hertz 0 when not measured
+                         // (source then says why, or is empty when no probe ran)
   // The figure a nominal peak uses: measured, else maximum, else base (hertz 0 when none).
   const ClockFigure& Best() const;
 };
@@ -28,15 +29,25 @@ CoreClocks ReadCoreClocks(const CpuInfo& info, const std::string& root);
 
 struct ClockProbe {
   // adds / seconds of the thread's CPU time (CLOCK_THREAD_CPUTIME_ID): the core clock while the
-  // chain ran, not lowered when other processes preempt the thread.
+  // chain ran, not lowered when other processes preempt the thread. 0 when `problem` says why.
   double core_hertz = 0;
   double tsc_hertz = 0;  // TSC ticks / wall seconds over the same interval
   int64_t adds = 0;
   double seconds = 0;       // thread CPU time
   double wall_seconds = 0;  // steady clock
+  std::string problem;      // why core_hertz is 0; empty when it was measured
 };
 
-// Runs `adds` (rounded up to a multiple of 64) dependent adds on the calling thread. Thread-safe.
+// A core clock above this multiple of the TSC's rate is not believed (see ClockProbeFromCounts).
+inline constexpr double kMaxClockToTscRatio = 2.5;
+
+// The probe's figures from its raw counts: core_hertz = adds / cpu_seconds, unless an interval is
+// empty or the result exceeds kMaxClockToTscRatio x the TSC rate (then `problem` says which).
+ClockProbe ClockProbeFromCounts(int64_t adds, double cpu_seconds, uint64_t tsc_ticks,
+                                double wall_seconds);
+
+// Runs `adds` (rounded up to a multiple of 64) dependent register-to-register adds on the calling
+// thread. Thread-safe.
 ClockProbe ProbeCoreClock(int64_t adds);
 
 }  // namespace xpuperf::bench
