@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "xpuperf/bench/fma_kernels.h"
 #include "xpuperf/bench/nominal_peak.h"
 #include "xpuperf/bench/peak_kernels.h"
@@ -11,7 +14,31 @@
 
 namespace xpuperf::analysis {
 
-Result<spec::SpecSheet> CpuSpecSheet(const Device& device, const std::string& root) {
+bench::ClockFigure MeasuredRunClock(const bench::ResultDirectory& run) {
+  std::vector<double> hertz;
+  for (const bench::ResultRecord& record : run.records) {
+    const nlohmann::json& parameters = record.measurement.parameters;
+    if (record.measurement.benchmark != "peak_fma" || !parameters.is_object()) continue;
+    const auto clock = parameters.find("clock");
+    if (clock == parameters.end() || !clock->is_object()) continue;
+    const auto measured = clock->find("measured");
+    if (measured == clock->end() || !measured->is_object()) continue;
+    const auto value = measured->find("hertz");
+    if (value != measured->end() && value->is_number() && value->get<double>() > 0) {
+      hertz.push_back(value->get<double>());
+    }
+  }
+  if (hertz.empty()) return {};
+  std::sort(hertz.begin(), hertz.end());
+  const double median = hertz.size() % 2 == 1
+                            ? hertz[hertz.size() / 2]
+                            : (hertz[hertz.size() / 2 - 1] + hertz[hertz.size() / 2]) / 2;
+  return {median, fmt::format("the run's measured clock (median of {} peak_fma record{})",
+                              hertz.size(), hertz.size() == 1 ? "" : "s")};
+}
+
+Result<spec::SpecSheet> CpuSpecSheet(const Device& device, const std::string& root,
+                                     const bench::ClockFigure& measured_clock) {
   XPUPERF_ASSIGN_OR_RETURN(const CpuInfo info, ReadCpuInfo(root));
   spec::SpecSheet sheet;
   sheet.computed = true;
@@ -23,7 +50,9 @@ Result<spec::SpecSheet> CpuSpecSheet(const Device& device, const std::string& ro
   // not what this build or this process could run.
   const bench::IsaFeatures features =
       info.cpus.empty() ? bench::IsaFeatures() : bench::FeaturesFromFlags(info.cpus.front().flags);
-  const bench::ClockFigure clock = bench::ReadCoreClocks(info, root).maximum;
+  const bench::ClockFigure maximum = bench::ReadCoreClocks(info, root).maximum;
+  const bool use_measured = measured_clock.hertz > maximum.hertz;
+  const bench::ClockFigure clock = use_measured ? measured_clock : maximum;
   std::vector<std::string> isas;
   std::string unknown;
   for (const bench::Precision precision :
@@ -51,10 +80,15 @@ Result<spec::SpecSheet> CpuSpecSheet(const Device& device, const std::string& ro
   }
   sheet.source = fmt::format(
       "computed from this machine: every physical core ({}, topology from {}) x the widest "
-      "kernel the CPU's ISA flags allow ({}), peak clock from cpufreq or /proc/cpuinfo; memory "
-      "from SMBIOS",
+      "kernel the CPU's ISA flags allow ({}), {}; memory from SMBIOS",
       cores, device.topology.source.empty() ? "/proc/cpuinfo" : device.topology.source,
-      fmt::join(isas, ", "));
+      fmt::join(isas, ", "),
+      use_measured
+          ? fmt::format("peak clock {:.3f} GHz from {}, above the {} ({:.3f} GHz)",
+                        clock.hertz / 1e9, clock.source,
+                        maximum.hertz > 0 ? maximum.source : "maximum stated by the system",
+                        maximum.hertz / 1e9)
+          : std::string("peak clock from cpufreq or /proc/cpuinfo"));
   sheet.memory_bytes = static_cast<double>(device.memory_bytes);
   auto memory = spec::ReadSmbiosMemoryBandwidth(root);
   if (!memory.ok()) {

@@ -99,6 +99,44 @@ TEST(CpuSpecSheetTest, Zen5SheetUsesTheHardwaresWidestIsaPerPrecision) {
   EXPECT_NE(sheet->peak_sources.at("bf16").find("Zen 5"), std::string::npos);
 }
 
+TEST(CpuSpecSheetTest, AMeasuredClockAboveTheStatedMaximumIsThePeakClock) {
+  const Device device = TreeDevice("vm");
+  // The VM's cpuinfo states 2593.906 MHz; the run measured 3.1 GHz under its own load.
+  auto sheet = CpuSpecSheet(device, kTrees + "/vm", {3.1e9, "the run's measured clock"});
+  ASSERT_TRUE(sheet.ok()) << sheet.error().ToString();
+  EXPECT_DOUBLE_EQ(sheet->peak_flops_per_second.at("fp64"), 4 * 2 * 8 * 2 * 3.1e9);
+  EXPECT_NE(sheet->source.find("peak clock 3.100 GHz from the run's measured clock"),
+            std::string::npos)
+      << sheet->source;
+  // A lower measured clock (throttling) does not lower the spec.
+  auto throttled = CpuSpecSheet(device, kTrees + "/vm", {1.2e9, "the run's measured clock"});
+  ASSERT_TRUE(throttled.ok());
+  EXPECT_DOUBLE_EQ(throttled->peak_flops_per_second.at("fp64"), 4 * 2 * 8 * 2 * 2593.906e6);
+  EXPECT_NE(throttled->source.find("peak clock from cpufreq or /proc/cpuinfo"), std::string::npos);
+}
+
+TEST(CpuSpecSheetTest, TheRunsMeasuredClockIsTheMedianOfItsPeakFmaRecords) {
+  bench::ResultDirectory run;
+  EXPECT_EQ(MeasuredRunClock(run).hertz, 0);
+  for (const double hertz : {3.0e9, 3.2e9, 3.1e9}) {
+    bench::ResultRecord record;
+    record.measurement.benchmark = "peak_fma";
+    record.measurement.parameters = {{"clock", {{"measured", {{"hertz", hertz}}}}}};
+    run.records.push_back(record);
+  }
+  bench::ResultRecord unmeasured;  // a probe that could not measure: measured is null
+  unmeasured.measurement.benchmark = "peak_fma";
+  unmeasured.measurement.parameters = {{"clock", {{"measured", nullptr}}}};
+  run.records.push_back(unmeasured);
+  bench::ResultRecord other;  // another benchmark's parameters are not read
+  other.measurement.benchmark = "stream";
+  other.measurement.parameters = {{"clock", {{"measured", {{"hertz", 9e9}}}}}};
+  run.records.push_back(other);
+  const bench::ClockFigure clock = MeasuredRunClock(run);
+  EXPECT_DOUBLE_EQ(clock.hertz, 3.1e9);
+  EXPECT_NE(clock.source.find("median of 3 peak_fma records"), std::string::npos) << clock.source;
+}
+
 TEST(CpuSpecSheetTest, MissingCpuinfoIsAnError) {
   Device device;
   device.model = "x";

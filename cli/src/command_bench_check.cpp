@@ -83,7 +83,7 @@ Result<spec::SpecSheet> ResolveSpecSheet(const bench::ResultDirectory& run, cons
                       "sheet describes this machine; pass --spec FILE",
                       run.device.model, local.model));
     }
-    return analysis::CpuSpecSheet(local, root);
+    return analysis::CpuSpecSheet(local, root, analysis::MeasuredRunClock(run));
   }
   std::string known;
   for (const spec::SpecSheet& sheet : sheets) known += (known.empty() ? "" : ", ") + sheet.device;
