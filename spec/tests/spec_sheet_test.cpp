@@ -137,6 +137,45 @@ TEST(SpecSheetTest, ShippedNumbersMatchTheCloudTpuTable) {
   EXPECT_EQ(FindSpecSheet(*sheets, "TPU v9"), nullptr);
 }
 
+// ICI per chip, per direction: the Cloud TPU pages give the bidirectional figure per chip, the
+// sheets hold half of it, the figure bench check compares each collective's busbw with (as the
+// NVLink figures above). TPU v4's page gives ICI per Pod only, so its sheet has none.
+TEST(SpecSheetTest, TpuSheetsHoldTheIciFigurePerDirection) {
+  auto sheets = LoadSpecSheets(ShippedSpecSheetDir());
+  ASSERT_TRUE(sheets.ok());
+  struct Expected {
+    const char* model;
+    double per_direction;       // bytes/s
+    const char* page;           // the Cloud TPU page the figure is cited from; "" = not from one
+    const char* bidirectional;  // the page's figure as the source quotes it
+  };
+  for (const Expected& e : {Expected{"TPU v5e", 200e9, "https://docs.cloud.google.com/tpu/docs/v5e",
+                                     "(per chip) 400 GBps"},
+                            Expected{"TPU v5p", 600e9, "https://docs.cloud.google.com/tpu/docs/v5p",
+                                     "per chip (GBps) 1200"},
+                            Expected{"TPU v6e", 400e9, "https://docs.cloud.google.com/tpu/docs/v6e",
+                                     "(per chip) 800 GBps"},
+                            Expected{"TPU 7x", 600e9, "", ""}}) {
+    const SpecSheet* s = FindSpecSheet(*sheets, e.model);
+    ASSERT_NE(s, nullptr) << e.model;
+    ASSERT_TRUE(s->network_link.has_value()) << e.model;
+    EXPECT_DOUBLE_EQ(s->network_link->tx_bytes_per_second, e.per_direction) << e.model;
+    EXPECT_DOUBLE_EQ(s->network_link->rx_bytes_per_second, e.per_direction) << e.model;
+    if (*e.page == '\0') continue;
+    EXPECT_EQ(s->network_link->name, "ICI") << e.model;
+    const std::string& source = s->network_link->source;
+    EXPECT_NE(source.find(e.page), std::string::npos) << source;
+    EXPECT_NE(source.find("Bidirectional inter-chip interconnect (ICI) bandwidth"),
+              std::string::npos)
+        << source;
+    EXPECT_NE(source.find(e.bidirectional), std::string::npos) << source;
+  }
+  const SpecSheet* v4 = FindSpecSheet(*sheets, "TPU v4");
+  ASSERT_NE(v4, nullptr);
+  EXPECT_FALSE(v4->network_link.has_value());
+  EXPECT_FALSE(v4->host_link.has_value());
+}
+
 TEST(SpecSheetTest, ParsesOptionalLinks) {
   auto sheet = ParseSpecSheet(std::string(kMinimal) +
                                   "host_link: {tx_bytes_per_second: 32e9, rx_bytes_per_second: "
