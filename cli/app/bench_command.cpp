@@ -24,6 +24,9 @@ void AddBenchCommand(CLI::App& app, CommandActions& actions) {
                     "Samples per point, 1..100000 (overrides the suite)");
     sub->add_option("--min-sample-seconds", bench.min_sample_seconds,
                     "Shortest sample, 1e-06..1 seconds (overrides the suite)");
+    sub->add_option("--pjrt-plugin", bench.pjrt_plugin,
+                    "PJRT plugin (.so) for the pjrt_* points that name none (before "
+                    "$XPUPERF_PJRT_PLUGIN and the installed plugins)");
   };
   CLI::App* run = command->add_subcommand("run", "Run a suite and write the results");
   run->add_option("--only", bench.only,

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <ostream>
 
 #include "bench_summary.h"
@@ -18,6 +20,7 @@
 #include "xpuperf/core/clock.h"
 #include "xpuperf/cpu/cpu_backend.h"
 #include "xpuperf/cuda_bench/cuda_benchmarks.h"
+#include "xpuperf/pjrt/plugin.h"
 
 namespace xpuperf::cli {
 namespace {
@@ -150,6 +153,49 @@ Status ValidateOverrides(const BenchOptions& options) {
   return Status::Ok();
 }
 
+// --pjrt-plugin: loaded (dlopen, GetPjrtApi, the version checks, initialise; pjrt/plugin.h) before
+// anything runs, so that a wrong path fails at once, in one line, instead of being passed over by
+// discovery (which lists only files that exist) or failing point by point. The benchmarks load the
+// same path again, which returns this plugin (one per path per process).
+Status CheckPjrtPlugin(const std::string& path) {
+  if (path.empty()) return Status::Ok();
+  auto plugin = pjrt::Plugin::Load(path);
+  if (!plugin.ok()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     fmt::format("--pjrt-plugin: {}", plugin.error().message));
+  }
+  return Status::Ok();
+}
+
+// $XPUPERF_PJRT_PLUGIN set to --pjrt-plugin for the run, then put back as it was: PJRT points that
+// name no plugin resolve one through pjrt/discovery.h, where that variable comes first, so the
+// option outranks the variable and the installed plugins, and a point's own `plugin:` outranks
+// the option. Not thread-safe (setenv): made before the suite starts its threads, undone after
+// they have ended.
+class ScopedPjrtPluginVariable {
+ public:
+  explicit ScopedPjrtPluginVariable(const std::string& plugin) : active_(!plugin.empty()) {
+    if (!active_) return;
+    if (const char* previous = std::getenv(kName)) previous_ = previous;
+    ::setenv(kName, plugin.c_str(), 1);
+  }
+  ~ScopedPjrtPluginVariable() {
+    if (!active_) return;
+    if (previous_) {
+      ::setenv(kName, previous_->c_str(), 1);
+    } else {
+      ::unsetenv(kName);
+    }
+  }
+  ScopedPjrtPluginVariable(const ScopedPjrtPluginVariable&) = delete;
+  ScopedPjrtPluginVariable& operator=(const ScopedPjrtPluginVariable&) = delete;
+
+ private:
+  static constexpr const char* kName = "XPUPERF_PJRT_PLUGIN";
+  bool active_;
+  std::optional<std::string> previous_;
+};
+
 }  // namespace
 
 int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) {
@@ -159,6 +205,11 @@ int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) 
     err << "xpuperf bench: " << valid.error().message << "\n";
     return kExitUsage;
   }
+  if (Status plugin = CheckPjrtPlugin(options.pjrt_plugin); !plugin.ok()) {
+    err << "xpuperf bench: " << plugin.error().message << "\n";
+    return kExitUsage;
+  }
+  const ScopedPjrtPluginVariable plugin_variable(options.pjrt_plugin);
   if (Status status = RunAndWrite(options, registry, out, err); !status.ok()) {
     err << "xpuperf bench: " << status.error().message << "\n";
     return ExitCodeFor(status.error());

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include "../src/bench_summary.h"
@@ -43,6 +45,41 @@ TEST(CommandBenchTest, MalformedSuiteFailsWithTheLineAndWritesNothing) {
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.err.find("bad.yaml:5:"), std::string::npos) << result.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "r"));
+  std::filesystem::remove_all(dir);
+}
+
+// --pjrt-plugin is loaded before anything runs: a path that is not a PJRT plugin is a usage error
+// in one line (the loader's reason), on `bench run` and on the per-component commands alike, and
+// no result directory is made. The runs on a real plugin: cli/tests/bench_pjrt_plugin_test.sh.
+TEST(CommandBenchTest, BadPjrtPluginIsAUsageErrorInOneLine) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("xpuperf_bench_pjrt_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "a_directory.so");
+  const std::string text_file = (dir / "xla_cpu_pjrt.so").string();
+  FILE* file = std::fopen(text_file.c_str(), "w");
+  std::fputs("not a shared library\n", file);
+  std::fclose(file);
+  const std::string missing = (dir / "missing" / "xla_cpu_pjrt.so").string();
+  struct Case {
+    std::string command;
+    std::string plugin;
+    std::string reason;
+  };
+  for (const Case& c : {Case{"run", missing, "No such file or directory"},
+                        Case{"compute", missing, "No such file or directory"},
+                        Case{"run", text_file, "cannot load"},
+                        Case{"memory", (dir / "a_directory.so").string(), "not a regular file"}}) {
+    const auto result = RunXpuperf({"bench", c.command, "--suite", "quick", "--pjrt-plugin",
+                                    c.plugin, "--out", (dir / "r").string()});
+    EXPECT_EQ(result.exit_code, 2) << c.command << " " << c.plugin << ": " << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_EQ(result.err.rfind("xpuperf bench: --pjrt-plugin: ", 0), 0u) << result.err;
+    EXPECT_NE(result.err.find(c.plugin), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find(c.reason), std::string::npos) << result.err;
+    EXPECT_TRUE(result.out.empty()) << result.out;
+    EXPECT_FALSE(std::filesystem::exists(dir / "r"));
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -63,6 +63,9 @@ struct BenchOptions {
   std::vector<std::string> only;        // components (compute, memory, ...); empty = all
   std::vector<std::string> benchmarks;  // benchmark names; empty = all in the suite
   std::string out;                      // result directory; empty = results/<run id>
+  // --pjrt-plugin PATH: the PJRT plugin of every point that names none (before
+  // $XPUPERF_PJRT_PLUGIN and the installed plugins); loaded and checked before anything runs.
+  std::string pjrt_plugin;
   // Overrides, each range-checked before anything runs (docs/POLICIES.md): unset = the suite's.
   std::optional<int> threads;                // [1, 4 x the CPUs this process may use]; unset = all
   std::optional<int> samples;                // [1, 100000] kept samples per point
