@@ -1,7 +1,8 @@
 // `bench check --spec tpu-v5e` and `roofline` on a run of the PJRT benchmarks on a TPU
 // (tests/data/pjrt-run: hand-made records as pjrt_* writes them, plus a host CPU record): both take
 // the TPU's figures from bench/figures.h, and neither counts the CPU record. A shipped sheet is
-// named without its path. Expected values are the fixture's.
+// named without its path. Expected values are the fixture's. `compare` of that run with a later
+// one (tests/data/pjrt-run-new: the same records, four with other samples) pairs every record.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -9,6 +10,7 @@
 #include <sstream>
 
 #include "../src/command_bench_check.h"
+#include "../src/command_compare.h"
 #include "../src/command_roofline.h"
 #include "xpuperf/cli/commands.h"
 
@@ -16,6 +18,7 @@ namespace xpuperf::cli {
 namespace {
 
 const std::string kRun = std::string(XPUPERF_TEST_DATA_DIR) + "/pjrt-run";
+const std::string kNewRun = std::string(XPUPERF_TEST_DATA_DIR) + "/pjrt-run-new";
 
 const nlohmann::json* Row(const nlohmann::json& report, const std::string& metric) {
   for (const nlohmann::json& row : report["rows"]) {
@@ -49,6 +52,21 @@ TEST(PjrtFiguresTest, BenchCheckAgainstAShippedTpuSheetByName) {
     EXPECT_DOUBLE_EQ((*row)["measured"].get<double>(), e.measured) << e.metric;
     EXPECT_EQ((*row)["measured_from"].get<std::string>().rfind(e.benchmark, 0), 0u) << row->dump(2);
   }
+  // The network: pjrt_collectives' busbw against the sheet's ICI per direction (400 GB/s
+  // bidirectional per chip on the Cloud TPU v5e page, 200 GB/s each way): 45 / 200 = 22.5%.
+  const nlohmann::json* network = Row(report, "all_reduce busbw");
+  ASSERT_NE(network, nullptr) << report.dump(2);
+  EXPECT_EQ((*network)["component"], "network");
+  EXPECT_DOUBLE_EQ((*network)["measured"].get<double>(), 45e9);
+  EXPECT_DOUBLE_EQ((*network)["spec"].get<double>(), 200e9);
+  EXPECT_NEAR((*network)["achieved_percent"].get<double>(), 22.5, 1e-9);
+  EXPECT_EQ((*network)["verdict"], "FAIL");
+  EXPECT_EQ((*network)["measured_from"].get<std::string>().rfind("pjrt_collectives", 0), 0u);
+  EXPECT_NE((*network)["spec_from"].get<std::string>().find(
+                "network_link.tx_bytes_per_second ICI: Cloud TPU documentation, TPU v5e "
+                "(https://docs.cloud.google.com/tpu/docs/v5e)"),
+            std::string::npos)
+      << network->dump(2);
 }
 
 TEST(PjrtFiguresTest, RooflineSeesTheSameFigures) {
@@ -71,6 +89,57 @@ TEST(PjrtFiguresTest, RooflineSeesTheSameFigures) {
       {"all_reduce busbw", {45e9, "pjrt_collectives"}},
       {"host h2d", {20e9, "pjrt_host_transfer"}}};
   EXPECT_EQ(ceilings, expected) << report["ceilings"].dump(2);
+}
+
+// Two PJRT runs: every record pairs with its namesake (the TPU's and the host CPU's), and each
+// verdict follows the metric's direction: bf16 GEMM faster (+11.1%), all_reduce busbw slower
+// (-20%) and dispatch latency longer (+20%, worse), the rest unchanged.
+TEST(PjrtFiguresTest, CompareTwoPjrtRuns) {
+  CompareOptions options;
+  options.old_path = kRun;
+  options.new_path = kNewRun;
+  options.json = true;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunCompare(options, out, err), kExitOk) << err.str();
+  const nlohmann::json report = nlohmann::json::parse(out.str());
+  EXPECT_EQ(report["old_device"], "TPU v5 lite");
+  EXPECT_EQ(report["new_device"], "TPU v5 lite");
+  EXPECT_EQ(report["summary"]["improved"], 1) << report["summary"].dump();
+  EXPECT_EQ(report["summary"]["regressed"], 2);
+  EXPECT_EQ(report["summary"]["unchanged"], 4);
+  EXPECT_EQ(report["summary"]["only_old"], 0);
+  EXPECT_EQ(report["summary"]["only_new"], 0);
+  struct Expected {
+    const char* metric;
+    double change_percent;
+    const char* verdict;
+  };
+  std::map<std::string, const nlohmann::json*> compared;
+  for (const nlohmann::json& c : report["compared"]) {
+    compared[c["metric"].get<std::string>()] = &c;
+  }
+  for (const Expected& e : {Expected{"bf16_flops", 100.0 * (200000 - 180000) / 180000, "improved"},
+                            Expected{"all_reduce_busbw", -20.0, "regressed"},
+                            Expected{"dispatch_latency", 20.0, "regressed"},
+                            Expected{"int8_ops", 0.0, "unchanged (noise)"},
+                            Expected{"triad_bandwidth", 0.0, "unchanged (noise)"},
+                            Expected{"h2d_bandwidth", 0.0, "unchanged (noise)"},
+                            Expected{"fp64_flops", 0.0, "unchanged (noise)"}}) {
+    ASSERT_TRUE(compared.count(e.metric)) << e.metric << "\n" << report.dump(2);
+    const nlohmann::json& c = *compared[e.metric];
+    EXPECT_NEAR(c["change_percent"].get<double>(), e.change_percent, 1e-9) << e.metric;
+    EXPECT_EQ(c["verdict"], e.verdict) << c.dump(2);
+  }
+  // As a gate: the two regressions beyond 10% fail it, named in one line.
+  options.json = false;
+  options.fail_on_regression_percent = 10.0;
+  std::ostringstream text, text_err;
+  EXPECT_EQ(RunCompare(options, text, text_err), kExitFailure) << text_err.str();
+  EXPECT_NE(text.str().find("FAIL: 2 regression(s) outside the noise larger than 10%: "
+                            "pjrt_collectives all_reduce_busbw -20.0%; pjrt_dispatch "
+                            "dispatch_latency +20.0%"),
+            std::string::npos)
+      << text.str();
 }
 
 }  // namespace
