@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "xpuperf/core/json.h"
 
@@ -18,8 +19,14 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
-// The parameters without fractional numbers: those are figures measured during the run (attention's
-// fp32_gemm_gflops), not sweep settings, and differ from run to run.
+// Parameters that name the software a run used, not a sweep setting: comparing two versions of a
+// PJRT plugin (a libtpu upgrade) must pair their records.
+constexpr std::string_view kEnvironmentParameters[] = {"plugin", "platform_version", "pjrt_api",
+                                                       "nominal_suspect"};
+
+// The parameters a sweep sets: without fractional numbers (figures measured during the run, such
+// as attention's fp32_gemm_gflops), objects and arrays (descriptions of the run, such as
+// peak_fma's clock; sweep settings are scalars), and the software's versions and paths.
 bench::Measurement WithoutMeasuredParameters(const bench::Measurement& m) {
   bench::Measurement out;
   out.benchmark = m.benchmark;
@@ -28,6 +35,11 @@ bench::Measurement WithoutMeasuredParameters(const bench::Measurement& m) {
   if (!m.parameters.is_object()) return out;
   for (auto it = m.parameters.begin(); it != m.parameters.end(); ++it) {
     if (it->is_number_float() && it->get<double>() != std::trunc(it->get<double>())) continue;
+    if (it->is_structured()) continue;
+    if (std::find(std::begin(kEnvironmentParameters), std::end(kEnvironmentParameters), it.key()) !=
+        std::end(kEnvironmentParameters)) {
+      continue;
+    }
     out.parameters[it.key()] = *it;
   }
   return out;

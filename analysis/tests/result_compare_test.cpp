@@ -148,6 +148,42 @@ TEST(ResultCompareTest, MeasuredParametersDoNotPreventAMatch) {
   EXPECT_EQ(report.only_new[0].parameters["seq_len"], 1024.0);
 }
 
+TEST(ResultCompareTest, TheRunsClockAndSoftwareVersionsDoNotPreventAMatch) {
+  bench::ResultDirectory old_run, new_run;
+  const std::vector<double> s = {1, 1.1, 1.2};
+  // peak_fma records describe the clock each run measured; PJRT records the plugin they ran on.
+  old_run.records.push_back(
+      Record("fp64_flops", 17, "GFLOP/s", s,
+             {{"precision", "fp64"}, {"clock", {{"measured", {{"hertz", 3.16e9}}}}}}));
+  new_run.records.push_back(
+      Record("fp64_flops", 18, "GFLOP/s", s,
+             {{"precision", "fp64"}, {"clock", {{"measured", {{"hertz", 3.21e9}}}}}}));
+  old_run.records.push_back(Record("bf16_flops", 180000, "GFLOP/s", s,
+                                   {{"m", 8192},
+                                    {"platform", "tpu"},
+                                    {"plugin", "/old/libtpu.so"},
+                                    {"platform_version", "libtpu 0.0.20"},
+                                    {"pjrt_api", "0.70"}}));
+  new_run.records.push_back(Record("bf16_flops", 185000, "GFLOP/s", s,
+                                   {{"m", 8192},
+                                    {"platform", "tpu"},
+                                    {"plugin", "/new/libtpu.so"},
+                                    {"platform_version", "libtpu 0.0.21"},
+                                    {"pjrt_api", "0.72"}}));
+  // A different platform is a different measurement.
+  new_run.records.push_back(Record("bf16_flops", 90, "GFLOP/s", s,
+                                   {{"m", 8192}, {"platform", "cpu"}, {"plugin", "/x.so"}}));
+  const ComparisonReport report = CompareResults(old_run, new_run);
+  ASSERT_EQ(report.compared.size(), 2u);
+  ASSERT_NE(Find(report, "fp64_flops"), nullptr);
+  ASSERT_NE(Find(report, "bf16_flops"), nullptr);
+  EXPECT_EQ(Find(report, "bf16_flops")->old_value, 180000);
+  EXPECT_EQ(Find(report, "bf16_flops")->new_value, 185000);
+  EXPECT_TRUE(report.only_old.empty());
+  ASSERT_EQ(report.only_new.size(), 1u);
+  EXPECT_EQ(report.only_new[0].parameters["platform"], "cpu");
+}
+
 TEST(ResultCompareTest, RepeatedKeysPairInOrder) {
   bench::ResultDirectory old_run, new_run;
   const std::vector<double> s = {1, 1.1, 1.2};

@@ -8,6 +8,7 @@
 
 #include "gzip.h"
 #include "health_json.h"
+#include "listen_socket.h"
 #include "xpuperf/exporter/basic_auth.h"
 #include "xpuperf/exporter/exposition.h"
 #include "xpuperf/exporter/tls_context.h"
@@ -142,6 +143,7 @@ class MetricsServer::Impl {
       server = std::make_unique<httplib::Server>();
     }
     Routes(*server);
+    const ListenSocket socket(*server);
     const std::string& host = options_.listen.host;
     if (port == 0) {
       port = server->bind_to_any_port(host);
@@ -153,6 +155,10 @@ class MetricsServer::Impl {
       return MakeError(ErrorCode::kUnavailable,
                        "cannot listen on " + host + ":" + std::to_string(options_.listen.port) +
                            " (address in use, or not an address of this host)");
+    }
+    if (!socket.RaiseBacklog()) {
+      return MakeError(ErrorCode::kUnavailable,
+                       "cannot set the listen backlog on " + host + ":" + std::to_string(port));
     }
     port_ = port;
     tls_active_ = tls.has_value();
