@@ -196,7 +196,9 @@ TEST_F(ExporterTest, AHungBackendNeverDelaysTheOthersAndIsNotServedStale) {
   HealthReport health = (*e)->Health();
   EXPECT_FALSE(health.healthy);
   for (const CollectorState& c : health.collectors) {
-    if (c.backend == "slow") EXPECT_NE(c.reason.find("deadline"), std::string::npos) << c.reason;
+    if (c.backend == "slow") {
+      EXPECT_NE(c.reason.find("deadline"), std::string::npos) << c.reason;
+    }
   }
   slow_.hang_ms = 0;
 }
