@@ -26,9 +26,7 @@ int Fail(const std::string& message) {
   std::fprintf(stderr, "alerts_notify_tool: %s\n", message.c_str());
   return 1;
 }
-}  // namespace
-
-int main(int argc, char** argv) {
+int Run(int argc, char** argv) {
   std::string rules, series, state, alertmanager, webhook;
   double value = 0;
   int steps = 0;
@@ -125,4 +123,15 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(r.stats.retried), r.queue.size());
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& e) {  // a bad number in a flag (std::stod)
+    std::fprintf(stderr, "alerts_notify_tool: %s\n", e.what());
+    return 1;
+  }
 }

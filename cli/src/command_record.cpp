@@ -1,10 +1,12 @@
 #include "command_record.h"
 
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <ostream>
 
 #include "xpuperf/cli/session_factory.h"
+#include "xpuperf/record/job_tree.h"
 #include "xpuperf/record/recording.h"
 #include "xpuperf/record/timeline_files.h"
 
@@ -41,6 +43,9 @@ int RunRecord(const RecordCommandOptions& options, std::ostream& out, std::ostre
   if (!(options.duration_s >= 0 && options.duration_s <= kMaxDurationS)) {
     return Usage(err, "--duration must be between 0 and 31622400 seconds (a year)");
   }
+  if (options.pid == 0 || options.pid < -1) {
+    return Usage(err, "--pid must be a positive process id");
+  }
   if (!options.command.empty() && options.pid > 0) {
     return Usage(err, "give either a command (after --) or --pid, not both");
   }
@@ -49,7 +54,10 @@ int RunRecord(const RecordCommandOptions& options, std::ostream& out, std::ostre
                  "--duration is for --pid or a system-wide recording; with a command the "
                  "recording lasts as long as the command");
   }
-  if (options.pid < 0) return Usage(err, "--pid must be a positive process id");
+  if (options.pid > 0 && !record::ProcessIsRunning(options.pid)) {
+    err << "xpuperf record: no running process " << options.pid << " to attach to\n";
+    return kExitFailure;
+  }
   // A BMC answers a power query in tens to hundreds of ms and updates its reading about once a
   // second: polled faster it only loads the BMC.
   if (!(options.ipmi_period_s >= 1 && options.ipmi_period_s <= 3600)) {
@@ -85,7 +93,7 @@ int RunRecord(const RecordCommandOptions& options, std::ostream& out, std::ostre
   // The job is a real process even when --root points the backends at a recorded tree.
   record.root = "/";
   record.command = options.command;
-  record.attach_pid = options.pid;
+  record.attach_pid = std::max(0, options.pid);
   record.duration_s = options.duration_s;
   record.html = options.html;
   // The BMC is this machine's: not read when the backends read a recorded tree (--root).

@@ -14,7 +14,7 @@ struct RecordCommandOptions {
   double rate_hz = 10;
   std::string out;                   // output directory; empty = xpuperf-record-<time>
   std::vector<std::string> command;  // the job (after --)
-  int pid = 0;                       // attach to this process instead
+  int pid = -1;                      // attach to this process instead (-1: not given)
   double duration_s = 0;             // stop after this long (attach or system-wide)
   bool json = false;                 // the summary as JSON on out (the table goes to err always)
   bool html = true;

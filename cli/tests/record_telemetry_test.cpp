@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -128,6 +129,71 @@ TEST_F(RecordTest, AnalyzeTelemetryEnergyPerStepIsExact) {
       {"analyze", (dir_ / "trace.json").string(), "--telemetry", (dir_ / "rec").string()});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("timeline.jsonl line 6: not a JSON object"), std::string::npos) << bad.err;
+}
+
+TEST_F(RecordTest, AnalyzeTelemetryEnergyPerOpClassAndPerFlopIsExact) {
+  // A handmade recording at a constant 10 W (0, 10, 20 J at t0, t0 + 1 s, t0 + 2 s).
+  const int64_t t0 = 1'750'000'000'000'000'000;
+  std::string jsonl = "{\"type\":\"header\",\"start_wall_ns\":" + std::to_string(t0) +
+                      ",\"rate_hz\":1}\n"
+                      "{\"type\":\"series\",\"index\":0,\"metric\":\"energy_joules\",\"device\":"
+                      "\"cpu0\",\"labels\":{\"domain\":\"package-0\"},\"unit\":\"joules\"}\n";
+  for (int i = 0; i < 3; ++i) {
+    jsonl += "{\"type\":\"tick\",\"wall_ns\":" + std::to_string(t0 + i * 1'000'000'000LL) +
+             ",\"mono_ns\":" + std::to_string(i * 1'000'000'000LL) + ",\"values\":[[0," +
+             std::to_string(10 * i) + "]]}\n";
+  }
+  fs::create_directories(dir_ / "rec");
+  Write(dir_ / "rec" / "timeline.jsonl", jsonl);
+  // Host op aten::mm 0.10-0.15 s (M=1000, K=2000, N=3000: 1.2e10 FLOP), its GEMM kernel
+  // 0.2-0.6 s, an NCCL all-reduce 0.5-0.9 s. GPU busy 0.2-0.9 s, so idle 0.1-0.2 s in the window.
+  auto kernel = [](const char* name, int64_t ts, int64_t dur, int id, int stream) {
+    return json{
+        {"ph", "X"},     {"cat", "kernel"},
+        {"name", name},  {"pid", 0},
+        {"tid", stream}, {"ts", ts},
+        {"dur", dur},    {"args", {{"External id", id}, {"device", 0}, {"stream", stream}}}};
+  };
+  json mm = {{"ph", "X"},
+             {"cat", "cpu_op"},
+             {"name", "aten::mm"},
+             {"pid", 1},
+             {"tid", 1},
+             {"ts", 100000},
+             {"dur", 50000},
+             {"args",
+              {{"External id", 1},
+               {"Input Dims", {{1000, 2000}, {2000, 3000}}},
+               {"Input type", {"float", "float"}}}}};
+  json trace = {{"baseTimeNanoseconds", t0},
+                {"traceEvents",
+                 {mm, kernel("volta_sgemm_128x64_nn", 200000, 400000, 1, 7),
+                  kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 500000, 400000, 2, 8)}}};
+  Write(dir_ / "trace.json", trace.dump());
+  auto r = RunXpuperf({"analyze", (dir_ / "trace.json").string(), "--telemetry",
+                       (dir_ / "rec").string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json t = json::parse(r.out)["telemetry"];
+  std::map<std::string, double> joules;
+  for (const json& c : t["op_classes"]) joules[c["class"]] = c["joules"].get<double>();
+  EXPECT_NEAR(joules["COMPUTE"], 4.0, 1e-9) << t["op_classes"].dump();
+  EXPECT_NEAR(joules["COMM"], 4.0, 1e-9);
+  EXPECT_NEAR(joules["host_op"], 0.5, 1e-9);
+  EXPECT_NEAR(joules["gpu_idle"], 1.0, 1e-9);
+  EXPECT_NEAR(t["trace_window"]["joules"].get<double>(), 8.0, 1e-9);
+  ASSERT_TRUE(t["gemm"].contains("joules_per_flop")) << t["gemm"].dump();
+  EXPECT_DOUBLE_EQ(t["gemm"]["flops"].get<double>(), 1.2e10);
+  EXPECT_NEAR(t["gemm"]["joules_per_flop"].get<double>(), 8.0 / 1.2e10, 1e-20);
+  EXPECT_NEAR(t["gemm"]["gflop_per_joule"].get<double>(), 1.5, 1e-9);
+  // Without shapes there is no J/FLOP, and the reason says what to record.
+  trace["traceEvents"][0]["args"].erase("Input Dims");
+  Write(dir_ / "trace.json", trace.dump());
+  auto no_shapes = RunXpuperf({"analyze", (dir_ / "trace.json").string(), "--telemetry",
+                               (dir_ / "rec").string(), "--json"});
+  ASSERT_EQ(no_shapes.exit_code, 0) << no_shapes.err;
+  EXPECT_NE(json::parse(no_shapes.out)["telemetry"]["gemm"]["unavailable"].get<std::string>().find(
+                "record_shapes=True"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 #include "xpuperf/record/job_tree.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <time.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <fstream>
 #include <iterator>
@@ -50,6 +52,23 @@ Result<int> ParseParentPid(std::string_view stat_line) {
   std::optional<uint64_t> ppid = ParseNumber(NextField(rest));
   if (!ppid || *ppid > INT32_MAX) return MakeError(ErrorCode::kParse, "field 4 is not a pid");
   return static_cast<int>(*ppid);
+}
+
+Result<char> ParseProcessState(std::string_view stat_line) {
+  size_t close = stat_line.rfind(')');
+  if (close == std::string_view::npos) return MakeError(ErrorCode::kParse, "no ')' after comm");
+  std::string_view rest = stat_line.substr(close + 1);
+  std::string_view state = NextField(rest);
+  if (state.size() != 1) return MakeError(ErrorCode::kParse, "field 3 is not a state letter");
+  return state[0];
+}
+
+bool ProcessIsRunning(int pid) {
+  if (::kill(pid, 0) != 0 && errno != EPERM) return false;
+  std::string stat;
+  if (!ReadSmallFile("/proc/" + std::to_string(pid) + "/stat", stat)) return true;  // no procfs
+  Result<char> state = ParseProcessState(stat);
+  return !state.ok() || (*state != 'Z' && *state != 'X');
 }
 
 Result<uint64_t> ParseResidentPages(std::string_view statm) {

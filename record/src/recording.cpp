@@ -18,6 +18,7 @@
 #include "xpuperf/record/accumulator.h"
 #include "xpuperf/record/html_report.h"
 #include "xpuperf/record/job_process.h"
+#include "xpuperf/record/job_tree.h"
 #include "xpuperf/record/sampler.h"
 #include "xpuperf/record/timeline_files.h"
 
@@ -91,8 +92,6 @@ std::string HostName() {
   if (::gethostname(name, sizeof(name) - 1) != 0) return "";
   return name;
 }
-
-bool ProcessExists(int pid) { return ::kill(pid, 0) == 0 || errno == EPERM; }
 
 class Recording {
  public:
@@ -277,7 +276,7 @@ Result<RecordOutcome> Recording::Run() {
       }
     } else {
       if (g_stop_signal != 0) break;
-      if (options_.attach_pid > 0 && !ProcessExists(options_.attach_pid)) break;
+      if (options_.attach_pid > 0 && !ProcessIsRunning(options_.attach_pid)) break;
     }
     if (duration_ns > 0 && now - start_ns >= duration_ns) break;
     if (now < next_ns) continue;  // woken early by a signal

@@ -162,6 +162,21 @@ TEST(JobTree, ParsesStatLinesWithHostileNames) {
   EXPECT_EQ(*pages, 25u);
 }
 
+TEST(JobTree, ProcessStateLetterAndAZombieIsNotRunning) {
+  EXPECT_EQ(*ParseProcessState("42 (a) Z) S 17 42"), 'S');
+  EXPECT_EQ(*ParseProcessState("7 (sleep) Z 1 7 7 0"), 'Z');
+  EXPECT_FALSE(ParseProcessState("42 (x)").ok());
+  EXPECT_FALSE(ParseProcessState("42 x S 1").ok());
+  EXPECT_TRUE(ProcessIsRunning(::getpid()));
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  // Unreaped, the child is a zombie: kill(pid, 0) still answers, yet it has exited.
+  for (int i = 0; i < 200 && ProcessIsRunning(child); ++i) ::usleep(10000);
+  EXPECT_FALSE(ProcessIsRunning(child));
+  ::waitpid(child, nullptr, 0);
+  EXPECT_FALSE(ProcessIsRunning(child));
+}
+
 TEST(JobTree, FollowsTheChildrenOfARealProcess) {
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);

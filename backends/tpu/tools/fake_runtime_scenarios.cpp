@@ -155,7 +155,7 @@ runtime::Distribution WithCounts(runtime::Distribution d, const std::vector<int6
 }  // namespace
 
 runtime::Distribution ExponentialDistribution(int num_finite_buckets, double growth, double scale,
-                                              std::vector<int64_t> counts, double mean) {
+                                              const std::vector<int64_t>& counts, double mean) {
   runtime::Distribution d;
   auto* e = d.mutable_bucket_options()->mutable_exponential_buckets();
   e->set_num_finite_buckets(num_finite_buckets);
@@ -165,7 +165,7 @@ runtime::Distribution ExponentialDistribution(int num_finite_buckets, double gro
 }
 
 runtime::Distribution LinearDistribution(int num_finite_buckets, double width, double offset,
-                                         std::vector<int64_t> counts, double mean) {
+                                         const std::vector<int64_t>& counts, double mean) {
   runtime::Distribution d;
   auto* l = d.mutable_bucket_options()->mutable_linear_buckets();
   l->set_num_finite_buckets(num_finite_buckets);
@@ -180,8 +180,8 @@ runtime::Distribution Observed(runtime::Distribution d, double min, double max) 
   return d;
 }
 
-runtime::Distribution ExplicitDistribution(std::vector<double> bounds, std::vector<int64_t> counts,
-                                           double mean) {
+runtime::Distribution ExplicitDistribution(const std::vector<double>& bounds,
+                                           const std::vector<int64_t>& counts, double mean) {
   runtime::Distribution d;
   for (double b : bounds) d.mutable_bucket_options()->mutable_explicit_buckets()->add_bounds(b);
   return WithCounts(std::move(d), counts, mean);

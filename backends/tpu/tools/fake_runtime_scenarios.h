@@ -18,11 +18,11 @@ runtime::Metric IntGaugeForOrdinal(int ordinal, int64_t value);
 runtime::Metric WithKvOrdinal(runtime::Metric metric, int ordinal, bool as_string);
 runtime::Metric WithBufferSize(runtime::Metric metric, std::string_view buffer_size);
 runtime::Distribution ExponentialDistribution(int num_finite_buckets, double growth, double scale,
-                                              std::vector<int64_t> counts, double mean);
+                                              const std::vector<int64_t>& counts, double mean);
 runtime::Distribution LinearDistribution(int num_finite_buckets, double width, double offset,
-                                         std::vector<int64_t> counts, double mean);
-runtime::Distribution ExplicitDistribution(std::vector<double> bounds, std::vector<int64_t> counts,
-                                           double mean);
+                                         const std::vector<int64_t>& counts, double mean);
+runtime::Distribution ExplicitDistribution(const std::vector<double>& bounds,
+                                           const std::vector<int64_t>& counts, double mean);
 // The observed extremes the runtime sends with a distribution (same unit as its buckets).
 runtime::Distribution Observed(runtime::Distribution d, double min, double max);
 runtime::TPUMetric NamedMetric(std::string_view name, std::vector<runtime::Metric> series);

@@ -43,6 +43,11 @@ class JobTree {
 
 // The parent pid (field 4) of a /proc/PID/stat line; comm may hold spaces and parentheses.
 Result<int> ParseParentPid(std::string_view stat_line);
+// The state letter (field 3) of a /proc/PID/stat line: R, S, D, Z (exited, not yet reaped), ...
+Result<char> ParseProcessState(std::string_view stat_line);
+// Whether PID is a live process: it exists and has not exited. A zombie (exited, its parent has
+// not reaped it yet) answers kill(pid, 0) but is no longer running.
+bool ProcessIsRunning(int pid);
 // Resident pages (field 2) of /proc/PID/statm.
 Result<uint64_t> ParseResidentPages(std::string_view statm);
 
