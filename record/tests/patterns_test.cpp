@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "xpuperf/core/metric_catalog.h"
 
@@ -89,6 +91,80 @@ TEST(DetectPatterns, NearOomAndThrottlingFromATimeline) {
   EXPECT_NEAR(capped->start_s, 1.9, 1e-9);
   // The summary's time under the reason (each sample held to the next): 40 samples × 0.1 s.
   EXPECT_NEAR(acc.stats(cap).held_integral, 4.0, 1e-9);
+}
+
+TEST(DetectPatterns, ThermalThrottleLowUtilisationAndIdleOnAnAccelerator) {
+  SeriesTable table;
+  const uint32_t duty = table.Intern(metrics::kDutyCycle, "nvidia0", {});
+  const uint32_t hot =
+      table.Intern(metrics::kClockEventActive, "nvidia0", {{"reason", "hw_thermal_slowdown"}});
+  const uint32_t sw =
+      table.Intern(metrics::kClockEventActive, "nvidia0", {{"reason", "sw_thermal_slowdown"}});
+  const uint32_t host = table.Intern(metrics::kDutyCycle, "cpu0", {});
+  TimelineAccumulator acc;
+  // 20 s at 10 Hz: idle (duty 0) for the first 6 s, then 30% busy; hardware thermal slowdown
+  // 6.0-7.9 s, software thermal slowdown 12.0-12.9 s. The host runs at 10%: with an accelerator
+  // present, only the accelerator's utilisation is judged.
+  for (int i = 0; i <= 200; ++i) {
+    Tick tick;
+    tick.mono_ns = i * 100'000'000LL;
+    tick.wall_ns = tick.mono_ns;
+    tick.values = {{duty, i < 60 ? 0.0 : 30.0},
+                   {hot, i >= 60 && i < 80 ? 1.0 : 0.0},
+                   {sw, i >= 120 && i < 130 ? 1.0 : 0.0},
+                   {host, 10.0}};
+    acc.Add(tick, table);
+  }
+  PatternContext context{&table, &acc, {}};
+  std::map<std::string, const Finding*> found;
+  const auto findings = DetectPatterns(context);
+  for (const Finding& f : findings) {
+    EXPECT_FALSE(found.count(f.rule + "/" + f.device)) << f.rule << " twice for " << f.device;
+    found[f.rule + "/" + f.device] = &f;
+  }
+  const Finding* thermal = found["thermal_throttled/nvidia0"];
+  ASSERT_NE(thermal, nullptr);
+  // Each phase runs from the sample before it turned on to its last active sample: 2.0 + 1.0 s.
+  EXPECT_NEAR(thermal->value, 3.0, 1e-9);
+  EXPECT_NEAR(thermal->start_s, 5.9, 1e-9);
+  EXPECT_NEAR(thermal->end_s, 12.9, 1e-9);
+  EXPECT_NE(thermal->evidence.find("hw_thermal_slowdown, sw_thermal_slowdown"), std::string::npos)
+      << thermal->evidence;
+  EXPECT_EQ(thermal->severity, "warning");  // 3 s of 20 s ≥ 10%
+  EXPECT_EQ(found["power_capped/nvidia0"], nullptr);
+
+  const Finding* low = found["low_utilization/nvidia0"];
+  ASSERT_NE(low, nullptr);
+  EXPECT_EQ(low->value, 30.0);  // the median outside the idle phase, not dragged down by it
+  EXPECT_EQ(low->severity, "info");
+  EXPECT_EQ(found["low_utilization/cpu0"], nullptr);
+
+  const Finding* idle = found["idle_phases/nvidia0"];
+  ASSERT_NE(idle, nullptr);
+  EXPECT_NEAR(idle->start_s, 0.0, 1e-9);
+  EXPECT_NEAR(idle->value * 20.0, 6.0, 0.15);  // about the first 6 s of 20
+  EXPECT_EQ(idle->severity, "warning");        // ≥ 20% of the job
+}
+
+TEST(DetectPatterns, ABusyDeviceHasNoUtilisationOrThrottleFinding) {
+  SeriesTable table;
+  const uint32_t duty = table.Intern(metrics::kDutyCycle, "nvidia0", {});
+  const uint32_t hot =
+      table.Intern(metrics::kClockEventActive, "nvidia0", {{"reason", "hw_thermal_slowdown"}});
+  TimelineAccumulator acc;
+  for (int i = 0; i <= 100; ++i) {
+    Tick tick;
+    tick.mono_ns = i * 100'000'000LL;
+    tick.wall_ns = tick.mono_ns;
+    tick.values = {{duty, 95.0}, {hot, 0.0}};
+    acc.Add(tick, table);
+  }
+  PatternContext context{&table, &acc, {}};
+  for (const Finding& f : DetectPatterns(context)) {
+    EXPECT_NE(f.rule, "low_utilization");
+    EXPECT_NE(f.rule, "thermal_throttled");
+    EXPECT_NE(f.rule, "idle_phases");
+  }
 }
 
 }  // namespace
