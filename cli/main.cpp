@@ -55,7 +55,9 @@ std::string_view CommandWord(int argc, char** argv) {
 }  // namespace
 #endif
 
-int main(int argc, char** argv) {
+namespace {
+
+int RunMain(int argc, char** argv) {
   using namespace xpuperf::cli;
 #if XPUPERF_ANALYZE_FRONT
   // Under an MPI launcher analyze splits a directory over the processes, which needs MPI: that
@@ -188,4 +190,19 @@ int main(int argc, char** argv) {
     return code;
   }
   return kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Errors are values throughout; what can still throw is the standard library (out of memory)
+  // and CLI11's setup. One line and exit 1 rather than std::terminate's abort and core dump.
+  try {
+    return RunMain(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "xpuperf: error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "xpuperf: error: unknown exception\n";
+  }
+  return 1;
 }

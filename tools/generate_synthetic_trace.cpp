@@ -248,7 +248,7 @@ class TraceGenerator {
     const size_t linear = Begin(Kind::kCpuOp, "aten::linear", main_tid_, t, 1);
     Leaf(Kind::kCpuOp, "aten::t", main_tid_, t, 2);
     const size_t addmm = Begin(Kind::kCpuOp, "aten::addmm", main_tid_, t, 3);
-    Memory(main_tid_, t, 4 * 4096 * 1024);
+    Memory(main_tid_, t, int64_t{4} * 4096 * 1024);
     Kernel(kGemmKernels[rng_.Between(0, 3)], kComputeStream, main_tid_, t, 20'000, 400'000);
     End(addmm, t);
     End(linear, t);
@@ -268,7 +268,7 @@ class TraceGenerator {
     const size_t backward = Begin(Kind::kCpuOp, "AddmmBackward0", backward_tid_, t, 5);
     for (int i = 0; i < 2; ++i) {
       const size_t mm = Begin(Kind::kCpuOp, "aten::mm", backward_tid_, t, 6);
-      if (i == 0) Memory(backward_tid_, t, 4 * 4096 * 1024);
+      if (i == 0) Memory(backward_tid_, t, int64_t{4} * 4096 * 1024);
       Kernel(kGemmKernels[rng_.Between(0, 3)], kComputeStream, backward_tid_, t, 20'000, 400'000);
       End(mm, t);
     }
@@ -277,7 +277,7 @@ class TraceGenerator {
     End(sum, t);
     End(backward, t);
     // Frees the activation of the forward pass and the gradient above.
-    for (int i = 0; i < 2; ++i) Memory(backward_tid_, t, -4 * 4096 * 1024);
+    for (int i = 0; i < 2; ++i) Memory(backward_tid_, t, int64_t{-4} * 4096 * 1024);
     End(evaluate, t);
     if (layer % 6 == 5) {
       // Gradient bucket ready: an all-reduce on the comm stream.

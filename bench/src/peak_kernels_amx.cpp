@@ -6,6 +6,8 @@
 // caller has asked Linux for the tile state (RequestAmxPermission).
 #include <immintrin.h>
 
+#include <cstddef>
+
 #include "peak_operands.h"
 
 namespace xpuperf::bench {
@@ -20,7 +22,7 @@ struct alignas(64) TileConfig {
   uint8_t rows[16] = {};
 };
 
-constexpr int kTileWords = 16 * 16;  // 32-bit elements per 16 x 64-byte tile
+constexpr std::ptrdiff_t kTileWords = 16 * 16;  // 32-bit elements per 16 x 64-byte tile
 
 template <bool kInt8>
 void RunTileLoop(int64_t iterations, const PeakOperands& ops, void* out) {

@@ -14,7 +14,7 @@ __attribute__((target("avx2"))) double SumAvx2(const double* data, size_t n) {
   size_t i = 0;
   for (; i + 32 <= n; i += 32) {
 #pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) acc[j] = _mm256_add_pd(acc[j], _mm256_loadu_pd(data + i + 4 * j));
+    for (size_t j = 0; j < 8; ++j) acc[j] = _mm256_add_pd(acc[j], _mm256_loadu_pd(data + i + 4 * j));
   }
   __m256d total = _mm256_setzero_pd();
   for (int j = 0; j < 8; ++j) total = _mm256_add_pd(total, acc[j]);
@@ -32,7 +32,7 @@ double SumSse2(const double* data, size_t n) {
   size_t i = 0;
   for (; i + 16 <= n; i += 16) {
 #pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) acc[j] = _mm_add_pd(acc[j], _mm_loadu_pd(data + i + 2 * j));
+    for (size_t j = 0; j < 8; ++j) acc[j] = _mm_add_pd(acc[j], _mm_loadu_pd(data + i + 2 * j));
   }
   __m128d total = _mm_setzero_pd();
   for (int j = 0; j < 8; ++j) total = _mm_add_pd(total, acc[j]);

@@ -92,6 +92,7 @@ std::string RenderOutputText(const trace::AnalysisOutput& output) {
     TextTable t(table.caption, columns);
     for (const auto& row : table.rows) {
       std::vector<std::string> cells;
+      cells.reserve(row.size());
       for (const auto& cell : row) cells.push_back(FormatCell(cell));
       t.AddRow(cells);
     }

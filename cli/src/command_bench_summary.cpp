@@ -87,7 +87,9 @@ std::string RenderSkipped(const std::vector<std::string>& skipped) {
   };
   std::vector<std::pair<std::string, Group>> groups;
   for (const std::string& line : skipped) {
-    auto [benchmark, reason] = SplitSkipped(line);
+    auto split = SplitSkipped(line);
+    const std::string& benchmark = split.first;
+    std::string& reason = split.second;  // a named variable: lambdas may capture it
     if (reason.empty()) reason = line;
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const auto& group) { return group.first == reason; });

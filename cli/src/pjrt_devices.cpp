@@ -15,6 +15,7 @@ std::vector<pjrt::ProbeResult> ProbePjrtPlugins(const std::string& explicit_plug
     if (found.path != explicit_plugin) locations.push_back(std::move(found));
   }
   std::vector<pjrt::ProbeResult> results;
+  results.reserve(locations.size());
   for (const pjrt::PluginLocation& location : locations) {
     results.push_back(pjrt::ProbePlugin(location, "/proc/self/exe", pjrt::ProbeTimeoutSeconds()));
   }

@@ -164,6 +164,7 @@ Result<TracePoints> LoadTracePoints(const std::string& path, int top) {
     out.findings.insert(out.findings.end(), rank.findings.begin(), rank.findings.end());
   }
   std::vector<trace::GemmPoint> gemm;
+  gemm.reserve(merged.size());
   for (auto& [key, g] : merged) gemm.push_back(std::move(g));
   std::stable_sort(
       gemm.begin(), gemm.end(),

@@ -54,7 +54,7 @@ std::string TextTable::Render(size_t max_cell_width) const {
     widths[c] = DisplayWidth(columns_[c].header);
     for (const auto& row : rows) widths[c] = std::max(widths[c], DisplayWidth(row[c]));
   }
-  auto line = [&](const std::vector<std::string>& cells, bool header) {
+  auto line = [&](const std::vector<std::string>& cells) {
     std::string out;
     for (size_t c = 0; c < columns_.size(); ++c) {
       if (c > 0) out += "  ";
@@ -62,7 +62,7 @@ std::string TextTable::Render(size_t max_cell_width) const {
       if (c + 1 == columns_.size() && columns_[c].align == Align::kLeft) {
         out += cells[c];
       } else {
-        Pad(out, cells[c], widths[c], header ? columns_[c].align : columns_[c].align);
+        Pad(out, cells[c], widths[c], columns_[c].align);
       }
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();
@@ -75,11 +75,11 @@ std::string TextTable::Render(size_t max_cell_width) const {
     headers.push_back(columns_[c].header);
     total += widths[c] + (c > 0 ? 2 : 0);
   }
-  out += line(headers, true);
+  out += line(headers);
   std::string rule;
   for (size_t i = 0; i < total; ++i) rule += "-";
   out += rule + "\n";
-  for (const auto& row : rows) out += line(row, false);
+  for (const auto& row : rows) out += line(row);
   return out;
 }
 

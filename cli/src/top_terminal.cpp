@@ -186,6 +186,7 @@ int RunTopTerminal(TopModel& model, const TopOptions& options, std::ostream& err
   if (screen == nullptr) return kTopNeedsPlain;
   // A terminal without cursor addressing (TERM=dumb) would show one line: plain tables instead.
   const char* move_cursor = tigetstr(const_cast<char*>("cup"));
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): (char*)-1 is tigetstr's documented error value
   if (move_cursor == nullptr || move_cursor == reinterpret_cast<char*>(-1)) {
     endwin();
     delscreen(screen);

@@ -233,7 +233,10 @@ std::string LabelText(const Labels& labels) {
   std::string out;
   for (const auto& [key, value] : labels.items()) {
     if (key == labels::kDevice) continue;
-    out += (out.empty() ? "" : ",") + key + "=" + value;
+    if (!out.empty()) out += ',';
+    out += key;
+    out += '=';
+    out += value;
   }
   return out.empty() ? "-" : out;
 }

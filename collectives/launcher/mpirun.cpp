@@ -24,7 +24,7 @@ std::string FindProgramOnPath(std::string_view name, std::string_view path_env) 
     if (end == std::string_view::npos) end = path_env.size();
     const std::string_view directory = path_env.substr(begin, end - begin);
     if (!directory.empty()) {
-      const std::string candidate = std::string(directory) + "/" + std::string(name);
+      std::string candidate = std::string(directory) + "/" + std::string(name);
       struct stat info {};
       if (stat(candidate.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
           access(candidate.c_str(), X_OK) == 0) {
@@ -103,6 +103,7 @@ Result<int> RunProgram(const std::vector<std::string>& argv, const std::string& 
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
   }
   std::vector<char*> pointers;
+  pointers.reserve(argv.size() + 1);
   for (const std::string& arg : argv) pointers.push_back(const_cast<char*>(arg.c_str()));
   pointers.push_back(nullptr);
   pid_t pid = 0;

@@ -243,7 +243,7 @@ std::vector<PatternSegment> ExpectedRecvPattern(Collective collective, int rank,
   const auto n = static_cast<uint64_t>(ranks);
   const auto r = static_cast<uint64_t>(rank);
   // Sum over ranks q of (q + 1) + 8 g = n (n + 1) / 2 + 8 n g.
-  const auto sum_a = static_cast<float>(n * (n + 1) / 2);
+  const auto sum_a = static_cast<float>(n * (n + 1)) / 2.0F;  // n (n + 1) is even: exact
   const auto sum_b = static_cast<float>(8 * n);
   std::vector<PatternSegment> segments;
   switch (collective) {

@@ -1,6 +1,7 @@
 #include "xpuperf/cuda_bench/library_loader.h"
 
 #include <cstdlib>
+#include <utility>
 
 namespace xpuperf::cuda_bench {
 
@@ -13,7 +14,12 @@ std::vector<std::string> CudaLibraryCandidates(const std::vector<std::string>& n
   roots.emplace_back("/usr/local/cuda");
   for (const std::string& root : roots) {
     for (const char* lib : {"/lib64/", "/lib/"}) {
-      for (const std::string& name : names) candidates.push_back(root + lib + name);
+      for (const std::string& name : names) {
+        std::string path = root;
+        path += lib;
+        path += name;
+        candidates.push_back(std::move(path));
+      }
     }
   }
   return candidates;

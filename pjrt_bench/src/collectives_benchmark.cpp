@@ -110,6 +110,7 @@ class PjrtCollectivesBenchmark final : public PjrtBenchmark {
         CheckHostBytes(name(), 2.0 * n * static_cast<double>(elements + out_elements) * element));
 
     std::vector<int> positions;
+    positions.reserve(static_cast<size_t>(n));
     for (int d = 0; d < n; ++d) positions.push_back(d);
     XPUPERF_ASSIGN_OR_RETURN(
         pjrt::Executable executable,
@@ -123,6 +124,7 @@ class PjrtCollectivesBenchmark final : public PjrtBenchmark {
           pjrt::Buffer b, client.FromHost(x.data(), type, {elements}, executable.devices()[r]));
       inputs.push_back(std::move(b));
     }
+    arguments.reserve(inputs.size());
     for (const pjrt::Buffer& b : inputs) arguments.push_back({&b});
     LoopRunner runner(client, executable, std::move(arguments));
     PjrtHostQueue queue;

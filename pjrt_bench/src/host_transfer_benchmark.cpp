@@ -12,7 +12,7 @@
 namespace xpuperf::pjrt_bench {
 namespace {
 
-constexpr int64_t kLatencyMaxBytes = 64 * 1024;
+constexpr int64_t kLatencyMaxBytes = int64_t{64} * 1024;
 
 class PjrtHostTransferBenchmark final : public PjrtBenchmark {
  public:

@@ -6,6 +6,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 
+#include <cmath>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -139,7 +140,7 @@ int64_t SecondsToNs(double seconds) {
         ErrorCode::kInvalidArgument,
         "duration must be a number of seconds >= 0 and <= 9.2e9, got " + std::to_string(seconds)));
   }
-  return static_cast<int64_t>(seconds * 1e9 + 0.5);
+  return std::llround(seconds * 1e9);
 }
 
 }  // namespace

@@ -125,6 +125,7 @@ std::vector<StreamOps> GpuOpsByStream(const Trace& trace) {
     if (IsGpuOp(e.kind)) by_stream[{e.device, e.stream}].push_back(i);
   }
   std::vector<StreamOps> result;
+  result.reserve(by_stream.size());
   for (auto& [key, ops] : by_stream) result.push_back({key.first, key.second, std::move(ops)});
   return result;
 }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <utility>
 
 #include "xla_analysis_util.h"
 #include "xpuperf/trace/analysis_registry.h"
@@ -20,7 +21,7 @@ std::vector<Cell> DistributionCells(internal::DurationSummary s) {
 }
 
 std::vector<Column> DistributionColumns(Column first) {
-  return {first,
+  return {std::move(first),
           {"count", "count"},
           {"total", "total_ns"},
           {"mean us", "mean_us"},
@@ -61,6 +62,7 @@ AnalysisOutput ComputeXlaSteps(const Trace& trace, const AnalysisContext& contex
     internal::DurationSummary summary;
   };
   std::vector<ModuleRow> rows;
+  rows.reserve(modules.size());
   for (auto& [key, durations] : modules) {
     rows.push_back({key.first, key.second, internal::SummariseDurations(durations)});
   }

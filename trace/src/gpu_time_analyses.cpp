@@ -88,6 +88,7 @@ KernelBreakdown ComputeKernelBreakdown(const Trace& trace, size_t top_k) {
   }
   result.distinct_kernels = static_cast<int64_t>(by_name.size());
   std::vector<std::pair<uint32_t, KernelStat*>> sorted;
+  sorted.reserve(by_name.size());
   for (auto& [name, stat] : by_name) sorted.push_back({name, &stat});
   std::sort(sorted.begin(), sorted.end(), [&](const auto& a, const auto& b) {
     if (a.second->duration.total_ns != b.second->duration.total_ns) {

@@ -56,7 +56,7 @@ inline BlockMasks ClassifyBlock(const char* p) {
                 open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}'),
                 case_bit = _mm_set1_epi8(0x20);
   for (int part = 0; part < 4; ++part) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * part));
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + std::ptrdiff_t{16} * part));
     __m128i folded = _mm_or_si128(v, case_bit);
     int shift = 16 * part;
     m.quote |= uint64_t(uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote)))) << shift;

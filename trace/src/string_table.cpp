@@ -13,7 +13,7 @@ uint32_t StringTable::Intern(std::string_view text) {
   auto it = ids_.find(text);
   if (it != ids_.end()) return it->second;
   // Strings live in 64 KiB blocks (or one block of their own when longer), so views never move.
-  constexpr size_t kBlock = 64 * 1024;
+  constexpr size_t kBlock = size_t{64} * 1024;
   if (blocks_.empty() || block_used_ + text.size() > block_size_) {
     block_size_ = text.size() > kBlock ? text.size() : kBlock;
     blocks_.push_back(std::make_unique<char[]>(block_size_));

@@ -22,6 +22,7 @@ bench::TransferEngineFactory FactoryFor(bool sm_copies) {
   };
 }
 
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json() noexcept has an unreachable throw
 struct SplitPoint {
   bool sm_copies = false;
   nlohmann::json rest;  // the point without `copy`

@@ -17,6 +17,7 @@ namespace xpuperf::bench {
 
 enum class ParameterType { kInteger, kNumber, kString, kBoolean };
 
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json() noexcept has an unreachable throw
 struct ParameterSpec {
   std::string name;
   ParameterType type = ParameterType::kInteger;

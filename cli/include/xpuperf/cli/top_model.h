@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -14,7 +15,7 @@
 
 namespace xpuperf::cli {
 
-inline constexpr double kNoValue = std::nan("");
+inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 
 // A process using an accelerator, as nvtop, nvitop and tpu-info list them.
 struct DeviceProcess {
