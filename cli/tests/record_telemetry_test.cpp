@@ -17,6 +17,22 @@ namespace {
 using namespace record_testing;
 using testing::RunXpuperf;
 
+// A handmade recording: one package-0 energy counter read once a second from wall time t0, with
+// the given counter values in joules.
+std::string HandmadeRecording(int64_t t0, const std::vector<int>& joules) {
+  std::string jsonl = "{\"type\":\"header\",\"start_wall_ns\":" + std::to_string(t0) +
+                      ",\"rate_hz\":1}\n"
+                      "{\"type\":\"series\",\"index\":0,\"metric\":\"energy_joules\",\"device\":"
+                      "\"cpu0\",\"labels\":{\"domain\":\"package-0\"},\"unit\":\"joules\"}\n";
+  for (size_t i = 0; i < joules.size(); ++i) {
+    const auto ns = static_cast<int64_t>(i) * 1'000'000'000LL;
+    jsonl += "{\"type\":\"tick\",\"wall_ns\":" + std::to_string(t0 + ns) +
+             ",\"mono_ns\":" + std::to_string(ns) + ",\"values\":[[0," + std::to_string(joules[i]) +
+             "]]}\n";
+  }
+  return jsonl;
+}
+
 TEST_F(RecordTest, KillNineLeavesFilesAnalyzeTelemetryReads) {
   const fs::path out = dir_ / "out";
   const fs::path job_pid = dir_ / "job.pid";
@@ -84,19 +100,7 @@ TEST_F(RecordTest, KillNineLeavesFilesAnalyzeTelemetryReads) {
 TEST_F(RecordTest, AnalyzeTelemetryEnergyPerStepIsExact) {
   // A handmade recording: package-0 counter 0 J at t0, 10 J at t0 + 1 s, 30 J at t0 + 2 s.
   const int64_t t0 = 1'750'000'000'000'000'000;
-  std::string jsonl =
-      "{\"type\":\"header\",\"start_wall_ns\":" + std::to_string(t0) +
-      ",\"rate_hz\":1}\n"
-      "{\"type\":\"series\",\"index\":0,\"metric\":\"energy_joules\",\"device\":\"cpu0\","
-      "\"labels\":{\"domain\":\"package-0\"},\"unit\":\"joules\"}\n";
-  for (int i = 0; i < 3; ++i) {
-    jsonl += "{\"type\":\"tick\",\"wall_ns\":" + std::to_string(t0 + i * 1'000'000'000LL) +
-             ",\"mono_ns\":" + std::to_string(i * 1'000'000'000LL) + ",\"values\":[[0," +
-             std::to_string(i == 0   ? 0
-                            : i == 1 ? 10
-                                     : 30) +
-             "]]}\n";
-  }
+  const std::string jsonl = HandmadeRecording(t0, {0, 10, 30});
   fs::create_directories(dir_ / "rec");
   Write(dir_ / "rec" / "timeline.jsonl", jsonl);
   // ProfilerStep#7 from t0 + 0.5 s to t0 + 1.5 s: 0.5 s at 10 W + 0.5 s at 20 W = 15 J.
@@ -134,15 +138,7 @@ TEST_F(RecordTest, AnalyzeTelemetryEnergyPerStepIsExact) {
 TEST_F(RecordTest, AnalyzeTelemetryEnergyPerOpClassAndPerFlopIsExact) {
   // A handmade recording at a constant 10 W (0, 10, 20 J at t0, t0 + 1 s, t0 + 2 s).
   const int64_t t0 = 1'750'000'000'000'000'000;
-  std::string jsonl = "{\"type\":\"header\",\"start_wall_ns\":" + std::to_string(t0) +
-                      ",\"rate_hz\":1}\n"
-                      "{\"type\":\"series\",\"index\":0,\"metric\":\"energy_joules\",\"device\":"
-                      "\"cpu0\",\"labels\":{\"domain\":\"package-0\"},\"unit\":\"joules\"}\n";
-  for (int i = 0; i < 3; ++i) {
-    jsonl += "{\"type\":\"tick\",\"wall_ns\":" + std::to_string(t0 + i * 1'000'000'000LL) +
-             ",\"mono_ns\":" + std::to_string(i * 1'000'000'000LL) + ",\"values\":[[0," +
-             std::to_string(10 * i) + "]]}\n";
-  }
+  const std::string jsonl = HandmadeRecording(t0, {0, 10, 20});
   fs::create_directories(dir_ / "rec");
   Write(dir_ / "rec" / "timeline.jsonl", jsonl);
   // Host op aten::mm 0.10-0.15 s (M=1000, K=2000, N=3000: 1.2e10 FLOP), its GEMM kernel

@@ -62,19 +62,27 @@ TEST(FindStepPeriod, FindsTheDutyCyclePeriod) {
   EXPECT_FALSE(FindStepPeriod(Signal(30, 10, [](double) { return 50.0; })));
 }
 
+// Ticks 0..last every 0.1 s, each with the values `at(i)` gives.
+template <typename Values>
+void AddTicks(TimelineAccumulator& acc, const SeriesTable& table, int last, Values at) {
+  for (int i = 0; i <= last; ++i) {
+    Tick tick;
+    tick.mono_ns = i * 100'000'000LL;
+    tick.wall_ns = tick.mono_ns;
+    tick.values = at(i);
+    acc.Add(tick, table);
+  }
+}
+
 TEST(DetectPatterns, NearOomAndThrottlingFromATimeline) {
   SeriesTable table;
   const uint32_t used = table.Intern(metrics::kMemoryUsed, "nvidia0", {});
   const uint32_t cap =
       table.Intern(metrics::kClockEventActive, "nvidia0", {{"reason", "sw_power_cap"}});
   TimelineAccumulator acc;
-  for (int i = 0; i <= 100; ++i) {
-    Tick tick;
-    tick.mono_ns = i * 100'000'000LL;
-    tick.wall_ns = tick.mono_ns;
-    tick.values = {{used, i == 50 ? 79.0e9 : 40e9}, {cap, i >= 20 && i < 60 ? 1.0 : 0.0}};
-    acc.Add(tick, table);
-  }
+  AddTicks(acc, table, 100, [&](int i) -> std::vector<TickValue> {
+    return {{used, i == 50 ? 79.0e9 : 40e9}, {cap, i >= 20 && i < 60 ? 1.0 : 0.0}};
+  });
   PatternContext context{&table, &acc, {{"nvidia0", 80'000'000'000ULL}}};
   auto findings = DetectPatterns(context);
   const Finding* oom = nullptr;
@@ -105,16 +113,12 @@ TEST(DetectPatterns, ThermalThrottleLowUtilisationAndIdleOnAnAccelerator) {
   // 20 s at 10 Hz: idle (duty 0) for the first 6 s, then 30% busy; hardware thermal slowdown
   // 6.0-7.9 s, software thermal slowdown 12.0-12.9 s. The host runs at 10%: with an accelerator
   // present, only the accelerator's utilisation is judged.
-  for (int i = 0; i <= 200; ++i) {
-    Tick tick;
-    tick.mono_ns = i * 100'000'000LL;
-    tick.wall_ns = tick.mono_ns;
-    tick.values = {{duty, i < 60 ? 0.0 : 30.0},
-                   {hot, i >= 60 && i < 80 ? 1.0 : 0.0},
-                   {sw, i >= 120 && i < 130 ? 1.0 : 0.0},
-                   {host, 10.0}};
-    acc.Add(tick, table);
-  }
+  AddTicks(acc, table, 200, [&](int i) -> std::vector<TickValue> {
+    return {{duty, i < 60 ? 0.0 : 30.0},
+            {hot, i >= 60 && i < 80 ? 1.0 : 0.0},
+            {sw, i >= 120 && i < 130 ? 1.0 : 0.0},
+            {host, 10.0}};
+  });
   PatternContext context{&table, &acc, {}};
   std::map<std::string, const Finding*> found;
   const auto findings = DetectPatterns(context);
@@ -152,13 +156,9 @@ TEST(DetectPatterns, ABusyDeviceHasNoUtilisationOrThrottleFinding) {
   const uint32_t hot =
       table.Intern(metrics::kClockEventActive, "nvidia0", {{"reason", "hw_thermal_slowdown"}});
   TimelineAccumulator acc;
-  for (int i = 0; i <= 100; ++i) {
-    Tick tick;
-    tick.mono_ns = i * 100'000'000LL;
-    tick.wall_ns = tick.mono_ns;
-    tick.values = {{duty, 95.0}, {hot, 0.0}};
-    acc.Add(tick, table);
-  }
+  AddTicks(acc, table, 100, [&](int) -> std::vector<TickValue> {
+    return {{duty, 95.0}, {hot, 0.0}};
+  });
   PatternContext context{&table, &acc, {}};
   for (const Finding& f : DetectPatterns(context)) {
     EXPECT_NE(f.rule, "low_utilization");
