@@ -298,7 +298,7 @@ class TraceGenerator {
     // Input batch: host to device.
     const size_t to = Begin(Kind::kCpuOp, "aten::to", main_tid_, t, 10);
     const size_t copy = Begin(Kind::kCpuOp, "aten::copy_", main_tid_, t, 10);
-    const int64_t input_bytes = 64 * 3 * 224 * 224 * 4;
+    const int64_t input_bytes = int64_t{64} * 3 * 224 * 224 * 4;
     Launch("cudaMemcpyAsync", 41, GpuKind::kMemcpy, "Memcpy HtoD (Pageable -> Device)",
            kComputeStream, main_tid_, t, input_bytes / 12, input_bytes);
     End(copy, t);
@@ -316,7 +316,7 @@ class TraceGenerator {
     const size_t optimizer = Begin(Kind::kUserAnnotation, "Optimizer.step#Adam.step", main_tid_, t);
     const size_t zero = Begin(Kind::kCpuOp, "aten::zero_", main_tid_, t, 12);
     Launch("cudaMemsetAsync", 51, GpuKind::kMemset, "Memset (Device)", kComputeStream, main_tid_, t,
-           4000, 4 * 1024 * 1024);
+           4000, int64_t{4} * 1024 * 1024);
     End(zero, t);
     for (int i = 0; i < 4; ++i) {
       const size_t apply = Begin(Kind::kCpuOp, "aten::_fused_adam_", main_tid_, t, 13);

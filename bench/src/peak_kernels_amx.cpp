@@ -22,7 +22,8 @@ struct alignas(64) TileConfig {
   uint8_t rows[16] = {};
 };
 
-constexpr std::ptrdiff_t kTileWords = 16 * 16;  // 32-bit elements per 16 x 64-byte tile
+constexpr std::ptrdiff_t kTileWords =
+    std::ptrdiff_t{16} * 16;  // 32-bit elements per 16 x 64-byte tile
 
 template <bool kInt8>
 void RunTileLoop(int64_t iterations, const PeakOperands& ops, void* out) {

@@ -20,7 +20,7 @@ Error ParseErrorAt(std::string_view source, const YAML::Mark& mark, const std::s
 }
 
 nlohmann::json ScalarToJson(const YAML::Node& node) {
-  const std::string text = node.Scalar();
+  const std::string& text = node.Scalar();
   if (text == "true" || text == "false") return text == "true";
   try {
     size_t used = 0;

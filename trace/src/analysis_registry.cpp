@@ -15,7 +15,7 @@ bool AnalysisOutput::HasRows() const {
 
 const std::vector<const AnalysisDescriptor*>& RegisteredAnalyses() {
   static const std::vector<const AnalysisDescriptor*> kAnalyses = {
-#define XPUPERF_TRACE_ANALYSIS(descriptor) &descriptor,
+#define XPUPERF_TRACE_ANALYSIS(descriptor) &(descriptor),
 #include "registered_analyses.inc"
 #undef XPUPERF_TRACE_ANALYSIS
   };
