@@ -44,7 +44,8 @@ template <class T, int kVecs>
   for (int64_t p = 0; p < pairs; ++p) {
     typename T::Pairs column[kVecs];
 #pragma GCC unroll 4
-    for (int v = 0; v < kVecs; ++v) column[v] = T::Load(b + p * ldb + 16 * static_cast<std::ptrdiff_t>(v));
+    for (int v = 0; v < kVecs; ++v)
+      column[v] = T::Load(b + p * ldb + 16 * static_cast<std::ptrdiff_t>(v));
 #pragma GCC unroll 4
     for (int r = 0; r < kBf16TileRows; ++r) {
       const typename T::Pairs row = T::Broadcast(a[r * a_row + p]);
@@ -55,7 +56,8 @@ template <class T, int kVecs>
 #pragma GCC unroll 4
   for (int r = 0; r < kBf16TileRows; ++r) {
 #pragma GCC unroll 4
-    for (int v = 0; v < kVecs; ++v) T::AddStore(c + r * ldc + 16 * static_cast<std::ptrdiff_t>(v), acc[r][v]);
+    for (int v = 0; v < kVecs; ++v)
+      T::AddStore(c + r * ldc + 16 * static_cast<std::ptrdiff_t>(v), acc[r][v]);
   }
 }
 

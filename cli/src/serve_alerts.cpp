@@ -186,7 +186,8 @@ class ServeAlerts::Impl {
     }
   }
 
-  static constexpr int64_t kHistoryMs = int64_t{60} * 60 * 1000;  // longest range a rule may read: 1 h
+  // The longest range a rule may read: 1 h.
+  static constexpr int64_t kHistoryMs = int64_t{60} * 60 * 1000;
 
   alerts::RuleEngine engine_;
   alerts::Notifier notifier_;

@@ -10,8 +10,8 @@ using Align = TextTable::Align;
 
 std::string Bar(double percent, size_t width) {
   if (std::isnan(percent)) return fmt::format("{:<{}}", "[n/a]", width + 2);
-  const size_t filled =
-      static_cast<size_t>(std::lround(std::clamp(percent, 0.0, 100.0) / 100.0 * static_cast<double>(width)));
+  const size_t filled = static_cast<size_t>(
+      std::lround(std::clamp(percent, 0.0, 100.0) / 100.0 * static_cast<double>(width)));
   return "[" + std::string(filled, '|') + std::string(width - filled, ' ') + "]";
 }
 

@@ -21,14 +21,8 @@ std::vector<Cell> DistributionCells(internal::DurationSummary s) {
 }
 
 std::vector<Column> DistributionColumns(Column first) {
-  return {std::move(first),
-          {"count", "count"},
-          {"total", "total_ns"},
-          {"mean us", "mean_us"},
-          {"p50", "p50_ns"},
-          {"p90", "p90_ns"},
-          {"p99", "p99_ns"},
-          {"max", "max_ns"}};
+  return {std::move(first),  {"count", "count"}, {"total", "total_ns"}, {"mean us", "mean_us"},
+          {"p50", "p50_ns"}, {"p90", "p90_ns"},  {"p99", "p99_ns"},     {"max", "max_ns"}};
 }
 
 AnalysisOutput ComputeXlaSteps(const Trace& trace, const AnalysisContext& context) {

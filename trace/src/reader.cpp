@@ -82,7 +82,7 @@ void TopLevelScanner::ReleaseUpTo(size_t end) {
   lo = (lo + page - 1) & ~(page - 1);
   hi &= ~(page - 1);
   if (hi > lo + (1 << 20)) {  // in steps of at least 1 MiB
-    // NOLINTNEXTLINE(performance-no-int-to-ptr): page-aligned bounds inside json_, computed as integers
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): page-aligned bounds inside json_
     madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
     released_ = end;
   }
