@@ -276,7 +276,11 @@ Result<RecordOutcome> Recording::Run() {
       }
     } else {
       if (g_stop_signal != 0) break;
-      if (options_.attach_pid > 0 && !ProcessIsRunning(options_.attach_pid)) break;
+      // Reads /proc/PID/stat: every 0.1 s, like the waitpid above, not at every tick.
+      if (options_.attach_pid > 0 && now - last_wait_ns >= kWaitAnywayNs) {
+        last_wait_ns = now;
+        if (!ProcessIsRunning(options_.attach_pid)) break;
+      }
     }
     if (duration_ns > 0 && now - start_ns >= duration_ns) break;
     if (now < next_ns) continue;  // woken early by a signal
