@@ -38,11 +38,14 @@ struct ClockProbe {
   std::string problem;      // why core_hertz is 0; empty when it was measured
 };
 
-// A core clock above this multiple of the TSC's rate is not believed (see ClockProbeFromCounts).
+// More adds per TSC tick than this (a core clock above this multiple of the TSC's rate) are not
+// believed (see ClockProbeFromCounts).
 inline constexpr double kMaxClockToTscRatio = 2.5;
 
 // The probe's figures from its raw counts: core_hertz = adds / cpu_seconds, unless an interval is
-// empty or the result exceeds kMaxClockToTscRatio x the TSC rate (then `problem` says which).
+// empty or adds / tsc_ticks exceeds kMaxClockToTscRatio (then `problem` says which). The ratio
+// uses the TSC's ticks, not its rate over the wall interval, so a preemption outside the chain
+// cannot make a real clock look impossible.
 ClockProbe ClockProbeFromCounts(int64_t adds, double cpu_seconds, uint64_t tsc_ticks,
                                 double wall_seconds);
 
