@@ -92,6 +92,11 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
       return kExitUsage;
     }
   }
+  if (options.convention != "hta" && std::find(options.analyses.begin(), options.analyses.end(),
+                                               "hta") != options.analyses.end()) {
+    err << "xpuperf analyze: the hta analysis (HTA's own tables) needs --convention hta\n";
+    return kExitUsage;
+  }
   // The output paths are checked before the trace is read: a bad --html, --merged-trace or
   // --export-chrome fails at once, as a usage error (docs/POLICIES.md).
   for (const std::string* path : {&options.html, &options.merged_trace, &options.export_chrome}) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "command_analyze.h"
@@ -74,7 +75,7 @@ std::string FormatCell(const trace::Cell& cell) {
     case trace::CellKind::kFraction:
       return fmt::format("{:.1f}%", 100.0 * cell.number);
     case trace::CellKind::kNumber:
-      return fmt::format("{:.2f}", cell.number);
+      return std::isnan(cell.number) ? "NaN" : fmt::format("{:.2f}", cell.number);
   }
   return {};
 }

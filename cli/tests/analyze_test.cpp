@@ -116,6 +116,21 @@ TEST(AnalyzeCommandTest, HtmlReportIsOneSelfContainedFile) {
   std::filesystem::remove(path);
 }
 
+TEST(AnalyzeCommandTest, HtaTablesOnlyUnderTheHtaConvention) {
+  Outcome hta = Analyze({.path = Data("step_trace.json"), .json = true, .convention = "hta"});
+  ASSERT_EQ(hta.code, 0) << hta.err;
+  const nlohmann::json doc = nlohmann::json::parse(hta.out);
+  const nlohmann::json& tables = doc["ranks"][0]["hta"];
+  for (const char* table : {"comm_comp_overlap", "kernel_types", "kernels", "idle_time",
+                            "launch_stats", "queue_length", "memory_bw"}) {
+    EXPECT_TRUE(tables.contains(table)) << table;
+  }
+  EXPECT_FALSE(tables["kernels"].empty());
+  Outcome own = Analyze({.path = Data("step_trace.json"), .json = true});
+  ASSERT_EQ(own.code, 0) << own.err;
+  EXPECT_FALSE(nlohmann::json::parse(own.out)["ranks"][0].contains("hta"));
+}
+
 TEST(AnalyzeCommandTest, Errors) {
   Outcome missing = Analyze({.path = Data("no_such_trace.json")});
   EXPECT_EQ(missing.code, 2);
@@ -123,6 +138,9 @@ TEST(AnalyzeCommandTest, Errors) {
   Outcome unknown = Analyze({.path = Data("step_trace.json"), .analyses = {"nonsense"}});
   EXPECT_EQ(unknown.code, 2);
   EXPECT_NE(unknown.err.find("unknown analysis 'nonsense'"), std::string::npos);
+  Outcome hta_tables = Analyze({.path = Data("step_trace.json"), .analyses = {"hta"}});
+  EXPECT_EQ(hta_tables.code, 2);
+  EXPECT_NE(hta_tables.err.find("needs --convention hta"), std::string::npos) << hta_tables.err;
   Outcome cut = Analyze({.path = Data("truncated.json")});
   EXPECT_EQ(cut.code, 1);
   EXPECT_NE(cut.err.find("truncated at byte"), std::string::npos) << cut.err;

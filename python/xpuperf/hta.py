@@ -452,7 +452,8 @@ def _intersection_length(a, b) -> int:
 def _aggregate_kernels(pd, kernels, num_kernels: int, duration_ratio: float):
     """Per kernel name: sum, max, min, mean, std of dur (µs), by sum descending; past
     `num_kernels` names, those beyond the first num_kernels or past the duration_ratio quantile
-    of the cumulative sum become "others" (aggregated over their sums)."""
+    of the cumulative sum become "others" (aggregated over their sums), except names whose sum is
+    negative (HTA's keep mask)."""
     agg = kernels.groupby(by=["name"])["dur"].agg(["sum", "max", "min", "mean", "std"])
     agg.reset_index(inplace=True)
     agg = agg.sort_values(by=["sum"], ascending=False, ignore_index=True)
@@ -460,8 +461,11 @@ def _aggregate_kernels(pd, kernels, num_kernels: int, duration_ratio: float):
     if agg.shape[0] > num_kernels:
         agg["cumsum"] = agg["sum"].cumsum()
         quantile = agg["cumsum"].quantile(duration_ratio)
-        agg.loc[agg["cumsum"] > quantile, "name"] = "others"
-        agg.loc[agg.index >= num_kernels, "name"] = "others"
+        # HTA's keep mask, `sum < 0` (meant to be always false): a name whose durations sum below
+        # zero (sub-µs kernels rounded inward) keeps its own row.
+        keep = agg["sum"] < 0
+        agg.loc[~keep & (agg["cumsum"] > quantile), "name"] = "others"
+        agg.loc[~keep & (agg.index >= num_kernels), "name"] = "others"
         agg = agg.groupby(by=["name"])["sum"].agg(["sum", "max", "min", "mean", "std"])
         agg.reset_index(inplace=True)
         agg.fillna({"std": 0}, inplace=True)

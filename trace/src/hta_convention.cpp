@@ -11,10 +11,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "hta_frame.h"
 #include "xpuperf/trace/analyses.h"
 
 namespace xpuperf::trace {
 namespace {
+
+using internal::IsHtaGpuKernel;
 
 // The double Python's float() gives for the decimal text of `ns` nanoseconds in microseconds:
 // the correctly rounded value of ns / 1000. Exact division when ns is exactly a double (relative
@@ -45,14 +48,6 @@ bool IsHtaNonCompute(std::string_view name) {
          StartsWith(name, "Memset") || name.find("Sync") != std::string_view::npos;
 }
 
-// HTA's rule for "a GPU kernel" when it filters by correlation (trace_filter.py): a stream and a
-// correlation, or a device-wide synchronisation (which has stream -1).
-bool IsHtaGpuKernel(const Trace& trace, const TraceEvent& e) {
-  if (e.stream >= 0 && e.correlation >= 0) return true;
-  const std::string_view name = trace.Name(e);
-  return name == "Event Sync" || name == "Context Sync";
-}
-
 // HTA's transform_correlation_to_index over the rows it keeps: rows with a correlation (not -1)
 // are split into GPU kernels and the rest, joined on correlation, and each side gets the file
 // position of its partner; pandas' assignment with repeated labels leaves the last partner in
@@ -81,6 +76,12 @@ void SetHtaIndexCorrelation(const Trace& trace, std::vector<TraceEvent>& rows) {
 }
 
 }  // namespace
+
+bool internal::IsHtaGpuKernel(const Trace& trace, const TraceEvent& e) {
+  if (e.stream >= 0 && e.correlation >= 0) return true;
+  const std::string_view name = trace.Name(e);
+  return name == "Event Sync" || name == "Context Sync";
+}
 
 HtaKernelType HtaKernelTypeOf(std::string_view name) {
   if (IsHtaComm(name)) return HtaKernelType::kCommunication;
@@ -135,6 +136,7 @@ void ApplyHtaConvention(Trace& trace, bool drop_last_profiler_step) {
     trace.hta_pid.Add(e.pid);
     trace.hta_tid.Add(e.tid);
   }
+  trace.hta_dropped_last_step = drop_last_profiler_step;
   if (!drop_last_profiler_step) return;
   // include_last_profiler_step=False: CPU events from the last ProfilerStep's start on are
   // dropped, and GPU kernels are kept only when a kept CPU event has their correlation (once per

@@ -337,6 +337,10 @@ nlohmann::json ToJson(const RunReport& report, const std::set<std::string>& anal
     if (want("findings")) rank["findings"] = FindingsToJson(r.findings);
     const auto& registered = RegisteredAnalyses();
     for (size_t a = 0; a < registered.size() && a < r.outputs.size(); ++a) {
+      const AnalysisOutput& output = r.outputs[a];
+      // An analysis with nothing to say for this run (the hta tables under the xpuperf
+      // convention) is left out.
+      if (output.fields.empty() && output.tables.empty()) continue;
       if (want(std::string(registered[a]->name).c_str())) {
         rank[std::string(registered[a]->json_key)] = ToJson(r.outputs[a]);
       }

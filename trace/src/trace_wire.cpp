@@ -156,6 +156,7 @@ std::string EncodeTrace(const Trace& t) {
   w.Put(t.fractional_timestamps);
   w.Put(t.convention);
   w.Put(t.hta_first_ts_ns);
+  w.Put(t.hta_dropped_last_step);
   for (const Trace::HtaRange* range :
        {&t.hta_ts_us, &t.hta_dur_us, &t.hta_stream, &t.hta_correlation, &t.hta_file_index,
         &t.hta_pid, &t.hta_tid}) {
@@ -202,7 +203,8 @@ Result<Trace> DecodeTrace(std::string_view bytes) {
     ok = r.Get(&entry.first) && r.Get(&entry.second);
     t.memory_bandwidth_gbps.push_back(entry);
   }
-  ok = ok && r.Get(&t.fractional_timestamps) && r.Get(&t.convention) && r.Get(&t.hta_first_ts_ns);
+  ok = ok && r.Get(&t.fractional_timestamps) && r.Get(&t.convention) && r.Get(&t.hta_first_ts_ns) &&
+       r.Get(&t.hta_dropped_last_step);
   for (Trace::HtaRange* range : {&t.hta_ts_us, &t.hta_dur_us, &t.hta_stream, &t.hta_correlation,
                                  &t.hta_file_index, &t.hta_pid, &t.hta_tid}) {
     ok = ok && r.GetRange(range);

@@ -22,25 +22,31 @@ import sys
 import tempfile
 import warnings
 
+from hta_referee_tables import compare_tables, hta_tables, xpuperf_tables
+
 warnings.filterwarnings("ignore")
 logging.disable(logging.CRITICAL)
 
 PCT_TOLERANCE = 0.01  # percentage points
 
 
-def hta_temporal(trace_path):
-    """HTA's temporal breakdown of one trace file, as {rank: row}; None when HTA has no GPU kernels
-    to break down (it raises on an empty kernel frame)."""
+def load_hta(trace_path):
+    """HTA's TraceAnalysis of one trace file (HTA reads a directory; one file in it is one rank,
+    found by its "rank": N text)."""
     from hta.trace_analysis import TraceAnalysis
 
     with tempfile.TemporaryDirectory() as tmp:
-        # HTA reads a directory; one file in it is one rank (found by its "rank": N text).
         os.symlink(os.path.abspath(trace_path), os.path.join(tmp, os.path.basename(trace_path)))
-        analysis = TraceAnalysis(trace_dir=tmp)
-        try:
-            df = analysis.get_temporal_breakdown(visualize=False)
-        except (IndexError, KeyError, ValueError):
-            return None
+        return TraceAnalysis(trace_dir=tmp)
+
+
+def hta_temporal(analysis):
+    """HTA's temporal breakdown, as {rank: row}; None when HTA has no GPU kernels to break down
+    (it raises on an empty kernel frame)."""
+    try:
+        df = analysis.get_temporal_breakdown(visualize=False)
+    except (IndexError, KeyError, ValueError):
+        return None
     rows = {}
     for _, r in df.iterrows():
         rows[int(r["rank"])] = {
@@ -84,6 +90,14 @@ KERNELS = [
 ]
 
 
+def kernel_name(rng):
+    """One of KERNELS, or one of 15 more computation kernels (so that HTA's kernel table groups
+    the ones past its first 10 as "others")."""
+    if rng.random() < 0.6:
+        return rng.choice(KERNELS)
+    return f"void elementwise_kernel_{rng.randint(0, 14)}<float>(float*, long)"
+
+
 def generate(path, seed):
     """A small Kineto trace whose shape follows the shared traces, with the cases where HTA's
     conventions bite: fractional µs (seed odd) or whole µs, 4-6 ProfilerSteps, kernels of every HTA
@@ -112,17 +126,22 @@ def generate(path, seed):
             start = launch + call_dur + rng.uniform(0, 60)
             dur = rng.choice([rng.uniform(0.2, 0.9), rng.uniform(1, 200)])
             if kind < 0.7:
-                events.append({"ph": "X", "cat": "kernel", "name": rng.choice(KERNELS), "pid": 0,
+                events.append({"ph": "X", "cat": "kernel", "name": kernel_name(rng), "pid": 0,
                                "tid": stream, "ts": t(start), "dur": t(dur),
                                "args": {"stream": stream, "device": 0, "correlation": corr}})
             elif kind < 0.85:
-                events.append({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pinned)",
+                events.append({"ph": "X", "cat": "gpu_memcpy",
+                               "name": rng.choice(["Memcpy DtoH (Device -> Pinned)",
+                                                   "Memcpy HtoD (Pageable -> Device)"]),
                                "pid": 0, "tid": stream, "ts": t(start), "dur": t(dur),
-                               "args": {"stream": stream, "device": 0, "correlation": corr, "bytes": 4096}})
+                               "args": {"stream": stream, "device": 0, "correlation": corr,
+                                        "bytes": 4096,
+                                        "memory bandwidth (GB/s)": rng.uniform(0.5, 20)}})
             elif kind < 0.93:
                 events.append({"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 0,
                                "tid": stream, "ts": t(start), "dur": t(dur),
-                               "args": {"stream": stream, "device": 0, "correlation": corr}})
+                               "args": {"stream": stream, "device": 0, "correlation": corr,
+                                        "memory bandwidth (GB/s)": rng.uniform(0.5, 20)}})
             else:
                 events.append({"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0,
                                "tid": stream, "ts": t(start), "dur": t(dur),
@@ -176,10 +195,19 @@ def main(argv):
             path = os.path.join(generated.name, f"generated_{seed}.json" + (".gz" if seed % 2 else ""))
             generate(path, seed)
             traces.append(path)
-    problems, compared = [], 0
+    problems, compared, tabled = [], 0, 0
     for path in traces:
         name = os.path.basename(path)
-        hta = hta_temporal(path)
+        analysis = load_hta(path)
+        # Every other table of HTA's, for the rank the file is read as.
+        our_tables = xpuperf_tables(xpuperf, path)
+        for rank, tables in our_tables.items():
+            found, tied = compare_tables(name, hta_tables(analysis, rank), tables)
+            problems += found
+            tabled += 1
+            ties = f" ({tied} rows with equal timestamps: order-free columns only)" if tied else ""
+            print(f"{name}: {len(tables)} tables: {'AGREE' if not found else 'DIFFER'}{ties}")
+        hta = hta_temporal(analysis)
         ours = xpuperf_temporal(xpuperf, path)
         if hta is None:
             if ours:
@@ -192,7 +220,8 @@ def main(argv):
         print(f"{name}: temporal: {'AGREE' if not found else 'DIFFER'} {hta}")
     for p in problems:
         print("DIFFERENCE " + p)
-    print(f"{compared} traces compared with HTA, {len(problems)} differences")
+    print(f"{tabled} ranks compared with HTA table by table, {compared} of them with GPU time "
+          f"for the temporal breakdown: {len(problems)} differences")
     return 1 if problems else 0
 
 

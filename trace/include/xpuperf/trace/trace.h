@@ -167,6 +167,9 @@ struct Trace {
   std::vector<std::pair<uint32_t, double>> memory_bandwidth_gbps;
   bool fractional_timestamps = false;  // some ts written with a fraction or exponent
   Convention convention = Convention::kXpuperf;
+  // Under kHta: whether the last ProfilerStep was dropped (HTA's frame then holds the kept GPU
+  // kernels before the kept CPU events: HtaFrameOrder).
+  bool hta_dropped_last_step = false;
   // Under kHta: the earliest ts (ns, rounded as HTA rounds) of the rows HTA keeps, before the last
   // ProfilerStep is dropped; HTA aligns a run's ranks by the smallest of these. INT64_MAX if none.
   int64_t hta_first_ts_ns = INT64_MAX;
