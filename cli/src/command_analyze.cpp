@@ -126,9 +126,13 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     if (auto rank = trace::RankFromFileName(options.path)) one.rank = *rank;
     run.ranks.push_back(std::move(one));
   } else {
-    auto text = trace::TraceText::Load(options.path);
-    if (!text.ok()) return Fail(err, text.error());
-    if (trace::LooksLikeMemoryTimeline(text->view())) {
+    // A memory-timeline export is told by its first bytes; anything else is read as a trace
+    // (a large .json.gz inflated on a second thread as it is parsed: ReadTraceFile).
+    auto head = trace::ReadTextHead(options.path, 4096);
+    if (!head.ok()) return Fail(err, head.error());
+    if (trace::LooksLikeMemoryTimeline(*head)) {
+      auto text = trace::TraceText::Load(options.path);
+      if (!text.ok()) return Fail(err, text.error());
       auto summary = trace::ParseMemoryTimeline(text->view(), options.path);
       if (!summary.ok()) return Fail(err, summary.error());
       if (options.json) {
@@ -150,10 +154,8 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
       }
       return kExitOk;
     }
-    auto parsed = trace::ParseTrace(text->view(), options.path, trace::kDefaultChunkBytes,
-                                    /*release_consumed=*/true);
+    auto parsed = trace::ReadTraceFile(options.path);
     if (!parsed.ok()) return Fail(err, parsed.error());
-    text->Reset();  // the events hold no references into the text
     trace::Trace one = std::move(parsed).value();
     if (!one.has_distributed_info) {
       if (auto rank = trace::RankFromFileName(options.path)) one.rank = *rank;

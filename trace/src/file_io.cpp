@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "xpuperf/core/gzip_stream.h"
 #include "xpuperf/core/input_file.h"
 #include "xpuperf/trace/reader.h"
 
@@ -29,6 +30,37 @@ Result<std::string> ReadMaybeGzipFile(const std::string& path) {
   data.resize(done);
   if (IsGzip(data)) return InflateGzip(data, path, MaxDecompressedBytes());
   return data;
+}
+
+Result<std::string> ReadTextHead(const std::string& path, size_t bytes) {
+  XPUPERF_ASSIGN_OR_RETURN(InputFile file, OpenInputFile(path));
+  const auto size = static_cast<size_t>(file.size_bytes());
+  std::string head(std::min(size, bytes), '\0');
+  const ssize_t got = pread(file.fd(), head.data(), head.size(), 0);
+  if (got < 0) return MakeError(ErrorCode::kIo, path + ": read failed: " + std::strerror(errno));
+  head.resize(static_cast<size_t>(got));
+  if (!IsGzip(head)) return head;
+  // Inflate the start of the whole file (mapped: nothing is read beyond what inflating needs).
+  void* at = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd(), 0);
+  if (at == MAP_FAILED) {
+    return MakeError(ErrorCode::kIo, path + ": cannot map: " + std::strerror(errno));
+  }
+  std::string text(bytes, '\0');
+  size_t done = 0;
+  Status status = Status::Ok();
+  auto stream = OpenGzipStream(std::string_view(static_cast<const char*>(at), size), path,
+                               MaxDecompressedBytes());
+  if (!stream.ok()) status = stream.error();
+  while (status.ok() && done < bytes) {
+    auto read = (*stream)->Read(text.data() + done, bytes - done);
+    if (!read.ok()) status = read.error();
+    if (!read.ok() || *read == 0) break;
+    done += *read;
+  }
+  munmap(at, size);
+  if (!status.ok() && done == 0) return status.error();
+  text.resize(done);  // a damaged stream's start is still its start; the full read reports it
+  return text;
 }
 
 TraceText::TraceText(TraceText&& other) noexcept

@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 
 #include "event_parser.h"
+#include "inflating_text.h"
 #include "json_blocks.h"
 #include "xpuperf/core/cancellation.h"
 #include "xpuperf/trace/xplane.h"
@@ -23,20 +25,37 @@ namespace od = simdjson::ondemand;
 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
+// How far past a position the reader asks a streamed text for at once.
+constexpr size_t kReadAhead = size_t{1} << 20;
+
 class TopLevelScanner {
  public:
-  TopLevelScanner(std::string_view json, Trace& trace, const ParseOptions& options)
+  // `stream`: the text is being inflated into `json` (it is then read only as far as the
+  // inflater got, and the pages released are handed to it); nullptr when `json` is all there.
+  TopLevelScanner(std::string_view json, Trace& trace, const ParseOptions& options,
+                  internal::InflatingText* stream = nullptr)
       : json_(json),
         trace_(trace),
         chunk_bytes_(std::max<size_t>(options.chunk_bytes, 1)),
         release_(options.release_consumed),
-        speculate_(options.guess_chunk_ends) {}
+        speculate_(options.guess_chunk_ends),
+        stream_(stream),
+        available_(stream ? 0 : json.size()) {}
 
   Status Run();
 
  private:
+  // Makes [0, min(end, size)) readable: waits for a streamed text's inflater. Returns the end of
+  // the readable range.
+  size_t Ensure(size_t end) const {
+    if (end > available_ && stream_ != nullptr) available_ = stream_->WaitFor(end);
+    return available_;
+  }
   size_t SkipSpace(size_t pos) const {
-    while (pos < json_.size() && IsSpace(json_[pos])) ++pos;
+    while (pos < json_.size() && (pos < available_ || Ensure(pos + kReadAhead) > pos) &&
+           IsSpace(json_[pos])) {
+      ++pos;
+    }
     return pos;
   }
   Error At(size_t pos, const std::string& what) const {
@@ -72,6 +91,8 @@ class TopLevelScanner {
   bool speculate_;
   int failed_guesses_ = 0;
   size_t released_ = 0;
+  internal::InflatingText* stream_;
+  mutable size_t available_;  // json_[0, available_) is readable
 };
 
 void TopLevelScanner::ReleaseUpTo(size_t end) {
@@ -82,9 +103,14 @@ void TopLevelScanner::ReleaseUpTo(size_t end) {
   lo = (lo + page - 1) & ~(page - 1);
   hi &= ~(page - 1);
   if (hi > lo + (1 << 20)) {  // in steps of at least 1 MiB
+    // A streamed text's pages go ahead of its inflater; the others back to the system.
     // NOLINTNEXTLINE(performance-no-int-to-ptr): page-aligned bounds inside json_
-    madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+    void* pages = reinterpret_cast<void*>(lo);
+    if (stream_ == nullptr || !stream_->Recycle(pages, hi - lo)) {
+      madvise(pages, hi - lo, MADV_DONTNEED);
+    }
     released_ = end;
+    if (stream_ != nullptr) stream_->Released(end);
   }
 }
 
@@ -92,8 +118,14 @@ size_t TopLevelScanner::SkipString(size_t pos) const {
   const char* data = json_.data();
   size_t i = pos + 1;
   for (;;) {
-    const void* q = std::memchr(data + i, '"', json_.size() - i);
-    if (!q) return std::string_view::npos;
+    const size_t limit = std::min(Ensure(i + kReadAhead), json_.size());
+    if (i >= limit) return std::string_view::npos;
+    const void* q = std::memchr(data + i, '"', limit - i);
+    if (!q) {
+      if (limit == json_.size()) return std::string_view::npos;
+      i = limit;  // a streamed text: look further once it is there
+      continue;
+    }
     size_t at = static_cast<size_t>(static_cast<const char*>(q) - data);
     size_t slashes = 0;
     while (at - slashes > pos && data[at - 1 - slashes] == '\\') ++slashes;
@@ -113,8 +145,8 @@ Result<size_t> TopLevelScanner::SkipValue(size_t pos) const {
   }
   if (c != '{' && c != '[') {
     size_t end = pos;
-    while (end < json_.size() && json_[end] != ',' && json_[end] != '}' && json_[end] != ']' &&
-           !IsSpace(json_[end])) {
+    while (end < json_.size() && (end < available_ || Ensure(end + kReadAhead) > end) &&
+           json_[end] != ',' && json_[end] != '}' && json_[end] != ']' && !IsSpace(json_[end])) {
       ++end;
     }
     if (end == pos) return At(pos, "value expected");
@@ -122,6 +154,7 @@ Result<size_t> TopLevelScanner::SkipValue(size_t pos) const {
   }
   int depth = 0;
   for (size_t i = pos; i < json_.size(); ++i) {
+    if (i >= available_) Ensure(i + kReadAhead);
     char ch = json_[i];
     if (ch == '"') {
       i = SkipString(i);
@@ -140,6 +173,7 @@ size_t TopLevelScanner::GuessChunkEnd(size_t start) const {
   const char* data = json_.data();
   size_t size = json_.size();
   size_t limit = std::min(size, start + 2 * chunk_bytes_);
+  Ensure(limit + 64);  // the "}, {" found near the limit is read past it
   for (size_t i = start + chunk_bytes_; i < limit;) {
     const void* hit = std::memchr(data + i, '}', limit - i);
     if (!hit) return std::string_view::npos;
@@ -193,6 +227,7 @@ Result<size_t> TopLevelScanner::ScanOneChunk(size_t start, size_t array_open,
   int64_t depth = 0;
   internal::StringTracker strings;
   for (size_t block = start; block < size; block += 64) {
+    if (block + 64 > available_) Ensure(block + 64 + kReadAhead);
     size_t n = std::min<size_t>(64, size - block);
     internal::BlockMasks m =
         n == 64 ? internal::ClassifyBlock(data + block) : internal::ClassifyBytes(data + block, n);
@@ -384,7 +419,10 @@ Status TopLevelScanner::Run() {
 
 }  // namespace
 
-Result<Trace> ParseTrace(std::string_view json, std::string source, const ParseOptions& options) {
+namespace {
+
+Result<Trace> ParseText(std::string_view json, std::string source, const ParseOptions& options,
+                        internal::InflatingText* stream) {
   Trace trace;
   trace.source = std::move(source);
   trace.input_bytes = static_cast<int64_t>(json.size());
@@ -393,9 +431,31 @@ Result<Trace> ParseTrace(std::string_view json, std::string source, const ParseO
   static const size_t kRam =
       static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
   trace.events.reserve(std::min(json.size() / 128, kRam / 4 / sizeof(TraceEvent)));
-  TopLevelScanner scanner(json, trace, options);
+  TopLevelScanner scanner(json, trace, options, stream);
   XPUPERF_RETURN_IF_ERROR(scanner.Run());
   return trace;
+}
+
+}  // namespace
+
+Result<std::optional<Trace>> internal::ReadStreamedGzip(const std::string& path,
+                                                        const InflatingText::Limits& limits) {
+  XPUPERF_ASSIGN_OR_RETURN(auto started, internal::InflatingText::Start(path, limits));
+  if (!started) return std::optional<Trace>();
+  internal::InflatingText& text = *started;
+  ParseOptions options;
+  options.release_consumed = true;
+  Result<Trace> parsed = ParseText(text.view(), path, options, &text);
+  // The inflater's own error (corrupt gzip, the cap, Ctrl-C) explains a parse that failed on
+  // the zeros past it, so it comes first.
+  XPUPERF_ASSIGN_OR_RETURN(const bool exact, text.Finish());
+  if (!exact) return std::optional<Trace>();
+  if (!parsed.ok()) return parsed.error();
+  return std::optional<Trace>(std::move(parsed).value());
+}
+
+Result<Trace> ParseTrace(std::string_view json, std::string source, const ParseOptions& options) {
+  return ParseText(json, std::move(source), options, nullptr);
 }
 
 Result<Trace> ParseTrace(std::string_view json, std::string source, size_t chunk_bytes,
@@ -408,6 +468,8 @@ Result<Trace> ParseTrace(std::string_view json, std::string source, size_t chunk
 
 Result<Trace> ReadTraceFile(const std::string& path) {
   if (IsXPlaneFileName(path)) return ReadXSpaceFile(path);
+  XPUPERF_ASSIGN_OR_RETURN(std::optional<Trace> streamed, internal::ReadStreamedGzip(path));
+  if (streamed) return std::move(*streamed);
   XPUPERF_ASSIGN_OR_RETURN(TraceText text, TraceText::Load(path));
   return ParseTrace(text.view(), path, kDefaultChunkBytes, /*release_consumed=*/true);
 }

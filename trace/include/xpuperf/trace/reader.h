@@ -8,10 +8,12 @@
 // precision.
 //
 // Speed and memory: an uncompressed file is mapped read-only (no copy; the page cache serves it); a
-// gzip file is inflated into memory once. The `traceEvents` array is cut into chunks of whole
-// events that simdjson's on-demand parser walks without building a DOM, and the pages of text
-// already parsed are handed back as parsing goes. Each event becomes an 88-byte TraceEvent with
-// interned strings.
+// gzip file of 4 MiB and more is inflated on a second thread while the first parses, into a range
+// whose parsed pages are handed back (resident: ~64 MiB of text, not the whole file); a smaller
+// one, or one whose text is not the size its trailer states, is inflated into memory once. The
+// `traceEvents` array is cut into chunks of whole events that simdjson's on-demand parser walks
+// without building a DOM, and the pages of text already parsed are handed back as parsing goes.
+// Each event becomes an 88-byte TraceEvent with interned strings.
 #pragma once
 
 #include <cstddef>
@@ -72,6 +74,10 @@ Result<TraceRun> AssembleTraceRun(const std::string& path, const std::vector<std
 
 // "rank-3", "rank_3", "rank3" in the file name (not the directories above it).
 std::optional<int> RankFromFileName(const std::string& path);
+
+// The first `bytes` (or fewer) of a file's text, gzip inflated: enough to tell what kind of file
+// it is without reading it whole.
+Result<std::string> ReadTextHead(const std::string& path, size_t bytes);
 
 // Reads a whole file, decompressing gzip; used by the readers of other PyTorch exports too.
 Result<std::string> ReadMaybeGzipFile(const std::string& path);
