@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "command_wiring.h"
+#include "src/command_bench_compile.h"
 
 namespace xpuperf::cli {
 
@@ -45,6 +46,20 @@ void AddBenchCommand(CLI::App& app, CommandActions& actions) {
                          return RunBench(*options, std::cout, std::cerr);
                        }});
   }
+  auto compile = std::make_shared<BenchCompileOptions>();
+  CLI::App* compile_check = command->add_subcommand(
+      "compile-check",
+      "Compile the PJRT benchmarks' programs for a named topology without its devices (libtpu: "
+      "a TPU slice on a host with no TPU); nothing runs");
+  compile_check->add_option("--topology", compile->topology, "Topology: v5e:2x2, v4:2x2x1, ...")
+      ->required();
+  compile_check
+      ->add_option("--pjrt-plugin", compile->plugin,
+                   "PJRT plugin (.so), or tpu, cuda, cpu for an installed one")
+      ->capture_default_str();
+  compile_check->add_flag("--json", compile->json, "The report as JSON");
+  actions.push_back(
+      {compile_check, [compile] { return RunBenchCompileCheck(*compile, std::cout, std::cerr); }});
   AddBenchCheckCommand(*command, actions);
   AddBenchNetworkCommand(*command, actions);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Google's libtpu's profiler extension driven by xpuperf's binding (pjrt_tests' LibtpuProfiler
-# tests), on a machine without a TPU: the profiler itself needs no chip. libtpu comes from a cached
-# virtual environment (requirements/libtpu.txt); skipped (77) when it cannot be made.
+# Google's libtpu driven by xpuperf's binding, on a machine without a TPU: pjrt_tests' LibtpuProfiler
+# tests (the profiler extension needs no chip) and LibtpuTopology tests (compile-only for a named
+# TPU topology). libtpu comes from a cached virtual environment (requirements/libtpu.txt); skipped
+# (77) when it cannot be made.
 # Usage: libtpu_profiler_test.sh PJRT_TESTS SOURCE_DIR
 set -euo pipefail
 tests=$1
@@ -16,7 +17,7 @@ libtpu=$(ls "$venv"/lib/python3*/site-packages/libtpu/libtpu.so | head -1)
 # TPU_SKIP_MDS_QUERY: libtpu must not wait for a cloud metadata server (pjrt/probe.h).
 rc=0
 TPU_SKIP_MDS_QUERY=1 XPUPERF_TEST_LIBTPU=$libtpu timeout 300 "$tests" \
-  --gtest_filter='LibtpuProfiler.*' >"$log" 2>&1 || rc=$?
+  --gtest_filter='LibtpuProfiler.*:LibtpuTopology.*' >"$log" 2>&1 || rc=$?
 grep -v "^[EIW][0-9]\{4\} " "$log" || true  # libtpu's own log lines left out
-grep -q "\[  PASSED  \] 1 test" "$log" || { echo "FAIL: LibtpuProfiler did not pass (rc $rc)"; exit 1; }
+grep -q "\[  PASSED  \] 2 tests" "$log" || { echo "FAIL: the libtpu tests did not pass (rc $rc)"; exit 1; }
 exit "$rc"
