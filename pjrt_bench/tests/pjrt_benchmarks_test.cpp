@@ -74,6 +74,34 @@ TEST_F(PjrtBenchmarks, GemmInEveryPrecision) {
   ASSERT_TRUE(f32out.ok()) << f32out.error().message;
 }
 
+// Device time end to end: a plugin that wraps the CPU plugin and adds a profiler extension
+// (pjrt/tests/fake_plugin/profiling_wrapper.cpp; it times each execution until its completion
+// events and reports them as XLA Modules events on /device:TPU:0, as libtpu's profiles do). The
+// benchmark starts the profiler across its sampling, reads the kept samples' module events and
+// records their median per repetition beside the host's wall-clock figure.
+TEST_F(PjrtBenchmarks, DeviceTimeFromThePluginsProfiler) {
+  setenv("XPUPERF_WRAPPED_PJRT_PLUGIN", plugin_.c_str(), 1);
+  plugin_ = std::string(XPUPERF_FAKE_PJRT_DIR) + "/fake_pjrt_profiling_wrapper.so";
+  context_.sampling = {1, 5, 0.005};
+  for (const auto& [benchmark, point] :
+       {std::pair<const char*, nlohmann::json>{"pjrt_gemm", {{"m", 128}, {"n", 128}, {"k", 128}}},
+        {"pjrt_stream", {{"kernel", "triad"}, {"elements", 1 << 18}}}}) {
+    auto m = Run(benchmark, point);
+    ASSERT_TRUE(m.ok()) << benchmark << ": " << m.error().message;
+    const bench::Measurement& r = m->front();
+    ASSERT_TRUE(r.parameters.contains("device_seconds_per_repetition")) << r.parameters.dump();
+    const double device = r.parameters["device_seconds_per_repetition"].get<double>();
+    // Each execution's device interval lies inside the host's timed interval of its sample, so
+    // the median per repetition cannot exceed the host's; most of the host's is the execution.
+    EXPECT_GT(device, 0);
+    EXPECT_LE(device, r.statistics.median * 1.0001) << benchmark;
+    EXPECT_GT(device, 0.3 * r.statistics.median) << benchmark;
+    EXPECT_NE(r.timing_source.find("device time from the plugin's profiler"), std::string::npos)
+        << r.timing_source;
+  }
+  unsetenv("XPUPERF_WRAPPED_PJRT_PLUGIN");
+}
+
 TEST_F(PjrtBenchmarks, StreamKernelsVerifyEveryElement) {
   for (const char* kernel : {"copy", "scale", "add", "triad"}) {
     for (const char* precision : {"fp32", "bf16"}) {
