@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "xpuperf/cli/format.h"
+
 namespace xpuperf::cli {
 
 std::vector<pjrt::ProbeResult> ProbePjrtPlugins(const std::string& explicit_plugin) {
@@ -21,6 +23,27 @@ std::vector<pjrt::ProbeResult> ProbePjrtPlugins(const std::string& explicit_plug
   }
   return results;
 }
+
+namespace {
+
+// One line per device with memory statistics ("device 0: 1.2 GiB in use of 16 GiB"), or one
+// line saying why there are none (the first device's reason).
+std::string RenderDeviceMemory(const std::vector<pjrt::ProbeDevice>& devices) {
+  std::string text;
+  for (const pjrt::ProbeDevice& d : devices) {
+    if (!d.bytes_limit && !d.bytes_in_use) continue;
+    text += fmt::format(
+        "        device {}: {} in use of {}\n", d.id,
+        d.bytes_in_use ? FormatBytes(static_cast<double>(*d.bytes_in_use)) : "?",
+        d.bytes_limit ? FormatBytes(static_cast<double>(*d.bytes_limit)) : "an unstated limit");
+  }
+  if (text.empty() && !devices.empty() && !devices.front().memory_note.empty()) {
+    text = fmt::format("        memory statistics: {}\n", devices.front().memory_note);
+  }
+  return text;
+}
+
+}  // namespace
 
 std::string RenderPjrtPlugins(const std::vector<pjrt::ProbeResult>& plugins) {
   if (plugins.empty()) return "";
@@ -44,6 +67,7 @@ std::string RenderPjrtPlugins(const std::vector<pjrt::ProbeResult>& plugins) {
     text += fmt::format("        PJRT API {}.{}, platform {} ({}), {} device{}: {}\n", p.api.major,
                         p.api.minor, p.platform, p.platform_version, p.devices.size(),
                         p.devices.size() == 1 ? "" : "s", listing);
+    text += RenderDeviceMemory(p.devices);
   }
   return text;
 }

@@ -44,10 +44,39 @@ ProbeResult FromJson(const PluginLocation& location, const nlohmann::json& j) {
   }
   if (j.contains("devices") && j["devices"].is_array()) {
     for (const auto& d : j["devices"]) {
-      r.devices.push_back({d.value("id", 0), d.value("kind", ""), d.value("description", "")});
+      ProbeDevice device{d.value("id", 0),
+                         d.value("kind", ""),
+                         d.value("description", ""),
+                         {},
+                         {},
+                         d.value("memory_unavailable", "")};
+      if (d.contains("memory") && d["memory"].is_object()) {
+        const nlohmann::json& memory = d["memory"];
+        if (memory.value("bytes_limit", int64_t{-1}) >= 0)
+          device.bytes_limit = memory["bytes_limit"];
+        if (memory.value("bytes_in_use", int64_t{-1}) >= 0) {
+          device.bytes_in_use = memory["bytes_in_use"];
+        }
+      }
+      r.devices.push_back(std::move(device));
     }
   }
   return r;
+}
+
+// A device as the report and `devices --json` give it: memory in bytes when the plugin reports
+// it, else memory_unavailable with the reason.
+nlohmann::json DeviceJson(const ProbeDevice& d) {
+  nlohmann::json j = {{"id", d.id}, {"kind", d.kind}, {"description", d.description}};
+  if (d.bytes_limit || d.bytes_in_use) {
+    nlohmann::json memory = nlohmann::json::object();
+    if (d.bytes_limit) memory["bytes_limit"] = *d.bytes_limit;
+    if (d.bytes_in_use) memory["bytes_in_use"] = *d.bytes_in_use;
+    j["memory"] = memory;
+  } else if (!d.memory_note.empty()) {
+    j["memory_unavailable"] = d.memory_note;
+  }
+  return j;
 }
 
 ProbeResult Failed(const PluginLocation& location, std::string error) {
@@ -71,9 +100,7 @@ nlohmann::json ProbeResult::ToJson() const {
     j["platform"] = platform;
     j["platform_version"] = platform_version;
     nlohmann::json list = nlohmann::json::array();
-    for (const ProbeDevice& d : devices) {
-      list.push_back({{"id", d.id}, {"kind", d.kind}, {"description", d.description}});
-    }
+    for (const ProbeDevice& d : devices) list.push_back(DeviceJson(d));
     j["devices"] = list;
   }
   return j;
@@ -110,8 +137,18 @@ int RunProbeChild(const std::string& path, std::ostream& out) {
   report["platform"] = (*client)->platform_name();
   report["platform_version"] = (*client)->platform_version();
   nlohmann::json devices = nlohmann::json::array();
-  for (const DeviceDescription& d : (*client)->devices()) {
-    devices.push_back({{"id", d.id}, {"kind", d.kind}, {"description", d.debug_string}});
+  const std::vector<DeviceDescription>& described = (*client)->devices();
+  for (size_t i = 0; i < described.size(); ++i) {
+    ProbeDevice device{described[i].id, described[i].kind, described[i].debug_string, {}, {}, {}};
+    if (auto memory = (*client)->DeviceMemoryStats(static_cast<int>(i)); memory.ok()) {
+      device.bytes_in_use = memory->bytes_in_use;
+      device.bytes_limit = memory->bytes_limit;
+    } else {
+      // A plugin without the statistics (XLA's CPU plugin: UNIMPLEMENTED) is not a failure.
+      const std::string& why = memory.error().message;
+      device.memory_note = why.rfind("unsupported: ", 0) == 0 ? why : "unsupported: " + why;
+    }
+    devices.push_back(DeviceJson(device));
   }
   report["devices"] = devices;
   out << kReportPrefix << report.dump() << "\n";

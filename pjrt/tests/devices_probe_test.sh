@@ -22,6 +22,16 @@ grep -q "PJRT API 0\.[0-9]*, platform cpu" "$tmp/text" || fail "CPU plugin not d
 [ "$(field "$tmp/cpu.json" "d['pjrt_plugins'][0]['ok']")" = True ] || fail "CPU probe failed: $(cat "$tmp/cpu.json")"
 [ "$(field "$tmp/cpu.json" "d['pjrt_plugins'][0]['platform']")" = cpu ] || fail "platform"
 [ "$(field "$tmp/cpu.json" "len(d['pjrt_plugins'][0]['devices']) >= 1")" = True ] || fail "devices"
+# Memory statistics: XLA's CPU plugin has none (UNIMPLEMENTED), said per device and once in text.
+[ "$(field "$tmp/cpu.json" "d['pjrt_plugins'][0]['devices'][0]['memory_unavailable'].startswith('unsupported: PJRT_Device_MemoryStats')")" = True ] || fail "memory_unavailable: $(cat "$tmp/cpu.json")"
+grep -q "memory statistics: unsupported: PJRT_Device_MemoryStats" "$tmp/text" || fail "memory line: $(cat "$tmp/text")"
+# A plugin that reports them (the test wrapper around the CPU plugin: 1 MiB in use of 16 GiB).
+wrapper=$(dirname "$(dirname "$3")")/pjrt/fake_plugins/fake_pjrt_profiling_wrapper.so
+[ -f "$wrapper" ] || fail "$wrapper is missing (built with the tests)"
+XPUPERF_WRAPPED_PJRT_PLUGIN=$cpu_plugin "$xpuperf" devices --backend cpu --pjrt-plugin "$wrapper" --json > "$tmp/wrapped.json"
+[ "$(field "$tmp/wrapped.json" "d['pjrt_plugins'][0]['devices'][0]['memory']")" = "{'bytes_in_use': 1048576, 'bytes_limit': 17179869184}" ] || fail "memory: $(cat "$tmp/wrapped.json")"
+XPUPERF_WRAPPED_PJRT_PLUGIN=$cpu_plugin "$xpuperf" devices --backend cpu --pjrt-plugin "$wrapper" > "$tmp/wrapped.txt"
+grep -q "device 0: 1.00 MiB in use of 16.00 GiB" "$tmp/wrapped.txt" || fail "memory text: $(cat "$tmp/wrapped.txt")"
 
 # Not a plugin: the loader's refusal, in one line.
 "$xpuperf" devices --backend cpu --pjrt-plugin /etc/hostname --json > "$tmp/bad.json"

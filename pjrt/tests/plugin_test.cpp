@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "plugin_test_support.h"
 #include "xpuperf/pjrt/client.h"
 
@@ -131,6 +135,39 @@ TEST(CpuPlugin, CompilesRunsAndReadsBack) {
   bool has_flops = false;
   for (const NamedValue& v : executable->CostAnalysis()) has_flops |= v.name == "flops";
   EXPECT_TRUE(has_flops);
+}
+
+// StableHLO bytecode, as JAX writes it (the pjrt_plugin_environment fixture writes both files next
+// to plugin_path.txt): a plain MLIR bytecode module and a portable artifact (jax.export), each
+// compiled from its bytes and run: f(a, b) = a . b + 1.
+TEST(CpuPlugin, CompilesJaxBytecode) {
+  XPUPERF_REQUIRE_CPU_PLUGIN(path);
+  auto plugin = Plugin::Load(path);
+  ASSERT_TRUE(plugin.ok());
+  auto client = (*plugin)->CreateClient({});
+  ASSERT_TRUE(client.ok()) << client.error().message;
+  const std::string dir = std::filesystem::path(XPUPERF_PJRT_PLUGIN_PATH_FILE).parent_path();
+  for (const char* name : {"dot_bytecode.mlirbc", "dot_portable.mlirbc"}) {
+    std::ifstream in(dir + "/" + name, std::ios::binary);
+    ASSERT_TRUE(in) << dir << "/" << name << " is missing (pjrt_plugin_environment writes it)";
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_EQ(bytes.rfind("ML\xefR", 0), 0u) << name << " is not MLIR bytecode";
+    auto executable = (*client)->Compile(bytes, {});
+    ASSERT_TRUE(executable.ok()) << name << ": " << executable.error().message;
+    const float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 0, 0, 1, 1, 1};
+    auto ad = (*client)->FromHost(a, ElementType::kF32, {2, 3}, 0);
+    auto bd = (*client)->FromHost(b, ElementType::kF32, {3, 2}, 0);
+    ASSERT_TRUE(ad.ok() && bd.ok());
+    auto outputs = executable->Execute({{&*ad, &*bd}});
+    ASSERT_TRUE(outputs.ok()) << outputs.error().message;
+    float c[4] = {};
+    ASSERT_TRUE((*outputs)[0][0].ToHost(c, sizeof(c)).ok());
+    // [[1 2 3] [4 5 6]] . [[1 0] [0 1] [1 1]] = [[4 5] [10 11]], + 1
+    EXPECT_EQ(c[0], 5) << name;
+    EXPECT_EQ(c[1], 6) << name;
+    EXPECT_EQ(c[2], 11) << name;
+    EXPECT_EQ(c[3], 12) << name;
+  }
 }
 
 TEST(CpuPlugin, CompileErrorIsOneLineWithThePluginsMessage) {

@@ -1,10 +1,11 @@
 // A PJRT plugin that wraps a real one (the library named by $XPUPERF_WRAPPED_PJRT_PLUGIN, XLA's CPU
-// plugin in the tests) and adds what that one lacks: a profiler extension. Every other call goes
-// to the real plugin. While a profiler session records, each PJRT_LoadedExecutable_Execute is
-// timed from the call until its devices' completion events fire, and collected as an XSpace with
-// one `XLA Modules` event per execution on plane /device:TPU:0, the shape libtpu's and JAX's
-// traces have. So the benchmarks' device-time path runs end to end on a machine whose plugins
-// either execute (CPU) or profile (libtpu) but not both.
+// plugin in the tests) and adds what that one lacks: a profiler extension, and device memory
+// statistics (fixed figures: 1 MiB in use of 16 GiB, so that a reader's use of them can be
+// checked). Every other call goes to the real plugin. While a profiler session records, each
+// PJRT_LoadedExecutable_Execute is timed from the call until its devices' completion events fire,
+// and collected as an XSpace with one `XLA Modules` event per execution on plane /device:TPU:0, the
+// shape libtpu's and JAX's traces have. So the benchmarks' device-time path runs end to end on a
+// machine whose plugins either execute (CPU) or profile (libtpu) but not both.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -58,6 +59,13 @@ PJRT_Error* Execute(PJRT_LoadedExecutable_Execute_Args* args) {
   return nullptr;
 }
 
+PJRT_Error* MemoryStats(PJRT_Device_MemoryStats_Args* args) {
+  args->bytes_in_use = int64_t{1} << 20;
+  args->bytes_limit = int64_t{16} << 30;
+  args->bytes_limit_is_set = true;
+  return nullptr;
+}
+
 abi::Error* Create(abi::CreateArgs* args) {
   args->profiler = reinterpret_cast<abi::Profiler*>(&g_session);
   return nullptr;
@@ -106,6 +114,7 @@ const PJRT_Api* Wrap() {
   std::memcpy(&g_api, g_real, std::min(g_real->struct_size, sizeof(PJRT_Api)));
   g_api.struct_size = std::min(g_real->struct_size, sizeof(PJRT_Api));
   g_api.PJRT_LoadedExecutable_Execute = Execute;
+  g_api.PJRT_Device_MemoryStats = MemoryStats;
   g_extension.base = {abi::kExtensionSize, PJRT_Extension_Type_Profiler, g_real->extension_start};
   g_extension.profiler_api = &g_profiler_api;
   g_api.extension_start = &g_extension.base;

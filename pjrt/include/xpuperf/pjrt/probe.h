@@ -5,6 +5,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -20,6 +21,11 @@ struct ProbeDevice {
   int id = 0;
   std::string kind;
   std::string description;
+  // PJRT_Device_MemoryStats in the probe's fresh client: the device's memory (bytes_limit) and
+  // what that client holds; memory_note says why not when the plugin does not report them.
+  std::optional<int64_t> bytes_limit;
+  std::optional<int64_t> bytes_in_use;
+  std::string memory_note;
 };
 
 struct ProbeResult {
