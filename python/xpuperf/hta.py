@@ -20,18 +20,21 @@ import os
 import tempfile
 from typing import Dict, List, Optional, Tuple
 
-from xpuperf import _hta_call_stacks, _hta_counters, _hta_frames
+from xpuperf import _hta_call_stacks, _hta_counters, _hta_frames, _hta_trace_writer
+from xpuperf._hta_trace_writer import TimeSeriesTypes
 from xpuperf._hta_trace_diff import DeviceType, LabeledTrace, TraceDiff
 from xpuperf._native import native
 
-__all__ = ["TraceAnalysis", "IMPLEMENTED", "TraceDiff", "LabeledTrace", "DeviceType"]
+__all__ = ["TraceAnalysis", "IMPLEMENTED", "TraceDiff", "LabeledTrace", "DeviceType",
+           "TimeSeriesTypes"]
 
 DEFAULT_TRACE_DIR = "/tmp/trace"  # HTA's default
 IMPLEMENTED = ("get_temporal_breakdown", "get_comm_comp_overlap", "get_gpu_kernel_breakdown",
                "get_profiler_steps", "get_idle_time_breakdown", "get_cuda_kernel_launch_stats",
                "get_queue_length_time_series", "get_queue_length_summary",
                "get_memory_bw_time_series", "get_memory_bw_summary",
-               "get_frequent_cuda_kernel_sequences", "get_cupti_counter_data_with_operators")
+               "get_frequent_cuda_kernel_sequences", "get_cupti_counter_data_with_operators",
+               "generate_trace_with_counters")
 
 _COMPUTATION = "COMPUTATION"
 _COMMUNICATION = "COMMUNICATION"
@@ -346,6 +349,42 @@ class TraceAnalysis:
         where it is positive (as HTA); None when no rank has memory ops."""
         return _hta_frames.memory_bw_summary(_pandas(), self.get_memory_bw_time_series(ranks))
 
+    def generate_trace_with_counters(self, time_series: Optional[TimeSeriesTypes] = None,
+                                     ranks: Optional[List[int]] = None,
+                                     output_suffix: str = "_with_counters") -> None:
+        """Writes each rank's trace again (`ranks` defaults to [0]) with counter events added:
+        "Queue Length" per CUDA stream (id = the stream) and "Memcpy BW" per memory-op kind, as
+        HTA does (both by default; `time_series` picks with TimeSeriesTypes). The file is the
+        rank's trace file with ".json" replaced by output_suffix + ".json", gzip-compressed
+        whatever its name says, as HTA writes it."""
+        if not ranks:
+            ranks = [0]
+        if time_series is None:
+            time_series = TimeSeriesTypes.QUEUE_LENGTH | TimeSeriesTypes.MEMCPY_BANDWIDTH
+        if output_suffix == "":
+            output_suffix = "_with_counters"
+        min_ts = self._first_ts()
+        events: Dict[int, List] = {}
+
+        def add(series_by_rank, counter_name, counter_col):
+            for rank, series in series_by_rank.items():
+                if "stream" in series.columns:
+                    series = series.rename(columns={"stream": "id"})
+                events.setdefault(rank, []).extend(_hta_trace_writer.time_series_events(
+                    series, counter_name, counter_col, min_ts))
+
+        if TimeSeriesTypes.QUEUE_LENGTH in time_series:
+            add(self.get_queue_length_time_series(ranks), "Queue Length", "queue_length")
+        if TimeSeriesTypes.MEMCPY_BANDWIDTH in time_series:
+            add(self.get_memory_bw_time_series(ranks), "Memcpy BW", "memory_bw_gbps")
+        for rank, added in events.items():
+            source = self._infos[self._rank_index(rank)]["source"]
+            source = self._originals.get(source, source)
+            contents = _hta_trace_writer.read_raw_trace(source)
+            contents["traceEvents"].extend(added)
+            _hta_trace_writer.write_raw_trace(source.replace(".json", f"{output_suffix}.json"),
+                                              contents)
+
     def get_profiler_steps(self) -> List[int]:
         """The ProfilerStep numbers of the first rank's trace, ascending (as HTA: the last step
         is not included unless include_last_profiler_step)."""
@@ -424,8 +463,7 @@ class TraceAnalysis:
 
     def __getattr__(self, name: str):
         if name.startswith("get_") or name in ("critical_path_analysis",
-                                                "overlay_critical_path_analysis",
-                                                "generate_trace_with_counters"):
+                                                "overlay_critical_path_analysis"):
             raise NotImplementedError(
                 f"xpuperf.hta.TraceAnalysis.{name} is not implemented yet (implemented: "
                 f"{', '.join(IMPLEMENTED)}); use hta.trace_analysis.TraceAnalysis for it")
