@@ -115,10 +115,12 @@ Result<std::unique_ptr<Exporter>> Exporter::Start(ExporterOptions options) {
   // Open every backend in parallel: a runtime that takes its whole deadline to answer delays
   // only itself.
   std::vector<std::future<Result<std::unique_ptr<Session>>>> opening;
+  const bool has_cpu = std::find(names.begin(), names.end(), "cpu") != names.end();
   for (const std::string& name : names) {
     SessionOptions session;
     session.backend = options.backend;
     session.backends = {name};
+    if (name == (has_cpu ? std::string("cpu") : names.front())) session.recorder = options.recorder;
     opening.push_back(std::async(std::launch::async, [&options, session]() mutable {
       return Session::Open(*options.registry, std::move(session));
     }));

@@ -30,5 +30,6 @@ T Unwrap(Result<T> result) {
 void BindTelemetry(nb::module_& m);  // Session, devices, readings, the metric catalog
 void BindTracer(nb::module_& m);     // ranges, counters, instants, the in-process recorder
 void BindTrace(nb::module_& m);      // trace runs, the HTA convention, analyses, event columns
+void BindExporter(nb::module_& m);   // the exporter of `xpuperf serve`, in the process
 
 }  // namespace xpuperf::python

@@ -43,4 +43,7 @@ NB_MODULE(_xpuperf, m) {
   xpuperf::python::BindTelemetry(m);
   xpuperf::python::BindTracer(m);
   xpuperf::python::BindTrace(m);
+#ifdef XPUPERF_PYTHON_WITH_EXPORTER
+  xpuperf::python::BindExporter(m);
+#endif
 }

@@ -8,12 +8,14 @@ own code, and trace analysis with Holistic Trace Analysis's API, over xpuperf's 
         with xpuperf.scope("forward"):
             ...
     xpuperf.analyze("traces/").get_temporal_breakdown()   # HTA's DataFrame
+    server = xpuperf.serve()                        # Prometheus /metrics with your ops, server.url
 
 docs/PYTHON.md has the whole API.
 """
 
 from xpuperf._native import native as _native
 from xpuperf import bench, cli, frameworks
+from xpuperf.exporter import MetricsServer, serve
 from xpuperf.telemetry import (Device, Reading, Readings, Sample, Session, backends, catalog,
                                devices, metrics, watch)
 from xpuperf.tracing import (counter, flush_trace, instant, record_op, record_transfer, scope,
@@ -22,11 +24,11 @@ from xpuperf.tracing import (counter, flush_trace, instant, record_op, record_tr
 
 __version__ = _native.__version__
 
-__all__ = ["Device", "Reading", "Readings", "Sample", "Session", "analyze", "backends", "bench",
-           "catalog", "cli", "counter", "devices", "flush_trace", "frameworks", "instant",
-           "metrics", "record_op", "record_transfer", "scope", "set_queue_depth",
-           "set_thread_name", "start_trace", "stop_trace", "timed_op", "trace", "traced",
-           "tracing", "watch"]
+__all__ = ["Device", "MetricsServer", "Reading", "Readings", "Sample", "Session", "analyze",
+           "backends", "bench", "catalog", "cli", "counter", "devices", "flush_trace", "frameworks",
+           "instant", "metrics", "record_op", "record_transfer", "scope", "serve",
+           "set_queue_depth", "set_thread_name", "start_trace", "stop_trace", "timed_op", "trace",
+           "traced", "tracing", "watch"]
 
 
 def analyze(path, include_last_profiler_step=False):

@@ -53,6 +53,11 @@ struct ExporterOptions {
   // node with 8 GPUs), so 300 s at 1 s is about 25 MB at most.
   double history_seconds = 300;
   DeviceAttribution attribution;  // may be empty
+  // In-process data (Recorder::Global() of an instrumented program serving its own /metrics, e.g.
+  // xpuperf.serve() in Python): op execution-time and transfer-latency distributions and queue
+  // sizes, merged into the cpu backend's session (else the first one's). Must outlive the
+  // exporter; null = none (`xpuperf serve`, a process of its own).
+  const Recorder* recorder = nullptr;
 };
 
 // The state of one backend's collector, for /health.
