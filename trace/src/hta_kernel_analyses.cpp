@@ -242,6 +242,7 @@ std::vector<HtaKernelRow> ComputeHtaKernels(const Trace& trace, int num_kernels,
                      [](const auto& a, const auto& b) { return a.sum_us > b.sum_us; });
     if (rows.size() > static_cast<size_t>(std::max(num_kernels, 0))) {
       std::vector<double> cumulative;
+      cumulative.reserve(rows.size());
       double running = 0;
       for (const auto& row : rows) cumulative.push_back(running += row.sum_us);
       std::vector<double> sorted = cumulative;
