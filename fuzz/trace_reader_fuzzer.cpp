@@ -4,6 +4,7 @@
 // the exact scan gives: the same events, or the same error. Malformed JSON may be read leniently
 // by either (simdjson's on-demand parser skips unread values by counting brackets).
 #include <simdjson.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +12,9 @@
 #include <string>
 #include <string_view>
 
+#include "inflating_text.h"
 #include "xpuperf/core/input_file.h"
+#include "xpuperf/trace/hta_analyses.h"
 #include "xpuperf/trace/hta_convention.h"
 #include "xpuperf/trace/memory_timeline.h"
 #include "xpuperf/trace/reader.h"
@@ -34,7 +37,39 @@ static void RunAnalyses(xpuperf::trace::Trace trace) {
   (void)xpuperf::trace::ToJson(report).dump();
   // Then as HTA reads it (row selection, rounding, index_correlation, the last step's drop).
   (void)xpuperf::trace::ApplyHtaConvention(run);
-  (void)xpuperf::trace::ComputeHtaTemporalBreakdown(run.ranks[0]);
+  const xpuperf::trace::Trace& hta = run.ranks[0];
+  (void)xpuperf::trace::ComputeHtaTemporalBreakdown(hta);
+  // HTA's own tables (hta_analyses.h).
+  (void)xpuperf::trace::ComputeHtaCommCompOverlap(hta);
+  (void)xpuperf::trace::ComputeHtaKernelTypes(hta);
+  (void)xpuperf::trace::ComputeHtaKernels(hta, 3, 0.8);
+  (void)xpuperf::trace::ComputeHtaIdleTime(hta);
+  (void)xpuperf::trace::ComputeHtaLaunchStats(hta);
+  (void)xpuperf::trace::ComputeHtaQueueLength(hta);
+  (void)xpuperf::trace::ComputeHtaMemoryBandwidth(hta);
+}
+
+// A gzip input that inflated is also read the way a large .json.gz file is, inflated on a second
+// thread while it is parsed (inflating_text.h; a small window so the reader waits and releases):
+// it gives the trace the whole text gives, or the same failure, or nullopt (text not the size
+// the trailer states: the whole read then decides).
+static void CheckStreamed(std::string_view gz, std::string_view text) {
+  char path[] = "/tmp/xpuperf-fuzz-XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd < 0) return;
+  const bool written = write(fd, gz.data(), gz.size()) == static_cast<ssize_t>(gz.size());
+  close(fd);
+  if (written) {
+    auto streamed = xpuperf::trace::internal::ReadStreamedGzip(path, {0, 4096});
+    xpuperf::trace::ParseOptions options;
+    auto whole = xpuperf::trace::ParseTrace(text, path, options);
+    if (streamed.ok() && streamed->has_value()) {
+      if (!whole.ok() || (*streamed)->events.size() != whole->events.size()) std::abort();
+    } else if (!streamed.ok() && whole.ok()) {
+      std::abort();  // the inflater failed where InflateBothWays succeeded, or the parse did
+    }
+  }
+  unlink(path);
 }
 
 // Gzip input: both inflaters must agree (the same bytes, or both fail with the same error code),
@@ -59,6 +94,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string inflated;
   if (xpuperf::IsGzip(text)) {
     if (!InflateBothWays(text, inflated)) return 0;
+    CheckStreamed(text, inflated);
     text = inflated;
   }
   if (xpuperf::trace::LooksLikeMemoryTimeline(text)) {

@@ -285,12 +285,7 @@ Result<Executable> Client::Compile(std::string_view mlir, const CompileSettings&
   }
   const std::string options = EncodeCompileOptions(ids);
   std::string code(mlir);
-  static constexpr char kFormat[] = "mlir";
-  XPUPERF_PJRT_ARGS(PJRT_Program, program);
-  program.code = code.data();
-  program.code_size = code.size();
-  program.format = kFormat;
-  program.format_size = sizeof(kFormat) - 1;
+  PJRT_Program program = MlirProgram(code);
   XPUPERF_PJRT_ARGS(PJRT_Client_Compile_Args, compile);
   compile.client = client_;
   compile.program = &program;

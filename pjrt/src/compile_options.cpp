@@ -59,4 +59,15 @@ std::string EncodeCompileOptions(const std::vector<int64_t>& device_ids) {
   return options;
 }
 
+PJRT_Program MlirProgram(std::string& code) {
+  static constexpr char kFormat[] = "mlir";
+  PJRT_Program program{};
+  program.struct_size = PJRT_Program_STRUCT_SIZE;
+  program.code = code.data();
+  program.code_size = code.size();
+  program.format = kFormat;
+  program.format_size = sizeof(kFormat) - 1;
+  return program;
+}
+
 }  // namespace xpuperf::pjrt

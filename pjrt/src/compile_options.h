@@ -8,9 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "pjrt_c_api.h"
+
 namespace xpuperf::pjrt {
 
 // `device_ids` holds one global device id per replica (at least one).
 std::string EncodeCompileOptions(const std::vector<int64_t>& device_ids);
+
+// A PJRT_Program of StableHLO, MLIR text or bytecode (format "mlir"), over `code`, which must
+// outlive it.
+PJRT_Program MlirProgram(std::string& code);
 
 }  // namespace xpuperf::pjrt

@@ -106,12 +106,7 @@ Result<CompiledProgram> Topology::Compile(std::string_view mlir, int num_replica
   const std::vector<int64_t> ids(device_ids_.begin(), device_ids_.begin() + num_replicas);
   const std::string options = EncodeCompileOptions(ids);
   std::string code(mlir);
-  static constexpr char kFormat[] = "mlir";
-  XPUPERF_PJRT_ARGS(PJRT_Program, program);
-  program.code = code.data();
-  program.code_size = code.size();
-  program.format = kFormat;
-  program.format_size = sizeof(kFormat) - 1;
+  PJRT_Program program = MlirProgram(code);
   const PJRT_Api* api = plugin_->api();
   XPUPERF_PJRT_ARGS(PJRT_Compile_Args, compile);
   compile.topology = topology_;

@@ -5,11 +5,14 @@
 #include <fstream>
 #include <map>
 
+#include "gzip_test_data.h"
 #include "trace_test_util.h"
 #include "xpuperf/trace/hta_convention.h"
 
 namespace xpuperf::trace {
 namespace {
+
+using xpuperf::Gzip;
 
 using testing::KinetoJson;
 using testing::ParseOrDie;
@@ -24,20 +27,6 @@ std::string TempDir(const std::string& name) {
 
 void WriteFile(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
-}
-
-std::string Gzip(const std::string& text) {
-  std::string out(compressBound(text.size()) + 64, '\0');
-  z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  zs.avail_in = static_cast<uInt>(text.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
 }
 
 // Chunks of `chunk_bytes`, their ends guessed at "}, {" or scanned exactly.

@@ -8,11 +8,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include "gzip_test_data.h"
 #include "inflating_text.h"
 #include "trace_test_util.h"
 
 namespace xpuperf::trace {
 namespace {
+
+using xpuperf::Gzip;
 
 using internal::InflatingText;
 using internal::ReadStreamedGzip;
@@ -36,20 +39,6 @@ class StreamedGzipTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-std::string Gzip(const std::string& text) {
-  std::string out(compressBound(text.size()) + 64, '\0');
-  z_stream zs{};
-  deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  zs.avail_in = static_cast<uInt>(text.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
-
 // `count` kernels, ~150 bytes of JSON each.
 std::string Kernels(int count) {
   std::string events;
@@ -67,7 +56,7 @@ constexpr InflatingText::Limits kSmall{.min_compressed_bytes = 0, .window_bytes 
 
 TEST_F(StreamedGzipTest, GivesTheTraceOfTheWholeText) {
   const std::string text = Kernels(40'000);  // ~6 MB: several of the reader's 1 MiB chunks
-  const std::string path = Write("t.json.gz", Gzip(text));
+  const std::string path = Write("t.json.gz", Gzip(text, 1));
   auto streamed = ReadStreamedGzip(path, kSmall);
   ASSERT_TRUE(streamed.ok()) << streamed.error().message;
   ASSERT_TRUE(streamed->has_value());
@@ -92,14 +81,14 @@ TEST_F(StreamedGzipTest, AnEventLargerThanTheWindowIsRead) {
   const std::string text = KinetoJson(
       R"({"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":5,"dur":1,"args":{"a":")" + big +
       R"("}},{"ph":"X","cat":"cpu_op","name":"next","pid":1,"tid":1,"ts":9,"dur":1})");
-  auto streamed = ReadStreamedGzip(Write("big.json.gz", Gzip(text)), kSmall);
+  auto streamed = ReadStreamedGzip(Write("big.json.gz", Gzip(text, 1)), kSmall);
   ASSERT_TRUE(streamed.ok()) << streamed.error().message;
   ASSERT_TRUE(streamed->has_value());
   EXPECT_EQ((*streamed)->events.size(), 2u);
 }
 
 TEST_F(StreamedGzipTest, TheInflatersErrorsComeFirst) {
-  const std::string gz = Gzip(Kernels(20'000));
+  const std::string gz = Gzip(Kernels(20'000), 1);
   // A wrong CRC: the text inflates to the stated size and parses, and the check at the end of
   // the member fails: the inflater's error, not a trace.
   std::string crc = gz;
@@ -135,7 +124,7 @@ TEST_F(StreamedGzipTest, MalformedJsonIsReportedAtItsByte) {
   std::string text = Kernels(20'000);
   const size_t at = text.size() / 2;
   text[at] = '#';
-  auto streamed = ReadStreamedGzip(Write("bad.json.gz", Gzip(text)), kSmall);
+  auto streamed = ReadStreamedGzip(Write("bad.json.gz", Gzip(text, 1)), kSmall);
   ASSERT_FALSE(streamed.ok());
   EXPECT_NE(streamed.error().message.find("bad.json.gz"), std::string::npos)
       << streamed.error().message;
@@ -148,7 +137,7 @@ TEST_F(StreamedGzipTest, TwoMembersAreReadWhole) {
   const std::string text = Kernels(30'000);
   const size_t split = 1000;
   const std::string path =
-      Write("two.json.gz", Gzip(text.substr(0, split)) + Gzip(text.substr(split)));
+      Write("two.json.gz", Gzip(text.substr(0, split), 1) + Gzip(text.substr(split), 1));
   auto streamed = ReadStreamedGzip(path, kSmall);
   ASSERT_TRUE(streamed.ok()) << streamed.error().message;
   EXPECT_FALSE(streamed->has_value());
