@@ -6,6 +6,9 @@
 # --check LOW exits 1 when a GEMM ratio falls outside [LOW, 1/LOW] (a gross check for tests: a GEMM
 # the compiler hoisted out of its loop would show as many times faster than JAX; the bandwidth
 # loops carry their data from one iteration to the next and cannot be hoisted).
+# PJRT_COMPARE_REFEREE: "plugin" (default) runs JAX on the same xla-cpu-pjrt plugin, registered as
+# a JAX backend with a 1-device client (the same compiler on both sides: a difference is the
+# runner's); "jaxlib" runs it on jaxlib's own CPU client (a newer XLA than the plugin's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -18,6 +21,12 @@ venv=$(bash scripts/python-env.sh pjrt)
 plugin=$(ls "$venv"/lib/python3*/site-packages/xla_plugins/xla_cpu_pjrt/xla_cpu_pjrt.so | head -1)
 gemm=${PJRT_COMPARE_GEMM:-1024}
 elements=${PJRT_COMPARE_ELEMENTS:-33554432}
+referee=${PJRT_COMPARE_REFEREE:-plugin}
+case $referee in
+  plugin) referee_args=(--pjrt-plugin "$plugin") ;;
+  jaxlib) referee_args=() ;;
+  *) echo "pjrt-compare: PJRT_COMPARE_REFEREE is plugin or jaxlib (got '$referee')" >&2; exit 2 ;;
+esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/suite.yaml" <<YAML
@@ -34,13 +43,13 @@ benchmarks:
 YAML
 for r in $(seq "$rounds"); do
   XPUPERF_PJRT_PLUGIN=$plugin "$xpuperf" bench run --suite "$tmp/suite.yaml" --out "$tmp/run$r" >/dev/null
-  "$venv/bin/python" pjrt_bench/tools/jax_reference.py --samples 10 \
+  "$venv/bin/python" pjrt_bench/tools/jax_reference.py --samples 10 "${referee_args[@]}" \
     "gemm:fp32:$gemm:$gemm:$gemm" "gemm:bf16:$gemm:$gemm:$gemm" \
     "stream:copy:$elements" "stream:triad:$elements" > "$tmp/jax$r.json"
 done
-/usr/bin/python3 - "$tmp" "$rounds" "$low" <<'PY'
+/usr/bin/python3 - "$tmp" "$rounds" "$low" "$referee" <<'PY'
 import json, statistics, sys
-tmp, rounds, low = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+tmp, rounds, low, referee = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 ours, jax = {}, {}
 for r in range(1, rounds + 1):
     for line in open(f"{tmp}/run{r}/results.jsonl"):
@@ -56,7 +65,7 @@ for r in range(1, rounds + 1):
     for key, value in json.load(open(f"{tmp}/jax{r}.json")).items():
         jax.setdefault(key, []).append(value)
 bad = False
-print(f"{'figure':<28} {'xpuperf (PJRT)':>15} {'JAX':>12} {'ratio':>7}   (median of {rounds} rounds; GFLOP/s or GB/s)")
+print(f"{'figure':<28} {'xpuperf (PJRT)':>15} {'JAX':>12} {'ratio':>7}   (median of {rounds} rounds; GFLOP/s or GB/s; JAX on {referee})")
 for key in sorted(jax):
     a, b = statistics.median(ours[key]), statistics.median(jax[key])
     ratio = a / b

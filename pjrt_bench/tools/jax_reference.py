@@ -6,7 +6,11 @@ block_until_ready), with the trip count doubled until a call lasts --min-seconds
 sampler does. Prints one JSON object: {"gemm_<precision>_<m>x<n>x<k>": GFLOP/s,
 "stream_<kernel>_<elements>": GB/s}, each from the median of --samples calls.
 
-Usage: jax_reference.py [--samples N] gemm:fp32:1024:1024:1024 stream:triad:33554432 ...
+With --pjrt-plugin PATH, JAX runs the programs on that PJRT plugin (registered as a backend with a
+1-device client, as xpuperf's single-device benchmarks use it) instead of jaxlib's own CPU client:
+the same compiler on both sides, so a difference is the runner's.
+
+Usage: jax_reference.py [--samples N] [--pjrt-plugin PATH] gemm:fp32:1024:1024:1024 ...
 """
 import argparse
 import json
@@ -79,9 +83,20 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--samples", type=int, default=10)
     parser.add_argument("--min-seconds", type=float, default=0.05)
+    parser.add_argument("--pjrt-plugin", default="")
     parser.add_argument("points", nargs="+")
     args = parser.parse_args()
     MIN_SECONDS = args.min_seconds
+    if args.pjrt_plugin:
+        from jax._src import xla_bridge
+
+        xla_bridge.register_plugin("xpuperf_referee", priority=1000,
+                                   library_path=args.pjrt_plugin,
+                                   options={"cpu_device_count": 1})
+        jax.config.update("jax_platforms", "xpuperf_referee")
+        # The plugin's platform is "cpu" too: check that the devices are the plugin client's.
+        assert jax.devices() == xla_bridge.get_backend("xpuperf_referee").devices()
+        assert len(jax.devices()) == 1, jax.devices()
     out = {}
     for point in args.points:
         kind, *rest = point.split(":")
