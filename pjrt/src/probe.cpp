@@ -144,9 +144,14 @@ int RunProbeChild(const std::string& path, std::ostream& out) {
       device.bytes_in_use = memory->bytes_in_use;
       device.bytes_limit = memory->bytes_limit;
     } else {
-      // A plugin without the statistics (XLA's CPU plugin: UNIMPLEMENTED) is not a failure.
-      const std::string& why = memory.error().message;
-      device.memory_note = why.rfind("unsupported: ", 0) == 0 ? why : "unsupported: " + why;
+      // A plugin without the statistics (XLA's CPU plugin: UNIMPLEMENTED) does not support
+      // them; any other error is said as it is.
+      const Error& why = memory.error();
+      const bool unsupported = why.code == ErrorCode::kUnsupported ||
+                               why.message.find(": UNIMPLEMENTED: ") != std::string::npos;
+      device.memory_note = unsupported && why.message.rfind("unsupported: ", 0) != 0
+                               ? "unsupported: " + why.message
+                               : why.message;
     }
     devices.push_back(DeviceJson(device));
   }

@@ -175,7 +175,9 @@ bool InflatingText::Recycle(void* at, size_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (done_) return false;
   const size_t target = std::max(recycled_end_, (writing_end_ + page - 1) / page * page);
-  if (target + bytes > mapped_size_) return false;
+  // Never into the text's last partial page or the one after it: what lies past size() stays
+  // zero (Start's extra page).
+  if (target + bytes > size_ / page * page) return false;
   // Under the lock: the inflater does not write at or past writing_end_ until it takes it again.
   void* moved = mremap(at, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, data_ + target);
   if (moved == MAP_FAILED) return false;

@@ -45,7 +45,9 @@ class InflatingText {
   std::string_view view() const { return {data_, size_}; }
   size_t size() const { return size_; }
   // Blocks until [0, min(end, size())) is inflated, or the inflater has stopped (then the rest
-  // reads as zeros). Returns the end of the readable range (size() once the inflater stopped).
+  // is readable but unspecified: zeros, or pages Recycle moved there; Finish then reports the
+  // inflater's error or the size mismatch, and the parse of that text is discarded). Returns
+  // the end of the readable range (size() once the inflater stopped).
   size_t WaitFor(size_t end);
   // The reader will not read before `position` again: the inflater may run on.
   void Released(size_t position);
