@@ -1,7 +1,8 @@
 """HTA's analyses that depend on its frame's row order and labels (idle time breakdown, CUDA
-kernel launch statistics) through HTA 0.5.0 and through xpuperf.hta on the same files: equal
-DataFrames (columns, dtypes, index, values), on every shared real trace, a two-rank run and
-synthetic traces. HTA runs here, in the test."""
+kernel launch statistics, queues, memory bandwidth, user annotations, ATen operator launch
+delays) through HTA 0.5.0 and through xpuperf.hta on the same files: equal DataFrames (columns,
+dtypes, index, values) or the same exception type, on every shared real trace, a two-rank run
+and synthetic traces. HTA runs here, in the test."""
 
 import glob
 import logging
@@ -17,6 +18,8 @@ hta_trace_analysis = pytest.importorskip("hta.trace_analysis", reason="skipped: 
 warnings.filterwarnings("ignore")
 logging.disable(logging.CRITICAL)
 
+QUEUE = object()  # stands for the analysis's own get_queue_length_time_series(ranks)
+
 # (method, keyword arguments): the notebook calls compared.
 CALLS = [
     ("get_idle_time_breakdown", {}),
@@ -27,6 +30,26 @@ CALLS = [
     ("get_queue_length_summary", {}),
     ("get_memory_bw_time_series", {}),
     ("get_memory_bw_summary", {}),
+    ("get_aten_op_kernels_and_delay", {}),
+    ("get_aten_op_kernels_and_delay", {"sort_by": ["avg_runtime_delay"]}),
+    # Calls that take get_queue_length_time_series' result: each side gets its own.
+    ("get_queue_length_summary_from_time_series", {"queue_length_dict": QUEUE}),
+    ("get_time_spent_blocked_on_full_queue", {"queue_length_dict": QUEUE}),
+    ("get_time_spent_blocked_on_full_queue", {"queue_length_dict": QUEUE, "max_queue_length": 2}),
+]
+# Calls over every rank of the run (no `ranks` argument).
+RUN_CALLS = [
+    ("get_gpu_user_annotation_breakdown", {}),
+    ("get_gpu_user_annotation_breakdown", {"use_gpu_annotation": False}),
+    ("get_gpu_user_annotation_breakdown", {"use_gpu_annotation": False, "num_kernels": 2}),
+    ("get_gpu_user_annotation_breakdown", {"use_gpu_annotation": False, "num_kernels": 2,
+                                           "duration_ratio": 0.5,
+                                           "allowlist_patterns": ["Step", "zero_grad"]}),
+    ("get_profiler_steps", {}),
+    ("get_potential_stragglers", {}),
+    ("get_potential_stragglers", {"num_candidates": 1}),
+    ("get_potential_stragglers", {"num_candidates": 0, "profiler_steps": [1, 2, 551]}),
+    ("get_potential_stragglers", {"profiler_steps": [99999]}),
 ]
 
 
@@ -41,12 +64,19 @@ def _frames(result):
 
 
 NO_VISUALIZE = ("get_queue_length_time_series", "get_queue_length_summary",
-                "get_memory_bw_time_series", "get_memory_bw_summary")
+                "get_memory_bw_time_series", "get_memory_bw_summary",
+                "get_aten_op_kernels_and_delay", "get_queue_length_summary_from_time_series",
+                "get_time_spent_blocked_on_full_queue", "get_profiler_steps")
 
 
 def _call(analysis, method, kwargs):
     if method not in NO_VISUALIZE:
         kwargs = dict(kwargs, visualize=False)
+    if kwargs.get("queue_length_dict") is QUEUE:
+        kwargs = dict(kwargs)
+        ranks = kwargs.pop("ranks", None)
+        kwargs = dict(kwargs, queue_length_dict=_call(analysis, "get_queue_length_time_series",
+                                                      {"ranks": ranks}))
     try:
         return getattr(analysis, method)(**kwargs)
     except Exception as error:  # noqa: BLE001 - compared below
@@ -61,8 +91,8 @@ def _compare_all(directory, ranks=None):
     if ranks == "all":
         ranks = theirs_analysis.t.get_ranks()
     rows, failures = 0, []
-    for method, kwargs in CALLS:
-        if ranks is not None:
+    for method, kwargs in CALLS + RUN_CALLS:
+        if ranks is not None and (method, kwargs) not in RUN_CALLS:
             kwargs = dict(kwargs, ranks=ranks)
         try:
             rows += _compare(theirs_analysis, ours_analysis, method, kwargs)
@@ -80,6 +110,9 @@ def _compare(theirs_analysis, ours_analysis, method, kwargs):
         assert type(ours) is type(theirs), f"HTA raised {theirs!r}, xpuperf {ours!r}"
         return 0
     assert not isinstance(ours, Exception), f"xpuperf raised {ours!r}, HTA returned {theirs}"
+    if isinstance(theirs, list):  # ranks or profiler steps
+        assert ours == theirs
+        return len(theirs)
     expected, expected_keys = _frames(theirs)
     actual, actual_keys = _frames(ours)
     assert expected_keys == actual_keys
@@ -133,3 +166,50 @@ def test_unknown_rank_is_an_error(trace_dir, tmp_path):
                         "critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz")
     with pytest.raises(ValueError, match="no trace for rank 5"):
         XpuperfAnalysis(trace_dir=_single(tmp_path, path)).get_idle_time_breakdown(ranks=[5])
+
+
+def _write_straggler_run(directory, ranks: int, steps: int, seed: int):
+    """`ranks` Kineto traces of `steps` ProfilerSteps, each step launching a compute kernel and
+    two NCCL kernels on stream 7 whose start depends on the rank (rank 2 late) with jitter."""
+    import json
+    import random
+
+    rng = random.Random(seed)
+    for rank in range(ranks):
+        events, corr, now = [], 1, 1_000_000
+        for step in range(steps):
+            start = now
+            for name in ("ncclKernel_AllReduce_RING_LL_Sum_float", "volta_sgemm_128x64_nn",
+                         "ncclKernel_AllGather_RING_LL_Sum_float"):
+                now += rng.randint(5, 20)
+                events.append({"ph": "X", "cat": "cpu_op", "name": "aten::op", "pid": 1,
+                               "tid": 1, "ts": now, "dur": 30})
+                events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel",
+                               "pid": 1, "tid": 1, "ts": now + 1, "dur": 5,
+                               "args": {"correlation": corr}})
+                late = 400 if rank == 2 else 0
+                events.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7,
+                               "ts": now + 10 + late + rng.randint(0, 50),
+                               "dur": rng.randint(200, 900),
+                               "args": {"stream": 7, "device": 0, "correlation": corr}})
+                corr += 1
+                now += 40
+            now += 1500
+            events.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{step}",
+                           "pid": 1, "tid": 1, "ts": start, "dur": now - start})
+        doc = {"schemaVersion": 1, "distributedInfo": {"rank": rank, "world_size": ranks},
+               "traceEvents": events}
+        with open(os.path.join(directory, f"rank-{rank}.json"), "w") as handle:
+            json.dump(doc, handle)
+
+
+@pytest.mark.parametrize("seed", range(1, 4))
+def test_potential_stragglers_over_steps(tmp_path, seed):
+    """Several ranks and steps (HTA's per-iteration vote), every step or some of them."""
+    _write_straggler_run(str(tmp_path), ranks=4, steps=5, seed=seed)
+    theirs = hta_trace_analysis.TraceAnalysis(trace_dir=str(tmp_path))
+    ours = XpuperfAnalysis(trace_dir=str(tmp_path))
+    for kwargs in ({}, {"num_candidates": 1}, {"num_candidates": 3},
+                   {"profiler_steps": [1, 3]}, {"profiler_steps": [2]}):
+        assert _compare(theirs, ours, "get_potential_stragglers", kwargs) > 0, kwargs
+    assert 2 in ours.get_potential_stragglers(num_candidates=1)

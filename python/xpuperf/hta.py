@@ -20,7 +20,8 @@ import os
 import tempfile
 from typing import Dict, List, Optional, Tuple
 
-from xpuperf import _hta_call_stacks, _hta_counters, _hta_frames, _hta_trace_writer
+from xpuperf import (_hta_call_stacks, _hta_counters, _hta_frames, _hta_more_analyses,
+                     _hta_trace_writer)
 from xpuperf._hta_trace_writer import TimeSeriesTypes
 from xpuperf._hta_trace_diff import DeviceType, LabeledTrace, TraceDiff
 from xpuperf._native import native
@@ -34,7 +35,9 @@ IMPLEMENTED = ("get_temporal_breakdown", "get_comm_comp_overlap", "get_gpu_kerne
                "get_queue_length_time_series", "get_queue_length_summary",
                "get_memory_bw_time_series", "get_memory_bw_summary",
                "get_frequent_cuda_kernel_sequences", "get_cupti_counter_data_with_operators",
-               "generate_trace_with_counters")
+               "generate_trace_with_counters", "get_queue_length_summary_from_time_series",
+               "get_time_spent_blocked_on_full_queue", "get_gpu_user_annotation_breakdown",
+               "get_aten_op_kernels_and_delay", "get_potential_stragglers")
 
 _COMPUTATION = "COMPUTATION"
 _COMMUNICATION = "COMMUNICATION"
@@ -198,8 +201,8 @@ class TraceAnalysis:
             k = self._gpu_kernels(i)
             by_type = pd.concat([by_type, self._kernel_type_time(k, kinds)], ignore_index=True)
             for kind in kinds:
-                agg = _aggregate_kernels(pd, k[k["kernel_type"] == kind], num_kernels,
-                                         duration_ratio)
+                agg = _hta_more_analyses.aggregate_by_name(k[k["kernel_type"] == kind],
+                                                           num_kernels, duration_ratio)
                 agg["kernel_type"] = kind
                 agg["rank"] = int(self._ranks[i])
                 all_kernels = pd.concat([all_kernels, agg], ignore_index=True)
@@ -386,18 +389,31 @@ class TraceAnalysis:
                                               contents)
 
     def get_profiler_steps(self) -> List[int]:
-        """The ProfilerStep numbers of the first rank's trace, ascending (as HTA: the last step
-        is not included unless include_last_profiler_step)."""
-        import re
+        """The ProfilerStep numbers of every rank's trace, ascending (as HTA: the last step is
+        not included unless include_last_profiler_step)."""
+        return _hta_more_analyses.profiler_steps(_pandas(),
+                                                 [self._frame(i) for i in self._order])
 
-        ev = self._run.events(self._order[0])
-        strings = ev["strings"]
-        steps = set()
-        for name_id in set(ev["name"].tolist()):
-            match = re.fullmatch(r"ProfilerStep#(\d+)", strings[name_id])
-            if match:
-                steps.add(int(match.group(1)))
-        return sorted(steps)
+    def get_potential_stragglers(self, profiler_steps: Optional[List[int]] = None,
+                                 num_candidates: int = 2, visualize: bool = False,
+                                 straggler_identification_impl=None) -> List[int]:
+        """The ranks most likely to hold the others back: HTA's default metric, the normalised
+        start of the last long NCCL kernel of the (stream, kernel) whose duration varies most
+        across ranks, per profiler step; the `num_candidates` ranks among the latest starters
+        in the most steps. `straggler_identification_impl(df, num_candidates)` replaces the
+        metric (df: every rank's events of the selected steps, names as strings, with rank and
+        iteration columns; it returns straggler counts by rank). ValueError when none of
+        `profiler_steps` is in the trace."""
+        pd = _pandas()
+        frames = {}
+        for i in self._order:
+            frame = self._frame(i)
+            frames[self._ranks[i]] = frame.assign(
+                iteration=_hta_counters._iterations(pd, frame))
+        identify = straggler_identification_impl or (
+            lambda df, k: _hta_more_analyses.late_start_comm_kernels(pd, df, k))
+        return _hta_more_analyses.potential_stragglers(
+            pd, frames, self.get_profiler_steps(), profiler_steps, num_candidates, identify)
 
     def get_frequent_cuda_kernel_sequences(self, operator_name: str, output_dir: str,
                                            min_pattern_len: int = 3, rank: int = 0,
@@ -461,6 +477,64 @@ class TraceAnalysis:
                 frames.append(frame)
         return frames
 
+    def get_queue_length_summary_from_time_series(self, queue_length_dict: Dict):
+        """describe() of the queue length per rank and stream of get_queue_length_time_series'
+        result (HTA adds a "rank" column to each of its frames: so does this)."""
+        return _hta_frames.queue_length_summary(_pandas(), queue_length_dict)
+
+    def get_time_spent_blocked_on_full_queue(self, queue_length_dict: Dict,
+                                             max_queue_length: int = 1024):
+        """Per rank, the time (µs) a stream's launch queue held `max_queue_length` operations
+        (CUDA's limit per stream, 1024), from get_queue_length_time_series' result, and its share
+        of the rank's trace duration (last ts - first ts); one row per rank, its last such
+        stream (as HTA)."""
+        def duration(rank):
+            ts = self._frame(self._rank_index(rank))["ts"]
+            return ts.max() - ts.min()
+
+        return _hta_more_analyses.time_blocked_on_full_queue(_pandas(), queue_length_dict,
+                                                             max_queue_length, duration)
+
+    def get_gpu_user_annotation_breakdown(self, use_gpu_annotation: bool = True,
+                                          visualize: bool = True, duration_ratio: float = 0.8,
+                                          num_kernels: int = 1000,
+                                          allowlist_patterns: Optional[List[str]] = None,
+                                          image_renderer: Optional[str] = None):
+        """Per rank, the time of each user annotation (sum/max/min/mean µs, stddev): on the GPU
+        (category gpu_user_annotation) or, with use_gpu_annotation=False, on the CPU
+        (user_annotation); past `num_kernels` names, those beyond it or the `duration_ratio`
+        quantile are grouped as "others" unless a name contains one of `allowlist_patterns`.
+        None when no trace of the run has such events (as HTA)."""
+        annotation = "gpu_user_annotation" if use_gpu_annotation else "user_annotation"
+        symbols = self._symbols()
+        if annotation not in symbols:
+            return None
+        allowlist = (None if allowlist_patterns is None else
+                     _hta_more_analyses.matched_symbols(symbols, allowlist_patterns))
+        frames = {self._ranks[i]: self._frame(i) for i in self._order}
+        return _hta_more_analyses.user_annotation_breakdown(
+            _pandas(), frames, annotation, duration_ratio, num_kernels, allowlist)
+
+    def get_aten_op_kernels_and_delay(self, ranks: Optional[List[int]] = None,
+                                      sort_by: Optional[List[str]] = None) -> Dict:
+        """{rank: DataFrame}: per ATen operator and the sequence of kernels it launched (the
+        innermost aten:: event holding each launch call), the number of such sequences and the
+        mean delays (µs) from the operator's start to its first launch (avg_aten_op_launch_delay)
+        and from that launch to its kernel's start (avg_runtime_delay), sorted by `sort_by`
+        (default occurrence_count) descending. `ranks` defaults to [0]. As HTA, each rank's
+        table also counts the launches of the ranks before it in `ranks`."""
+        frames = {rank: self._frame(self._rank_index(rank)) for rank in (ranks or [0])}
+        return _hta_more_analyses.aten_op_kernels_and_delay(_pandas(), frames,
+                                                            sort_by or ["occurrence_count"])
+
+    def _symbols(self) -> set:
+        """The strings of every rank's trace: HTA's symbol table (names and categories) and
+        the argument strings the reader kept."""
+        symbols = set()
+        for i in self._order:
+            symbols.update(self._run.events(i)["strings"])
+        return symbols
+
     def __getattr__(self, name: str):
         if name.startswith("get_") or name in ("critical_path_analysis",
                                                 "overlay_critical_path_analysis"):
@@ -485,26 +559,3 @@ def _intersection_length(a, b) -> int:
         else:
             j += 1
     return total
-
-
-def _aggregate_kernels(pd, kernels, num_kernels: int, duration_ratio: float):
-    """Per kernel name: sum, max, min, mean, std of dur (µs), by sum descending; past
-    `num_kernels` names, those beyond the first num_kernels or past the duration_ratio quantile
-    of the cumulative sum become "others" (aggregated over their sums), except names whose sum is
-    negative (HTA's keep mask)."""
-    agg = kernels.groupby(by=["name"])["dur"].agg(["sum", "max", "min", "mean", "std"])
-    agg.reset_index(inplace=True)
-    agg = agg.sort_values(by=["sum"], ascending=False, ignore_index=True)
-    agg.fillna({"std": 0}, inplace=True)
-    if agg.shape[0] > num_kernels:
-        agg["cumsum"] = agg["sum"].cumsum()
-        quantile = agg["cumsum"].quantile(duration_ratio)
-        # HTA's keep mask, `sum < 0` (meant to be always false): a name whose durations sum below
-        # zero (sub-µs kernels rounded inward) keeps its own row.
-        keep = agg["sum"] < 0
-        agg.loc[~keep & (agg["cumsum"] > quantile), "name"] = "others"
-        agg.loc[~keep & (agg.index >= num_kernels), "name"] = "others"
-        agg = agg.groupby(by=["name"])["sum"].agg(["sum", "max", "min", "mean", "std"])
-        agg.reset_index(inplace=True)
-        agg.fillna({"std": 0}, inplace=True)
-    return agg
