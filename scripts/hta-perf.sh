@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # xpuperf analyze and Holistic Trace Analysis side by side, in one run, on the same traces:
-# process start to results for both, wall time and peak RSS from /usr/bin/time -v.
+# process start to results for both: wall time, CPU time and peak RSS of each process.
 #   HTA:     python -c 'TraceAnalysis(trace_dir=D).get_temporal_breakdown()'   (import included)
 #   xpuperf: xpuperf analyze --convention hta -a temporal --json FILE
 # Each trace in its own directory (HTA reads directories). Prints one row per trace: wall, CPU
@@ -17,17 +17,25 @@ venv=$(bash scripts/python-env.sh hta)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 measure() {  # measure OUT CMD...: prints wall seconds, CPU seconds (user + sys), max RSS KiB
-  # Wall from date's nanoseconds around the run (/usr/bin/time's own is in 10 ms steps, too coarse
-  # for xpuperf); it includes /usr/bin/time's ~1 ms start for both tools.
-  local start end
-  start=$(date +%s.%N)
-  /usr/bin/time -v -o "$1.time" "${@:2}" > /dev/null 2> "$1.err" || { echo "failed: ${*:2}" >&2; cat "$1.err" >&2; return 1; }
-  end=$(date +%s.%N)
-  local wall cpu rss
-  wall=$(awk -v s="$start" -v e="$end" 'BEGIN {printf "%.4f", e - s}')
-  cpu=$(awk -F': ' '/User time|System time/ {s+=$2} END {print s}' "$1.time")
-  rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$1.time")
-  echo "$wall $cpu $rss"
+  # One child spawned and reaped by a Python timer: the wall clock from just before the spawn to
+  # the reap (monotonic, ns), CPU and peak RSS from the child's own rusage (wait4, µs). Neither
+  # /usr/bin/time's start nor date's enters the figures (they once added ~10 ms to each run,
+  # a third of xpuperf's).
+  "$venv/bin/python" - "$1" "${@:2}" <<'PY'
+import os, sys, time
+out, argv = sys.argv[1], sys.argv[2:]
+with open(out + ".err", "wb") as err:
+    actions = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+               (os.POSIX_SPAWN_DUP2, err.fileno(), 2)]
+    start = time.perf_counter_ns()
+    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=actions)
+    _, status, usage = os.wait4(pid, 0)
+    wall = (time.perf_counter_ns() - start) / 1e9
+if status != 0:
+    sys.stderr.write(f"failed: {' '.join(argv)}\n" + open(out + ".err").read())
+    sys.exit(1)
+print(f"{wall:.5f} {usage.ru_utime + usage.ru_stime:.5f} {usage.ru_maxrss}")
+PY
 }
 # median_of N CMD...: runs CMD N times (alternating the tools' runs would be fairer still); prints the
 # median wall, the median CPU and the largest RSS. RUNS=1 gives single runs.

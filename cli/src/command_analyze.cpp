@@ -163,8 +163,16 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     run.ranks.push_back(std::move(one));
   }
   if (options.convention == "hta") trace::ApplyHtaConvention(run);
-  trace::RunReport report =
-      trace::AnalyzeRun(run, static_cast<size_t>(options.top), options.critical_path_range);
+  // Only what is shown is computed: the analyses asked for with -a (every one for the HTML
+  // report), the text summary's temporal and idle parts, the critical path a range asks for.
+  std::set<std::string> computed;
+  if (!options.analyses.empty() && options.html.empty()) {
+    computed.insert(options.analyses.begin(), options.analyses.end());
+    if (!options.json) computed.insert({"temporal", "idle"});
+    if (!options.critical_path_range.empty()) computed.insert("critical_path");
+  }
+  trace::RunReport report = trace::AnalyzeRun(run, static_cast<size_t>(options.top),
+                                              options.critical_path_range, computed);
   if (!options.critical_path_range.empty() &&
       std::none_of(report.ranks.begin(), report.ranks.end(),
                    [](const auto& r) { return r.evidence.critical_path.found; })) {

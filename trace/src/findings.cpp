@@ -325,21 +325,29 @@ std::vector<Finding> EvaluateRules(const RankEvidence& evidence) {
   return findings;
 }
 
-RankEvidence SummariseRank(const Trace& trace, size_t top_k, std::string_view critical_path_range) {
+RankEvidence SummariseRank(const Trace& trace, size_t top_k, std::string_view critical_path_range,
+                           const std::set<std::string>& analyses) {
+  const bool all = analyses.empty() || analyses.count("findings") > 0;
+  auto need = [&](const char* name) { return all || analyses.count(name) > 0; };
   RankEvidence ev;
   ev.rank = trace.rank;
-  ev.temporal = ComputeTemporalBreakdown(trace);
-  ev.idle = ComputeIdleBreakdown(trace);
-  std::sort(ev.idle.streams.begin(), ev.idle.streams.end(),
-            [](const auto& a, const auto& b) { return a.busy_ns > b.busy_ns; });
-  ev.kernels = ComputeKernelBreakdown(trace, top_k);
-  ev.overlap = ComputeCommComputeOverlap(trace);
-  ev.launches = ComputeLaunchStats(trace);
-  ev.memcpy = ComputeMemcpyBandwidth(trace);
-  ev.iterations = ComputeIterationBreakdown(trace);
-  ev.memory = ComputeMemoryEvents(trace, top_k);
-  ev.operators = ComputeOperatorBreakdown(trace, top_k);
-  ev.critical_path = ComputeCriticalPath(trace, top_k, critical_path_range);
+  if (need("temporal")) ev.temporal = ComputeTemporalBreakdown(trace);
+  if (need("idle")) {
+    ev.idle = ComputeIdleBreakdown(trace);
+    std::sort(ev.idle.streams.begin(), ev.idle.streams.end(),
+              [](const auto& a, const auto& b) { return a.busy_ns > b.busy_ns; });
+  }
+  if (need("kernels")) ev.kernels = ComputeKernelBreakdown(trace, top_k);
+  if (need("overlap")) ev.overlap = ComputeCommComputeOverlap(trace);
+  if (need("launch")) ev.launches = ComputeLaunchStats(trace);
+  if (need("memcpy")) ev.memcpy = ComputeMemcpyBandwidth(trace);
+  if (need("iterations")) ev.iterations = ComputeIterationBreakdown(trace);
+  if (need("memory")) ev.memory = ComputeMemoryEvents(trace, top_k);
+  if (need("operators")) ev.operators = ComputeOperatorBreakdown(trace, top_k);
+  if (need("critical_path")) {
+    ev.critical_path = ComputeCriticalPath(trace, top_k, critical_path_range);
+  }
+  if (!all) return ev;  // the rest is what only the rules read
   int64_t first = INT64_MAX, last = INT64_MIN;
   std::vector<Interval> loader;
   // What each distinct name is, computed once: names repeat millions of times in large traces.

@@ -271,7 +271,11 @@ const std::vector<std::string>& AnalysisNames() {
   return kNames;
 }
 
-RunReport AnalyzeRun(const TraceRun& run, size_t top_k, std::string_view critical_path_range) {
+RunReport AnalyzeRun(const TraceRun& run, size_t top_k, std::string_view critical_path_range,
+                     const std::set<std::string>& analyses) {
+  auto need = [&](std::string_view name) {
+    return analyses.empty() || analyses.count(std::string(name)) > 0;
+  };
   RunReport report;
   report.ranks.resize(run.ranks.size());
   auto analyse = [&](size_t i) {
@@ -282,13 +286,15 @@ RunReport AnalyzeRun(const TraceRun& run, size_t top_k, std::string_view critica
     r.events = static_cast<int64_t>(trace.events.size());
     r.skipped_events = trace.skipped_events;
     r.input_bytes = trace.input_bytes;
-    r.evidence = SummariseRank(trace, top_k, critical_path_range);
-    r.queue = ComputeQueueLength(trace);
-    r.gemm = ComputeGemmPoints(trace);
-    r.findings = EvaluateRules(r.evidence);
+    r.evidence = SummariseRank(trace, top_k, critical_path_range, analyses);
+    if (need("queue")) r.queue = ComputeQueueLength(trace);
+    if (need("gemm")) r.gemm = ComputeGemmPoints(trace);
+    if (need("findings")) r.findings = EvaluateRules(r.evidence);
     const AnalysisContext context{top_k, critical_path_range, &r.evidence};
     for (const AnalysisDescriptor* d : RegisteredAnalyses()) {
-      r.outputs.push_back(d->compute(trace, context));
+      // An analysis not asked for keeps an empty output (outputs[i] stays
+      // RegisteredAnalyses()[i]'s).
+      r.outputs.push_back(need(d->name) ? d->compute(trace, context) : AnalysisOutput{});
     }
   };
   // Ranks are independent: analyse them on up to hardware_concurrency threads.
@@ -302,7 +308,7 @@ RunReport AnalyzeRun(const TraceRun& run, size_t top_k, std::string_view critica
   for (size_t t = 1; t < workers; ++t) threads.emplace_back(work);
   work();
   for (auto& t : threads) t.join();
-  report.stragglers = ComputeStragglers(run);
+  if (need("stragglers")) report.stragglers = ComputeStragglers(run);
   return report;
 }
 

@@ -64,6 +64,19 @@ TEST_P(SharedTraceTest, ReadsAndAnalyses) {
   }
   nlohmann::json j = ToJson(report);
   EXPECT_EQ(j["ranks"].size(), 1u);
+  // Each analysis computed alone (`analyze -a NAME`) gives what the whole report gives for it,
+  // and leaves the parts not asked for empty.
+  for (const std::string& name : AnalysisNames()) {
+    const std::set<std::string> one = {name};
+    const nlohmann::json alone = ToJson(AnalyzeRun(*run, 10, {}, one), one);
+    EXPECT_EQ(alone, ToJson(report, one)) << name;
+  }
+  const RunReport temporal_only = AnalyzeRun(*run, 10, {}, {"temporal"});
+  const RankEvidence& only = temporal_only.ranks[0].evidence;
+  EXPECT_EQ(only.temporal.window_ns, tb.window_ns);
+  EXPECT_TRUE(only.kernels.top.empty());
+  EXPECT_TRUE(only.operators.by_name.empty());
+  EXPECT_TRUE(temporal_only.ranks[0].findings.empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shared, SharedTraceTest, ::testing::ValuesIn(SharedFiles()),

@@ -3,6 +3,7 @@
 // evidence and advice, or nothing.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,9 +37,12 @@ struct RankEvidence {
   int compute_major = -1;                  // deviceProperties of the rank's device (-1 unknown)
 };
 
-// `critical_path_range`: the critical path's window (ComputeCriticalPath's `range`).
+// `critical_path_range`: the critical path's window (ComputeCriticalPath's `range`). `analyses`:
+// the parts to compute, by AnalysisNames() name (empty, or "findings" in it: all of them, the
+// rules need every part); the others stay empty.
 RankEvidence SummariseRank(const Trace& trace, size_t top_k = 10,
-                           std::string_view critical_path_range = {});
+                           std::string_view critical_path_range = {},
+                           const std::set<std::string>& analyses = {});
 
 enum class Severity { kInfo, kWarning, kCritical };
 std::string_view SeverityName(Severity s);

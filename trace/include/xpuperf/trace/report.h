@@ -35,8 +35,11 @@ struct RunReport {
   Stragglers stragglers;
 };
 
+// `analyses`: the analyses to compute, by AnalysisNames() name; empty = all. What is not asked
+// for stays empty in the report (`analyze -a temporal` does not pay for the critical path).
 RunReport AnalyzeRun(const TraceRun& run, size_t top_k = 10,
-                     std::string_view critical_path_range = {});
+                     std::string_view critical_path_range = {},
+                     const std::set<std::string>& analyses = {});
 
 // A registered analysis's output as JSON: its fields, and each table as an array of row objects
 // (columns without a json_key left out).
