@@ -1,61 +1,12 @@
-// The Chrome-trace JSON reader's speed alone (no analysis): reads FILE into memory once, then
-// parses it RUNS times into the trace model (trace::ParseTrace: events, interning, the sort) and
-// prints one line per run and the medians: wall seconds, CPU seconds of the process (user +
-// system) and MB/s of each (1 MB = 1e6 bytes).
+// The Chrome-trace JSON reader's speed alone, without any analysis (trace::ParseTrace: events,
+// interning, the sort), as read_timing.h times it.
 //   json_read_only FILE [RUNS]
-#include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <ctime>
-#include <vector>
-
-#include "xpuperf/core/input_file.h"
+#include "read_timing.h"
 #include "xpuperf/trace/reader.h"
 
 int main(int argc, char** argv) {
-  if (argc < 2 || argc > 3) {
-    std::fprintf(stderr, "usage: %s FILE.json [RUNS]\n", argv[0]);
-    return 2;
-  }
-  const xpuperf::trace::ParseOptions options;
-  const char* path = argv[1];
-  const int runs = argc == 3 ? std::max(1, std::atoi(argv[2])) : 5;
-  auto bytes = xpuperf::ReadInputFile(path, uint64_t{8} << 30);
-  if (!bytes.ok()) {
-    std::fprintf(stderr, "%s\n", bytes.error().message.c_str());
-    return 1;
-  }
-  auto cpu_now = [] {
-    timespec t{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-  };
-  std::vector<double> seconds, cpu_seconds;
-  size_t events = 0;
-  for (int i = 0; i < runs; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    const double cpu_start = cpu_now();
-    auto trace = xpuperf::trace::ParseTrace(*bytes, path, options);
-    const double cpu_end = cpu_now();
-    const auto end = std::chrono::steady_clock::now();
-    if (!trace.ok()) {
-      std::fprintf(stderr, "%s\n", trace.error().message.c_str());
-      return 1;
-    }
-    events = trace->events.size();
-    seconds.push_back(std::chrono::duration<double>(end - start).count());
-    cpu_seconds.push_back(cpu_end - cpu_start);
-    std::printf("run=%d seconds=%.6f cpu_seconds=%.6f events=%zu\n", i, seconds.back(),
-                cpu_seconds.back(), events);
-  }
-  std::sort(seconds.begin(), seconds.end());
-  std::sort(cpu_seconds.begin(), cpu_seconds.end());
-  const double median = seconds[seconds.size() / 2], cpu = cpu_seconds[cpu_seconds.size() / 2];
-  const double mb = static_cast<double>(bytes->size()) / 1e6;
-  std::printf(
-      "median seconds=%.6f mb_per_s=%.1f cpu_seconds=%.6f cpu_mb_per_s=%.1f bytes=%zu events=%zu "
-      "runs=%d\n",
-      median, mb / median, cpu, mb / cpu, bytes->size(), events, runs);
-  return 0;
+  return xpuperf::trace::tools::TimeReads(
+      argc, argv, "FILE.json", [](std::string_view bytes, const char* path) {
+        return xpuperf::trace::ParseTrace(bytes, path, xpuperf::trace::ParseOptions{});
+      });
 }
