@@ -123,7 +123,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       trace->memory.size() != exact->memory.size() ||
       trace->skipped_events != exact->skipped_events || trace->flow_events != exact->flow_events ||
       trace->elements_without_ts != exact->elements_without_ts ||
-      trace->memory_bandwidth_gbps != exact->memory_bandwidth_gbps)
+      trace->memory_bandwidth_gbps != exact->memory_bandwidth_gbps ||
+      trace->event_waits != exact->event_waits)
     std::abort();
   for (size_t i = 0; i < trace->events.size(); ++i) {
     const auto& a = trace->events[i];

@@ -166,10 +166,10 @@ td:first-child,th:first-child{text-align:left}.finding{border-left:4px solid #e0
       // Short labels, in PathCategory order, for the bar's legend.
       static constexpr const char* kLabels[trace::kPathCategories] = {
           "cpu ops", "runtime", "untraced", "launch", "wake-up",
-          "compute", "comm",    "memory",   "gap"};
+          "compute", "comm",    "memory",   "gap",    "stream wait"};
       static constexpr const char* kColours[trace::kPathCategories] = {
           "#f0a030", "#e07020", "#cccccc", "#d0c060", "#a08060",
-          "#2b7bb9", "#b03a8a", "#48a868", "#9999bb"};
+          "#2b7bb9", "#b03a8a", "#48a868", "#9999bb", "#7a6fb0"};
       std::vector<Segment> parts;
       for (int c = 0; c < trace::kPathCategories; ++c) {
         if (p.category_ns[c] > 0) {

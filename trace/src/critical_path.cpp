@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "analysis_util.h"
+#include "event_waits.h"
 #include "xpuperf/trace/analyses.h"
 
 namespace xpuperf::trace {
@@ -68,6 +69,7 @@ class Walker {
   CriticalPath Run(std::string_view range) {
     path_.rank = trace_.rank;
     launches_ = internal::BuildLaunchIndex(trace_);
+    event_waits_ = internal::BuildEventWaits(trace_, launches_);
     if (!ChooseWindow(range)) {
       path_.found = false;
       path_.verdict = "empty";
@@ -217,6 +219,13 @@ class Walker {
     if (call.kind != EventKind::kRuntime && call.kind != EventKind::kDriver) return -1;
     const std::string_view name = trace_.Name(call);
     if (name.find("Synchronize") != std::string_view::npos) {
+      // cudaEventSynchronize: the op the event was recorded after, when the trace says which.
+      if (auto event = event_waits_.host.find(call.correlation); event != event_waits_.host.end()) {
+        const TraceEvent& g = trace_.events[event->second];
+        if (!visited_[event->second] && g.end_ns() > call.ts_ns && g.end_ns() <= t) {
+          return event->second;
+        }
+      }
       int32_t stream = -1;
       if (auto it = sync_stream_.find(call.correlation); it != sync_stream_.end()) {
         stream = it->second;
@@ -247,6 +256,21 @@ class Walker {
     const int64_t prev = prev_it == gpu_prev_.end() ? -1 : static_cast<int64_t>(prev_it->second);
     const bool stream_busy =
         prev >= 0 && (launch < 0 || trace_.events[prev].end_ns() > trace_.events[launch].ts_ns);
+    // A cudaStreamWaitEvent held the op until an op of another stream ended: that op is the
+    // predecessor when it ended after the launch and after the stream's previous op.
+    if (auto source = event_waits_.gpu.find(op); source != event_waits_.gpu.end()) {
+      const TraceEvent& k = trace_.events[source->second];
+      const int64_t ready = k.end_ns();
+      if (!visited_[source->second] && ready <= g.ts_ns &&
+          (launch < 0 || ready > trace_.events[launch].ts_ns) &&
+          (!stream_busy || visited_[prev] || ready >= trace_.events[prev].end_ns())) {
+        Charge(ready, g.ts_ns, PathCategory::kStreamWait, 0);
+        *t = ready;
+        *where = source->second;
+        *place = Place::kGpu;
+        return;
+      }
+    }
     if (stream_busy && !visited_[prev]) {
       const int64_t prev_end = std::min(trace_.events[prev].end_ns(), g.ts_ns);
       Charge(prev_end, g.ts_ns, PathCategory::kGpuGap, 0);
@@ -320,8 +344,9 @@ class Walker {
       if (key.first != 0) {
         item.name = std::string(trace_.strings.Get(key.first));
       } else {
-        item.name =
-            item.category == PathCategory::kGpuGap ? "(between ops of a stream)" : "(untraced)";
+        item.name = item.category == PathCategory::kGpuGap       ? "(between ops of a stream)"
+                    : item.category == PathCategory::kStreamWait ? "(after another stream's op)"
+                                                                 : "(untraced)";
       }
       item.ns = ns;
       path_.top.push_back(std::move(item));
@@ -352,6 +377,7 @@ class Walker {
   std::unordered_map<uint32_t, uint32_t> gpu_prev_;  // GPU op -> the op before it on its stream
   std::vector<bool> visited_;
   internal::LaunchIndex launches_;
+  internal::EventWaits event_waits_;
   std::vector<std::pair<int64_t, uint32_t>> gpu_by_end_;
   std::unordered_map<int64_t, uint32_t> gpu_by_correlation_;
   std::unordered_map<int64_t, int32_t> sync_stream_;
@@ -382,6 +408,8 @@ std::string_view PathCategoryName(PathCategory category) {
       return "gpu_memory";
     case PathCategory::kGpuGap:
       return "gpu_gap";
+    case PathCategory::kStreamWait:
+      return "stream_wait";
   }
   return "unknown";
 }

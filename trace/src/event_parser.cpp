@@ -348,6 +348,7 @@ EventParser::Checkpoint EventParser::Mark() const {
           trace_.metadata_events,
           trace_.elements_without_ts,
           trace_.memory_bandwidth_gbps.size(),
+          trace_.event_waits.size(),
           open_begins_,
           dropped_begins_,
           next_file_index_};
@@ -362,6 +363,7 @@ void EventParser::Rollback(const Checkpoint& mark) {
   trace_.metadata_events = mark.metadata_events;
   trace_.elements_without_ts = mark.elements_without_ts;
   trace_.memory_bandwidth_gbps.resize(mark.memory_bandwidth);
+  trace_.event_waits.resize(mark.event_waits);
   // Begin events the undone chunk ended are open again.
   open_begins_ = mark.open_begins;
   dropped_begins_ = mark.dropped_begins;
@@ -419,6 +421,8 @@ Status EventParser::ParseEvent(od::object object) {
   size_t dims_start = trace_.dims.size();
   uint32_t metadata_name = 0;  // args.name of M events
   MemorySample memory;
+  Trace::EventWait wait;  // args.wait_on_* of CUDA event waits
+  bool waits = false;
   for (auto field_result : object) {
     od::field field;
     if (std::move(field_result).get(field)) return MakeError(ErrorCode::kParse, "bad field");
@@ -542,6 +546,16 @@ Status EventParser::ParseEvent(od::object object) {
                 if (!t.get_string().get(text)) event.input_type = trace_.strings.Intern(text);
                 break;
               }
+            } else if (Is(akey, "wait_on_stream")) {
+              if (IntegerOf(avalue, &number) && number == static_cast<int32_t>(number)) {
+                wait.stream = static_cast<int32_t>(number);
+                waits = true;
+              }
+            } else if (Is(akey, "wait_on_cuda_event_record_corr_id")) {
+              if (IntegerOf(avalue, &number)) {
+                wait.record_correlation = number;
+                waits = true;
+              }
             } else if (Is(akey, "Module Hierarchy")) {
               std::string_view text;
               if (StringOf(avalue, &text)) event.module = InternName(text);
@@ -644,6 +658,10 @@ Status EventParser::ParseEvent(od::object object) {
     trace_.events.push_back(event);
     BeginDuration(static_cast<uint32_t>(trace_.events.size() - 1));
     return Status::Ok();
+  }
+  if (waits) {
+    wait.file_index = event.file_index;
+    trace_.event_waits.push_back(wait);
   }
   trace_.events.push_back(event);
   return Status::Ok();

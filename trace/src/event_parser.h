@@ -37,7 +37,7 @@ class EventParser {
   struct Checkpoint {
     size_t events, memory, dims;
     int64_t flow_events, skipped_events, metadata_events, elements_without_ts;
-    size_t memory_bandwidth;
+    size_t memory_bandwidth, event_waits;
     std::unordered_map<uint64_t, std::vector<uint32_t>> open_begins;
     int64_t dropped_begins;
     uint64_t next_file_index;

@@ -1,4 +1,4 @@
-// Trace <-> bytes (trace_wire.h). Layout: "XPTRACE1", then the fields of Trace in declaration
+// Trace <-> bytes (trace_wire.h). Layout: "XPTRACE2", then the fields of Trace in declaration
 // order; strings as u64 length + bytes; vectors as u64 count + elements; the POD event records
 // (TraceEvent, MemorySample) copied whole.
 #include "xpuperf/trace/trace_wire.h"
@@ -9,13 +9,13 @@
 namespace xpuperf::trace {
 namespace {
 
-constexpr std::string_view kMagic = "XPTRACE1";
+constexpr std::string_view kMagic = "XPTRACE2";  // 2: CUDA event waits
 
 static_assert(std::is_trivially_copyable_v<TraceEvent> && sizeof(TraceEvent) == 88);
 static_assert(std::is_trivially_copyable_v<MemorySample>);
 #if defined(__GLIBCXX__) && defined(__x86_64__)
 // A field added to Trace must be added to EncodeTrace and DecodeTrace too (and then this size).
-static_assert(sizeof(Trace) == 616, "Trace changed: update trace_wire.cpp");
+static_assert(sizeof(Trace) == 640, "Trace changed: update trace_wire.cpp");
 #endif
 
 class Writer {
@@ -153,6 +153,12 @@ std::string EncodeTrace(const Trace& t) {
     w.Put(index);
     w.Put(gbps);
   }
+  w.Put<uint64_t>(t.event_waits.size());
+  for (const Trace::EventWait& wait : t.event_waits) {
+    w.Put(wait.file_index);
+    w.Put(wait.stream);
+    w.Put(wait.record_correlation);
+  }
   w.Put(t.fractional_timestamps);
   w.Put(t.convention);
   w.Put(t.hta_first_ts_ns);
@@ -202,6 +208,12 @@ Result<Trace> DecodeTrace(std::string_view bytes) {
     std::pair<uint32_t, double> entry;
     ok = r.Get(&entry.first) && r.Get(&entry.second);
     t.memory_bandwidth_gbps.push_back(entry);
+  }
+  ok = ok && r.GetCount(&count, sizeof(uint32_t) + sizeof(int32_t) + sizeof(int64_t));
+  for (uint64_t i = 0; ok && i < count; ++i) {
+    Trace::EventWait wait;
+    ok = r.Get(&wait.file_index) && r.Get(&wait.stream) && r.Get(&wait.record_correlation);
+    t.event_waits.push_back(wait);
   }
   ok = ok && r.Get(&t.fractional_timestamps) && r.Get(&t.convention) && r.Get(&t.hta_first_ts_ns) &&
        r.Get(&t.hta_dropped_last_step);

@@ -73,6 +73,82 @@ TEST(CriticalPathTest, WaitsForTheKernelThroughTheSynchronize) {
   EXPECT_EQ(p.top[0].ns, 470'000);
 }
 
+// A CUDA sync event that waits on a CUDA event: Kineto's "Stream Wait Event" (cudaStreamWaitEvent,
+// on the waiting stream) or "Event Sync" (cudaEventSynchronize), naming the recording stream and
+// the cudaEventRecord call's correlation.
+std::string EventWait(const std::string& name, int stream, int ts, int correlation,
+                      int wait_on_stream, int record_correlation) {
+  return R"({"ph": "X", "cat": "cuda_sync", "name": ")" + name + R"(", "pid": 0, "tid": )" +
+         std::to_string(stream < 0 ? 0 : stream) + R"(, "ts": )" + std::to_string(ts) +
+         R"(, "dur": 1, "args": {"device": 0, "stream": )" + std::to_string(stream) +
+         R"(, "correlation": )" + std::to_string(correlation) + R"(, "wait_on_stream": )" +
+         std::to_string(wait_on_stream) + R"(, "wait_on_cuda_event_record_corr_id": )" +
+         std::to_string(record_correlation) + "}}";
+}
+
+// An all-reduce on stream 20, an event recorded after it, stream 7 told to wait for the event,
+// then a GEMM launched on stream 7 long before the all-reduce ends:
+//   launch [10, 15] -> allreduce [20, 500] on 20; cudaEventRecord [16, 18];
+//   cudaStreamWaitEvent [19, 21] + its Stream Wait Event on 7; launch [22, 27] -> gemm [500, 700].
+// The GEMM waited for the all-reduce (stream_wait 0 us), not for its launch (478 us before):
+// back from 700, gemm 200, all-reduce 480, its launch 10..20.
+TEST(CriticalPathTest, AStreamWaitingOnAnEventWaitsForTheOpRecordedOnTheOtherStream) {
+  Trace t = ParseOrDie(KinetoJson(Host("cuda_runtime", "cudaLaunchKernel", 10, 5, 1) + "," +
+                                  Kernel("ncclKernel_AllReduce", 20, 20, 480, 1) + "," +
+                                  Host("cuda_runtime", "cudaEventRecord", 16, 2, 2) + "," +
+                                  Host("cuda_runtime", "cudaStreamWaitEvent", 19, 2, 3) + "," +
+                                  EventWait("Stream Wait Event", 7, 19, 3, 20, 2) + "," +
+                                  Host("cuda_runtime", "cudaLaunchKernel", 22, 5, 4) + "," +
+                                  Kernel("gemm", 7, 500, 200, 4)));
+  ASSERT_EQ(t.event_waits.size(), 1u);
+  EXPECT_EQ(t.event_waits[0].stream, 20);
+  EXPECT_EQ(t.event_waits[0].record_correlation, 2);
+  const CriticalPath p = ComputeCriticalPath(t);
+  EXPECT_EQ(p.end_ns, 700'000);
+  EXPECT_EQ(Category(p, PathCategory::kGpuCompute), 200'000);
+  EXPECT_EQ(Category(p, PathCategory::kGpuComm), 480'000);
+  EXPECT_EQ(Category(p, PathCategory::kKernelLaunch), 10'000);  // the all-reduce's launch
+  EXPECT_EQ(Category(p, PathCategory::kStreamWait), 0);
+  EXPECT_EQ(p.gpu_ops, 2);
+  EXPECT_EQ(p.verdict, "gpu-communication-bound");
+  ExpectCategoriesAddUp(p);
+
+  // The same GEMM starting 30 us after the all-reduce ends: that gap is the stream wait's.
+  Trace late = ParseOrDie(KinetoJson(Host("cuda_runtime", "cudaLaunchKernel", 10, 5, 1) + "," +
+                                     Kernel("ncclKernel_AllReduce", 20, 20, 480, 1) + "," +
+                                     Host("cuda_runtime", "cudaEventRecord", 16, 2, 2) + "," +
+                                     Host("cuda_runtime", "cudaStreamWaitEvent", 19, 2, 3) + "," +
+                                     EventWait("Stream Wait Event", 7, 19, 3, 20, 2) + "," +
+                                     Host("cuda_runtime", "cudaLaunchKernel", 22, 5, 4) + "," +
+                                     Kernel("gemm", 7, 530, 200, 4)));
+  const CriticalPath q = ComputeCriticalPath(late);
+  EXPECT_EQ(Category(q, PathCategory::kStreamWait), 30'000);
+  EXPECT_EQ(Category(q, PathCategory::kGpuComm), 480'000);
+  ExpectCategoriesAddUp(q);
+  ASSERT_FALSE(q.top.empty());
+  bool named = false;
+  for (const auto& item : q.top) named |= item.name == "(after another stream's op)";
+  EXPECT_TRUE(named);
+}
+
+// cudaEventSynchronize returns when the op recorded before the event ends, not when the latest
+// op of any stream ends: the all-reduce on 20 ends at 500, a copy on 7 at 505, the call at 510.
+TEST(CriticalPathTest, AnEventSynchronizeWaitsForTheRecordedOp) {
+  Trace t = ParseOrDie(KinetoJson(Host("cuda_runtime", "cudaLaunchKernel", 10, 5, 1) + "," +
+                                  Kernel("ncclKernel_AllReduce", 20, 20, 480, 1) + "," +
+                                  Host("cuda_runtime", "cudaEventRecord", 16, 2, 2) + "," +
+                                  Host("cuda_runtime", "cudaLaunchKernel", 24, 4, 3) + "," +
+                                  Kernel("fill", 7, 30, 475, 3) + "," +
+                                  Host("cuda_runtime", "cudaEventSynchronize", 30, 480, 4) + "," +
+                                  EventWait("Event Sync", -1, 499, 4, 20, 2)));
+  const CriticalPath p = ComputeCriticalPath(t);
+  EXPECT_EQ(p.end_ns, 510'000);
+  EXPECT_EQ(Category(p, PathCategory::kSyncWakeup), 10'000);
+  EXPECT_EQ(Category(p, PathCategory::kGpuComm), 480'000);
+  EXPECT_EQ(Category(p, PathCategory::kGpuCompute), 0);
+  ExpectCategoriesAddUp(p);
+}
+
 // k2 is launched at 20 while k1 runs until 100: k2 waited for k1, not for its launch.
 //   launch A [0, 5] -> k1 [10, 100]; launch B [20, 25] -> k2 [105, 300].
 TEST(CriticalPathTest, AQueuedKernelWaitsForThePreviousOneOnItsStream) {

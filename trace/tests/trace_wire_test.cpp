@@ -89,6 +89,7 @@ TEST(TraceWireTest, SyntheticFieldsSurvive) {
   t.track_names.push_back({1, TrackName::kProcessTrack, t.strings.Intern("/device:TPU:0")});
   t.memory.push_back({5, 64, 128, 256, 1, 0, 1, 2});
   t.memory_bandwidth_gbps.push_back({4, 12.5});
+  t.event_waits.push_back({6, 20, 1533});
   auto decoded = DecodeTrace(EncodeTrace(t));
   ASSERT_TRUE(decoded.ok()) << decoded.error().message;
   EXPECT_EQ(decoded->rank, 3);
@@ -98,6 +99,7 @@ TEST(TraceWireTest, SyntheticFieldsSurvive) {
   EXPECT_EQ(decoded->InputDims(decoded->events[0]), t.InputDims(t.events[0]));
   EXPECT_EQ(decoded->xla_ops.at(decoded->strings.Find("fusion.1")).flops, 7);
   EXPECT_EQ(decoded->strings.Get(decoded->track_names[0].name), "/device:TPU:0");
+  EXPECT_EQ(decoded->event_waits, t.event_waits);
   EXPECT_EQ(EncodeTrace(*decoded), EncodeTrace(t));
 }
 

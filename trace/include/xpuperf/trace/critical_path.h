@@ -1,7 +1,9 @@
 // The critical path of a rank's trace: the chain of host and GPU work that decided when the traced
 // work ended, found by walking back from the last event to end, each time to what it waited for.
 //   - A GPU op waited for the previous op on its stream when the stream was still busy when its
-//     launch call started; otherwise for its launch call (the GPU was idle: the host was late).
+//     launch call started; otherwise for its launch call (the GPU was idle: the host was late);
+//     or, held by a cudaStreamWaitEvent, for the op of another stream the event was recorded
+//     after, when that one ended last.
 //   - A host thread is walked back through time; each instant is charged to the innermost event
 //     running on it (an op, a runtime call) or to untraced time. A blocking call (a
 //     *Synchronize, or a copy whose GPU op ended inside the call) inside which a GPU op ended
@@ -35,8 +37,9 @@ enum class PathCategory : uint8_t {
   kGpuComm,       // communication kernels (NCCL/RCCL)
   kGpuMemory,     // memcpy, memset and memory kernels
   kGpuGap,        // between two ops of a stream, the next already launched
+  kStreamWait,    // from an op of another stream's end to the op a cudaStreamWaitEvent held
 };
-inline constexpr int kPathCategories = 9;
+inline constexpr int kPathCategories = 10;
 std::string_view PathCategoryName(PathCategory category);
 bool IsHostCategory(PathCategory category);
 

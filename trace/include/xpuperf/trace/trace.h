@@ -165,6 +165,17 @@ struct Trace {
   // args."memory bandwidth (GB/s)" of the events that have one (Kineto's memcpy/memset), by
   // TraceEvent::file_index, in file order: HTA's memory_bw_gbps column.
   std::vector<std::pair<uint32_t, double>> memory_bandwidth_gbps;
+  // args.wait_on_stream and args.wait_on_cuda_event_record_corr_id of the CUDA sync events that
+  // wait on a CUDA event (Kineto's "Stream Wait Event" and "Event Sync"), by
+  // TraceEvent::file_index, in file order: the stream the event was recorded on and the
+  // correlation of its cudaEventRecord call (-1 where the trace leaves one out).
+  struct EventWait {
+    uint32_t file_index = 0;
+    int32_t stream = -1;
+    int64_t record_correlation = -1;
+    bool operator==(const EventWait&) const = default;
+  };
+  std::vector<EventWait> event_waits;
   bool fractional_timestamps = false;  // some ts written with a fraction or exponent
   Convention convention = Convention::kXpuperf;
   // Under kHta: whether the last ProfilerStep was dropped (HTA's frame then holds the kept GPU
