@@ -528,11 +528,13 @@ class TraceAnalysis:
                                                             sort_by or ["occurrence_count"])
 
     def _symbols(self) -> set:
-        """The strings of every rank's trace: HTA's symbol table (names and categories) and
-        the argument strings the reader kept."""
+        """HTA's symbol table: the names and categories of the rows it keeps (here after the
+        last ProfilerStep's drop, HTA's before it)."""
         symbols = set()
         for i in self._order:
-            symbols.update(self._run.events(i)["strings"])
+            frame = self._frame(i)
+            symbols.update(frame["cat"].unique().tolist())
+            symbols.update(frame["name"].unique().tolist())
         return symbols
 
     def __getattr__(self, name: str):
