@@ -4,13 +4,13 @@ delays) through HTA 0.5.0 and through xpuperf.hta on the same files: equal DataF
 dtypes, index, values) or the same exception type, on every shared real trace, a two-rank run
 and synthetic traces. HTA runs here, in the test."""
 
-import glob
 import logging
 import os
 import warnings
 
 import pandas as pd
 import pytest
+from trace_files import shared_traces, single
 
 from xpuperf.hta import TraceAnalysis as XpuperfAnalysis
 
@@ -127,22 +127,12 @@ def _compare(theirs_analysis, ours_analysis, method, kwargs):
     return rows
 
 
-def _single(tmp_path, path):
-    directory = tmp_path / os.path.basename(path)
-    directory.mkdir()
-    os.symlink(os.path.abspath(path), directory / os.path.basename(path))
-    return str(directory)
 
 
-def _shared_traces():
-    root = os.environ.get("XPUPERF_TRACE_DIR", "")
-    return sorted(glob.glob(os.path.join(root, "*.json*"))) if os.path.isdir(root) else []
-
-
-@pytest.mark.parametrize("path", _shared_traces() or ["(no shared traces)"],
+@pytest.mark.parametrize("path", shared_traces() or ["(no shared traces)"],
                          ids=lambda p: os.path.basename(p)[:40])
 def test_shared_trace(trace_dir, tmp_path, path):
-    _compare_all(_single(tmp_path, path))
+    _compare_all(single(tmp_path, path))
 
 
 def test_two_ranks(trace_dir, tmp_path):
@@ -165,7 +155,7 @@ def test_unknown_rank_is_an_error(trace_dir, tmp_path):
     path = os.path.join(trace_dir,
                         "critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz")
     with pytest.raises(ValueError, match="no trace for rank 5"):
-        XpuperfAnalysis(trace_dir=_single(tmp_path, path)).get_idle_time_breakdown(ranks=[5])
+        XpuperfAnalysis(trace_dir=single(tmp_path, path)).get_idle_time_breakdown(ranks=[5])
 
 
 def _write_straggler_run(directory, ranks: int, steps: int, seed: int):

@@ -5,13 +5,13 @@ Integer columns and strings must be equal; floating-point ones within 1e-12 rela
 pandas' groupby std sums in row order and HTA's rows are in file order, ours in timestamp order
 (a difference in the last bit, seen on the stddev column)."""
 
-import glob
 import logging
 import os
 import warnings
 
 import pandas as pd
 import pytest
+from trace_files import shared_traces, single
 
 from xpuperf.hta import TraceAnalysis as XpuperfAnalysis
 
@@ -49,23 +49,13 @@ def _compare(directory, method):
     return sum(len(f) for f in theirs)
 
 
-def _single(tmp_path, path):
-    directory = tmp_path / os.path.basename(path)
-    directory.mkdir()
-    os.symlink(os.path.abspath(path), directory / os.path.basename(path))
-    return str(directory)
-
-
-def _shared_traces():
-    root = os.environ.get("XPUPERF_TRACE_DIR", "")
-    return sorted(glob.glob(os.path.join(root, "*.json*"))) if os.path.isdir(root) else []
 
 
 @pytest.mark.parametrize("method", METHODS)
-@pytest.mark.parametrize("path", _shared_traces() or ["(no shared traces)"],
+@pytest.mark.parametrize("path", shared_traces() or ["(no shared traces)"],
                          ids=lambda p: os.path.basename(p)[:40])
 def test_shared_trace(trace_dir, tmp_path, path, method):
-    _compare(_single(tmp_path, path), method)
+    _compare(single(tmp_path, path), method)
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -118,6 +108,6 @@ def test_bad_input(tmp_path):
 
 def test_not_implemented_is_said(trace_dir, tmp_path):
     path = os.path.join(trace_dir, "critical_path__simple_add__benchmark_result_493459_1694039959_trace.json.gz")
-    analysis = XpuperfAnalysis(trace_dir=_single(tmp_path, path))
+    analysis = XpuperfAnalysis(trace_dir=single(tmp_path, path))
     with pytest.raises(NotImplementedError, match="get_trace_diff"):
         analysis.get_trace_diff()

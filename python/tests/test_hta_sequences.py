@@ -2,7 +2,6 @@
 pattern frames (columns, dtypes, index, values) and overlaid traces that mark the same events
 with the same patterns, on every shared real trace (one HTA TraceAnalysis per trace)."""
 
-import glob
 import gzip
 import json
 import logging
@@ -11,6 +10,7 @@ import warnings
 
 import pandas as pd
 import pytest
+from trace_files import shared_traces
 
 from xpuperf.hta import TraceAnalysis as XpuperfAnalysis
 
@@ -23,10 +23,6 @@ logging.disable(logging.CRITICAL)
 # costs HTA ~15 s on trace_filter__sampled_rank-0.
 CALLS = [("ProfilerStep", 3), ("aten::", 1), ("aten::", 3)]
 
-
-def _shared_traces():
-    root = os.environ.get("XPUPERF_TRACE_DIR", "")
-    return sorted(glob.glob(os.path.join(root, "*.json*"))) if os.path.isdir(root) else []
 
 
 def _marked(path):
@@ -45,7 +41,7 @@ def _call(analysis, out, operator_name, min_pattern_len):
         return error
 
 
-@pytest.mark.parametrize("path", _shared_traces() or ["(no shared traces)"],
+@pytest.mark.parametrize("path", shared_traces() or ["(no shared traces)"],
                          ids=lambda p: os.path.basename(p)[:40])
 def test_shared_trace(trace_dir, tmp_path, path):
     directory = tmp_path / "trace"

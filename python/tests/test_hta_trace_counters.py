@@ -12,6 +12,7 @@ import os
 import warnings
 
 import pytest
+from trace_files import shared_traces
 
 from xpuperf.hta import TimeSeriesTypes
 from xpuperf.hta import TraceAnalysis as XpuperfAnalysis
@@ -53,12 +54,8 @@ def _compare(tmp_path, sources, **kwargs):
                for doc in results["xpuperf"].values())
 
 
-def _shared_traces():
-    root = os.environ.get("XPUPERF_TRACE_DIR", "")
-    return sorted(glob.glob(os.path.join(root, "*.json*"))) if os.path.isdir(root) else []
 
-
-@pytest.mark.parametrize("path", _shared_traces() or ["(no shared traces)"],
+@pytest.mark.parametrize("path", shared_traces() or ["(no shared traces)"],
                          ids=lambda p: os.path.basename(p)[:40])
 def test_shared_trace(trace_dir, tmp_path, path):
     if "memory_timeline" in path:
