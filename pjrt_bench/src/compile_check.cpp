@@ -88,12 +88,15 @@ int CompileCheckReport::failures() const {
 Result<CompileCheckReport> CompileCheck(const std::string& plugin_path,
                                         const std::string& topology) {
   // libtpu asks a cloud metadata server for the host's TPU before anything else and retries for
-  // minutes where there is none (pjrt/probe.h); compile-only needs no such answer.
+  // minutes where there is none (pjrt/probe.h); compile-only needs no such answer. Nor does it
+  // open a chip, so it need not take libtpu's one-process-per-host lock (/tmp/libtpu_lockfile):
+  // it runs next to a job that holds the TPU, or next to another libtpu process.
   XPUPERF_ASSIGN_OR_RETURN(
       const pjrt::PluginLocation location,
       pjrt::ResolvePlugin(plugin_path, pjrt::DiscoveryEnvironment::FromProcess()));
   if (pjrt::KindFromPath(location.path) == "tpu") {
     setenv("TPU_SKIP_MDS_QUERY", "1", /*overwrite=*/0);
+    setenv("ALLOW_MULTIPLE_LIBTPU_LOAD", "1", /*overwrite=*/0);
   }
   XPUPERF_ASSIGN_OR_RETURN(std::shared_ptr<pjrt::Plugin> plugin, pjrt::Plugin::Load(location.path));
   XPUPERF_ASSIGN_OR_RETURN(std::unique_ptr<pjrt::Topology> described,
