@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -83,10 +84,19 @@ class PyTraceRun {
     out["string_tids"] = t.string_tids;
     // HTA's integer columns' ranges before its drop of the last step: (min, max) or None.
     const std::pair<const char*, const Trace::HtaRange*> ranges[] = {
-        {"ts", &t.hta_ts_us},         {"dur", &t.hta_dur_us},
-        {"stream", &t.hta_stream},    {"correlation", &t.hta_correlation},
-        {"index", &t.hta_file_index}, {"pid", &t.hta_pid},
-        {"tid", &t.hta_tid}};
+        {"ts", &t.hta_ts_us},
+        {"dur", &t.hta_dur_us},
+        {"stream", &t.hta_stream},
+        {"correlation", &t.hta_correlation},
+        {"index", &t.hta_file_index},
+        {"pid", &t.hta_pid},
+        {"tid", &t.hta_tid},
+        {"bytes", &t.hta_bytes},
+        {"external_id", &t.hta_external_id},
+        {"index_correlation", &t.hta_index_correlation},
+        {"wait_on_stream", &t.hta_wait_on_stream},
+        {"wait_on_cuda_event_record_corr_id", &t.hta_wait_on_event},
+        {"iteration", &t.hta_iteration}};
     nb::dict hta_ranges;
     for (const auto& [column, range] : ranges) {
       if (range->min > range->max) {
@@ -96,6 +106,18 @@ class PyTraceRun {
       }
     }
     out["hta_ranges"] = hta_ranges;
+    out["hta_iteration_nan"] = t.hta_iteration_nan;
+    // HTA's local symbol table's input: the distinct categories, then names, in file order.
+    auto texts = [&t](const std::vector<uint32_t>& ids) {
+      nb::list list;
+      for (uint32_t id : ids) {
+        const std::string_view s = t.strings.Get(id);
+        list.append(nb::str(s.data(), s.size()));
+      }
+      return list;
+    };
+    out["hta_symbol_categories"] = texts(t.hta_symbol_categories);
+    out["hta_symbol_names"] = texts(t.hta_symbol_names);
     return out;
   }
 
@@ -132,8 +154,21 @@ class PyTraceRun {
     std::vector<uint32_t> name(n), category(n), file_index(n);
     std::vector<int32_t> index_correlation(n);
     std::vector<uint8_t> kind(n), flags(n);
+    // HTA's iteration (kHtaNoIteration where NaN) and wait_on_* columns (-1 where absent).
+    std::vector<int32_t> iteration(n, trace::kHtaNoIteration), wait_on_stream(n, -1);
+    std::vector<int64_t> wait_on_event(n, -1);
     {
       nb::gil_scoped_release release;
+      std::unordered_map<uint32_t, const Trace::EventWait*> waits;
+      for (const Trace::EventWait& w : t.event_waits) waits[w.file_index] = &w;
+      for (size_t i = 0; i < n; ++i) {
+        const uint32_t at = t.events[i].file_index;
+        if (at < t.hta_iterations.size()) iteration[i] = t.hta_iterations[at];
+        if (auto w = waits.find(at); w != waits.end()) {
+          wait_on_stream[i] = w->second->stream;
+          wait_on_event[i] = w->second->record_correlation;
+        }
+      }
       for (size_t i = 0; i < n; ++i) {
         const TraceEvent& e = t.events[i];
         ts[i] = e.ts_ns;
@@ -174,6 +209,9 @@ class PyTraceRun {
     out["hta_flags"] = Column(std::move(flags));
     out["file_index"] = Column(std::move(file_index));
     out["hta_index_correlation"] = Column(std::move(index_correlation));
+    out["hta_iteration"] = Column(std::move(iteration));
+    out["wait_on_stream"] = Column(std::move(wait_on_stream));
+    out["wait_on_cuda_event_record_corr_id"] = Column(std::move(wait_on_event));
     out["strings"] = strings;
     // HTA's memory_bw_gbps: (file_index, GB/s) of the events that give it.
     std::vector<uint32_t> bandwidth_index;

@@ -1,6 +1,6 @@
 """HTA's analyses that depend on its frame's row order and labels (idle time breakdown, CUDA
-kernel launch statistics, queues, memory bandwidth, user annotations, ATen operator launch
-delays) through HTA 0.5.0 and through xpuperf.hta on the same files: equal DataFrames (columns,
+kernel launch statistics, queues, memory bandwidth, user annotations, the GPU kernels with their
+user annotation and every frame column, ATen operator launch delays) through HTA 0.5.0 and through xpuperf.hta on the same files: equal DataFrames (columns,
 dtypes, index, values) or the same exception type, on every shared real trace, a two-rank run
 and synthetic traces. HTA runs here, in the test."""
 
@@ -51,6 +51,12 @@ RUN_CALLS = [
     ("get_potential_stragglers", {"num_candidates": 0, "profiler_steps": [1, 2, 551]}),
     ("get_potential_stragglers", {"profiler_steps": [99999]}),
 ]
+# Calls of one rank (`rank`), made for every rank of the run.
+RANK_CALLS = [
+    ("get_gpu_kernels_with_user_annotations", {}),
+    ("get_gpu_kernels_with_user_annotations", {"expand_names": False}),
+    ("get_gpu_kernels_with_user_annotations", {"shortern_names": False}),
+]
 
 
 def _frames(result):
@@ -66,7 +72,8 @@ def _frames(result):
 NO_VISUALIZE = ("get_queue_length_time_series", "get_queue_length_summary",
                 "get_memory_bw_time_series", "get_memory_bw_summary",
                 "get_aten_op_kernels_and_delay", "get_queue_length_summary_from_time_series",
-                "get_time_spent_blocked_on_full_queue", "get_profiler_steps")
+                "get_time_spent_blocked_on_full_queue", "get_profiler_steps",
+                "get_gpu_kernels_with_user_annotations")
 
 
 def _call(analysis, method, kwargs):
@@ -91,8 +98,13 @@ def _compare_all(directory, ranks=None):
     if ranks == "all":
         ranks = theirs_analysis.t.get_ranks()
     rows, failures = 0, []
-    for method, kwargs in CALLS + RUN_CALLS:
-        if ranks is not None and (method, kwargs) not in RUN_CALLS:
+    rank_calls = [(method, dict(kwargs, rank=rank)) for rank in theirs_analysis.t.get_ranks()
+                  for method, kwargs in RANK_CALLS]
+    # The rank calls first: HTA adds columns to its cached frame in some calls (s_name and s_cat
+    # in get_gpu_user_annotation_breakdown), which get_gpu_kernels_with_user_annotations would
+    # then return too (docs/PYTHON.md).
+    for method, kwargs in rank_calls + CALLS + RUN_CALLS:
+        if ranks is not None and (method, kwargs) in CALLS:
             kwargs = dict(kwargs, ranks=ranks)
         try:
             rows += _compare(theirs_analysis, ours_analysis, method, kwargs)

@@ -28,7 +28,7 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from xpuperf import _hta_call_stacks
-from xpuperf._hta_frames import _downcast_dtype
+from xpuperf._hta_frames import downcast_dtype
 
 PROFILER_CATEGORY = "cuda_profiler_range"
 _LOG = logging.getLogger("xpuperf.hta")
@@ -53,7 +53,7 @@ def _counter_column(values: List, rows: int):
     column = np.asarray(values)
     if column.dtype.kind in "iu":
         low, high = min(int(column.min()), -1), max(int(column.max()), -1)
-        return column.astype(_downcast_dtype((low, high) if rows else None))
+        return column.astype(downcast_dtype((low, high) if rows else None))
     return column
 
 
@@ -122,7 +122,7 @@ def counter_frame(pd, frame, events, info, first_ts) -> Optional[object]:
     for column in ("bytes", "external_id"):
         values = events[column]
         value_range = (int(values.min()), int(values.max())) if len(values) else None
-        out[column] = values[rows].astype(np.int64).astype(_downcast_dtype(value_range))
+        out[column] = values[rows].astype(np.int64).astype(downcast_dtype(value_range))
     out.insert(out.columns.get_loc("bytes") + 1, "memory_bw_gbps", kernels["memory_bw_gbps"])
     for column in ("wait_on_stream", "wait_on_cuda_event_record_corr_id"):
         out.insert(out.columns.get_loc("external_id"), column, np.full(len(out), -1, np.int8))

@@ -32,7 +32,7 @@ _IDLE_NAMES = {_HOST_WAIT: "host_wait", _KERNEL_WAIT: "kernel_wait", _OTHER: "ot
 _STRING_PID, _STRING_TID = 16, 32
 
 
-def _downcast_dtype(value_range, wide: bool = False):
+def downcast_dtype(value_range, wide: bool = False):
     """The integer dtype pandas' to_numeric(downcast="integer") gives a column whose values span
     `value_range` ((min, max) or None when empty): HTA downcasts every integer column of the
     parsed trace, before it drops the last step (TraceRun.info()["hta_ranges"])."""
@@ -53,9 +53,29 @@ def _thread_ids(values: np.ndarray, value_range, any_string: bool, strings, is_s
     traceEvents gave a string (the reader stores it as -(1 + string id) and flags the event,
     `is_string`), a column of Python objects, ints and strings, as pandas builds it."""
     if not any_string:
-        return values.astype(_downcast_dtype(value_range))
+        return values.astype(downcast_dtype(value_range))
     return np.array([strings[-1 - v] if text else int(v)
                      for v, text in zip(values.tolist(), is_string.tolist())], dtype=object)
+
+
+def is_gpu_kernel(events) -> np.ndarray:
+    """HTA's GPUKernelFilter per event: stream >= 0 and a correlation, or a CUDA sync event."""
+    sync_ids = [i for i, s in enumerate(events["strings"]) if s in ("Event Sync", "Context Sync")]
+    return (((events["stream"] >= 0) & (events["correlation"] >= 0))
+            | np.isin(events["name"], sync_ids))
+
+
+def row_order(events, dropped_last_step: bool) -> np.ndarray:
+    """The events' positions in HTA's row order (the module's docstring)."""
+    file_index = events["file_index"].astype(np.int64)
+    if not dropped_last_step:
+        return np.argsort(file_index, kind="stable")
+    is_gpu = is_gpu_kernel(events)
+    gpu = np.flatnonzero(is_gpu)
+    gpu = gpu[np.argsort(file_index[gpu], kind="stable")]
+    cpu = np.flatnonzero(~is_gpu)
+    cpu = cpu[np.argsort(file_index[cpu], kind="stable")]
+    return np.concatenate([gpu, cpu])
 
 
 def rank_frame(pd, events, info, dropped_last_step: bool):
@@ -66,21 +86,11 @@ def rank_frame(pd, events, info, dropped_last_step: bool):
     strings = np.array(events["strings"], dtype=object)
     file_index = events["file_index"].astype(np.int64)
     stream = events["stream"]
-    name = events["name"]
-    sync_ids = [i for i, s in enumerate(events["strings"]) if s in ("Event Sync", "Context Sync")]
-    is_gpu = ((stream >= 0) & (events["correlation"] >= 0)) | np.isin(name, sync_ids)
-    if dropped_last_step:
-        gpu = np.flatnonzero(is_gpu)
-        gpu = gpu[np.argsort(file_index[gpu], kind="stable")]
-        cpu = np.flatnonzero(~is_gpu)
-        cpu = cpu[np.argsort(file_index[cpu], kind="stable")]
-        order = np.concatenate([gpu, cpu])
-    else:
-        order = np.argsort(file_index, kind="stable")
+    order = row_order(events, dropped_last_step)
     labels = file_index[order]
     wide = bool(np.any(events["hta_flags"] & 8))  # kHtaStreamWide: 4294967295 in HTA's column
     ranges = info["hta_ranges"]
-    stream_dtype = _downcast_dtype(ranges["stream"], wide)
+    stream_dtype = downcast_dtype(ranges["stream"], wide)
     stream_values = stream[order].astype(np.int64)
     if wide:
         stream_values[stream_values == np.iinfo(np.int32).max] = 4294967295
@@ -89,8 +99,8 @@ def rank_frame(pd, events, info, dropped_last_step: bool):
     # pandas makes a column float64 when some element of traceEvents lacks the field (NaN);
     # HTA's rounding of fractional timestamps makes ts whole numbers again (int64 unless NaN),
     # and dur = floor(end) - ts. Integer columns are then downcast.
-    ts_dtype = np.float64 if info["elements_without_ts"] else _downcast_dtype(ranges["ts"])
-    dur_dtype = np.float64 if info["hta_float_times"] else _downcast_dtype(ranges["dur"])
+    ts_dtype = np.float64 if info["elements_without_ts"] else downcast_dtype(ranges["ts"])
+    dur_dtype = np.float64 if info["hta_float_times"] else downcast_dtype(ranges["dur"])
     correlation = events["correlation"][order]
     # args."memory bandwidth (GB/s)", 0.0 where absent (HTA's default); the last one of an
     # event wins, as in Python's json.
@@ -117,10 +127,10 @@ def rank_frame(pd, events, info, dropped_last_step: bool):
         "stream": stream_values.astype(stream_dtype),
         "cat": strings[events["category"][order]],
         "name": strings[events["name"][order]],
-        "correlation": correlation.astype(_downcast_dtype(ranges["correlation"])),
-        "index": file_index[order].astype(_downcast_dtype(ranges["index"])),
+        "correlation": correlation.astype(downcast_dtype(ranges["correlation"])),
+        "index": file_index[order].astype(downcast_dtype(ranges["index"])),
         "index_correlation": events["hta_index_correlation"][order].astype(np.int64),
-    }, index=pd.Index(labels.astype(_downcast_dtype(ranges["index"]))))
+    }, index=pd.Index(labels.astype(downcast_dtype(ranges["index"]))))
 
 
 # HTA's CPU calls that launch work on the GPU (cuda_kernel_analysis.py).

@@ -20,8 +20,8 @@ import os
 import tempfile
 from typing import Dict, List, Optional, Tuple
 
-from xpuperf import (_hta_call_stacks, _hta_counters, _hta_frames, _hta_more_analyses,
-                     _hta_trace_writer)
+from xpuperf import (_hta_call_stacks, _hta_counters, _hta_frames, _hta_kernel_annotations,
+                     _hta_more_analyses, _hta_trace_writer)
 from xpuperf._hta_trace_writer import TimeSeriesTypes
 from xpuperf._hta_trace_diff import DeviceType, LabeledTrace, TraceDiff
 from xpuperf._native import native
@@ -37,7 +37,8 @@ IMPLEMENTED = ("get_temporal_breakdown", "get_comm_comp_overlap", "get_gpu_kerne
                "get_frequent_cuda_kernel_sequences", "get_cupti_counter_data_with_operators",
                "generate_trace_with_counters", "get_queue_length_summary_from_time_series",
                "get_time_spent_blocked_on_full_queue", "get_gpu_user_annotation_breakdown",
-               "get_aten_op_kernels_and_delay", "get_potential_stragglers")
+               "get_aten_op_kernels_and_delay", "get_potential_stragglers",
+               "get_gpu_kernels_with_user_annotations")
 
 _COMPUTATION = "COMPUTATION"
 _COMMUNICATION = "COMMUNICATION"
@@ -89,6 +90,7 @@ class TraceAnalysis:
         self._order = sorted(range(len(infos)), key=lambda i: self._ranks[i])
         self._gpu_frames: Dict[int, object] = {}
         self._frames: Dict[int, object] = {}
+        self._symbol_table: Optional[_hta_kernel_annotations.SymbolTable] = None
 
     # -- helpers ---------------------------------------------------------------------------------
     def _gpu_kernels(self, index: int):
@@ -527,15 +529,41 @@ class TraceAnalysis:
         return _hta_more_analyses.aten_op_kernels_and_delay(_pandas(), frames,
                                                             sort_by or ["occurrence_count"])
 
+    @property
+    def symbol_table(self) -> _hta_kernel_annotations.SymbolTable:
+        """HTA's symbol table of the run (HTA: analyzer.t.symbol_table): the ids in the cat,
+        name and user_annotation columns of get_gpu_kernels_with_user_annotations."""
+        if self._symbol_table is None:
+            self._symbol_table = _hta_kernel_annotations.SymbolTable(
+                [self._infos[i] for i in self._order])
+        return self._symbol_table
+
     def _symbols(self) -> set:
-        """HTA's symbol table: the names and categories of the rows it keeps (here after the
-        last ProfilerStep's drop, HTA's before it)."""
-        symbols = set()
-        for i in self._order:
-            frame = self._frame(i)
-            symbols.update(frame["cat"].unique().tolist())
-            symbols.update(frame["name"].unique().tolist())
-        return symbols
+        """HTA's symbols: the names and categories of the rows it keeps, before the last
+        ProfilerStep's drop."""
+        return set(self.symbol_table.sym_table)
+
+    def get_gpu_kernels_with_user_annotations(self, rank: int, expand_names: bool = True,
+                                              shortern_names: bool = True):
+        """The GPU kernels of `rank` with every column of HTA's frame (cat and name as ids of
+        `symbol_table`) and user_annotation: the id of the innermost GPU user annotation on the
+        kernel's stream that overlaps it (-1 when none); with expand_names, s_name, s_cat and
+        s_user_annotation as text (kernel names shortened unless shortern_names=False). None
+        when no trace of the run has GPU user annotations (as HTA)."""
+        symbols = self.symbol_table
+        if "gpu_user_annotation" not in symbols.sym_index:
+            return None
+        index = self._rank_index(rank)
+        frame = self._frame(index)
+        first_ts = self._first_ts()
+        pd = _pandas()
+        kernels = _hta_kernel_annotations.kernel_frame(
+            pd, frame, self._run.events(index), self._infos[index], self._run.dropped_last_step,
+            symbols, first_ts)
+        _hta_kernel_annotations.annotate(pd, kernels, frame, first_ts, symbols)
+        if expand_names:
+            _hta_kernel_annotations.decode(kernels, symbols, shortern_names)
+        return kernels.reset_index(drop=True)
 
     def __getattr__(self, name: str):
         if name.startswith("get_") or name in ("critical_path_analysis",

@@ -4,6 +4,7 @@
 #include "xpuperf/trace/hta_convention.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -75,6 +76,124 @@ void SetHtaIndexCorrelation(const Trace& trace, std::vector<TraceEvent>& rows) {
   }
 }
 
+// The iteration number of a ProfilerStep name as HTA's add_iteration reads it
+// (re.match(r"ProfilerStep\s*#\s*(\d+)")); -1 when it does not match (HTA then fails).
+int64_t ProfilerStepNumber(std::string_view name) {
+  constexpr std::string_view kPrefix = "ProfilerStep";
+  if (!StartsWith(name, kPrefix)) return -1;
+  size_t i = kPrefix.size();
+  auto skip_space = [&] {
+    while (i < name.size() && std::isspace(static_cast<unsigned char>(name[i]))) ++i;
+  };
+  skip_space();
+  if (i >= name.size() || name[i] != '#') return -1;
+  ++i;
+  skip_space();
+  int64_t number = 0;
+  const char* end = name.data() + name.size();
+  auto [rest, error] = std::from_chars(name.data() + i, end, number);
+  if (error != std::errc() || rest == name.data() + i || number > INT32_MAX) return -1;
+  return number;
+}
+
+// HTA's add_iteration over its frame `rows` (before the drop): a CPU row (stream < 0) is in the
+// last ProfilerStep, in file order, with step.ts <= ts < step.ts + step.dur (-1 in none); a GPU
+// row (stream > 0) takes the iteration of the row its index_correlation labels (-1 when that is
+// not > 0); a row on stream 0 gets none (NaN). By file_index.
+std::vector<int32_t> HtaIterations(const Trace& trace, const std::vector<TraceEvent>& rows,
+                                   const std::vector<uint32_t>& file_order, bool* any_nan) {
+  struct Step {
+    int64_t begin, end;
+    int32_t number;
+  };
+  std::vector<Step> steps;  // file order
+  uint32_t last_index = 0;
+  for (uint32_t i : file_order) {
+    const TraceEvent& e = rows[i];
+    last_index = std::max(last_index, e.file_index);
+    const int64_t number = ProfilerStepNumber(trace.Name(e));
+    if (number >= 0) steps.push_back({e.ts_ns, e.end_ns(), static_cast<int32_t>(number)});
+  }
+  std::vector<Step> by_begin = steps;
+  std::stable_sort(by_begin.begin(), by_begin.end(),
+                   [](const Step& a, const Step& b) { return a.begin < b.begin; });
+  bool disjoint = true;
+  for (size_t i = 1; i < by_begin.size(); ++i) disjoint &= by_begin[i - 1].end <= by_begin[i].begin;
+  auto step_of = [&](int64_t ts) -> int32_t {
+    if (disjoint) {  // at most one step holds ts: the last to begin at or before it
+      auto it = std::upper_bound(by_begin.begin(), by_begin.end(), ts,
+                                 [](int64_t t, const Step& s) { return t < s.begin; });
+      if (it == by_begin.begin()) return -1;
+      --it;
+      return ts < it->end ? it->number : -1;
+    }
+    int32_t number = -1;
+    for (const Step& s : steps) {
+      if (s.begin <= ts && ts < s.end) number = s.number;
+    }
+    return number;
+  };
+  std::vector<int32_t> iterations(rows.empty() ? 0 : size_t{last_index} + 1, kHtaNoIteration);
+  for (const TraceEvent& e : rows) {
+    if (e.stream < 0) iterations[e.file_index] = step_of(e.ts_ns);
+  }
+  // GPU rows read the CPU rows' values (pandas computes the whole right-hand side first).
+  std::vector<std::pair<uint32_t, int32_t>> gpu;
+  for (const TraceEvent& e : rows) {
+    if (e.stream == 0) *any_nan = true;
+    if (e.stream <= 0) continue;
+    const int64_t label = e.hta_index_correlation;
+    int32_t value = -1;
+    if (label > 0) {
+      value =
+          static_cast<uint64_t>(label) < iterations.size() ? iterations[label] : kHtaNoIteration;
+      if (value == kHtaNoIteration) *any_nan = true;
+    }
+    gpu.emplace_back(e.file_index, value);
+  }
+  for (const auto& [index, value] : gpu) iterations[index] = value;
+  return iterations;
+}
+
+// The rest of HTA's frame over `rows` (before the drop): iterations, symbols, column ranges.
+void RecordHtaFrameColumns(Trace& trace, const std::vector<TraceEvent>& rows) {
+  std::vector<uint32_t> file_order(rows.size());
+  for (uint32_t i = 0; i < file_order.size(); ++i) file_order[i] = i;
+  std::stable_sort(file_order.begin(), file_order.end(),
+                   [&](uint32_t a, uint32_t b) { return rows[a].file_index < rows[b].file_index; });
+  trace.hta_iteration_nan = false;
+  trace.hta_iterations = HtaIterations(trace, rows, file_order, &trace.hta_iteration_nan);
+  // HTA's local symbol table: set(cat.unique()) | set(name.unique()), each unique in file order.
+  std::vector<bool> seen_category(trace.strings.size()), seen_name(trace.strings.size());
+  trace.hta_symbol_categories.clear();
+  trace.hta_symbol_names.clear();
+  for (uint32_t i : file_order) {
+    const TraceEvent& e = rows[i];
+    if (!seen_category[e.category]) {
+      seen_category[e.category] = true;
+      trace.hta_symbol_categories.push_back(e.category);
+    }
+    if (!seen_name[e.name]) {
+      seen_name[e.name] = true;
+      trace.hta_symbol_names.push_back(e.name);
+    }
+  }
+  std::unordered_map<uint32_t, Trace::EventWait> waits;
+  for (const Trace::EventWait& w : trace.event_waits) waits[w.file_index] = w;
+  trace.hta_bytes = trace.hta_external_id = trace.hta_index_correlation = trace.hta_wait_on_stream =
+      trace.hta_wait_on_event = trace.hta_iteration = Trace::HtaRange{};
+  for (const TraceEvent& e : rows) {
+    trace.hta_bytes.Add(e.bytes);
+    trace.hta_external_id.Add(e.external_id);
+    trace.hta_index_correlation.Add(e.hta_index_correlation);
+    auto wait = waits.find(e.file_index);
+    trace.hta_wait_on_stream.Add(wait == waits.end() ? -1 : wait->second.stream);
+    trace.hta_wait_on_event.Add(wait == waits.end() ? -1 : wait->second.record_correlation);
+    const int32_t iteration = trace.hta_iterations[e.file_index];
+    if (iteration != kHtaNoIteration) trace.hta_iteration.Add(iteration);
+  }
+}
+
 }  // namespace
 
 bool internal::IsHtaGpuKernel(const Trace& trace, const TraceEvent& e) {
@@ -122,6 +241,7 @@ void ApplyHtaConvention(Trace& trace, bool drop_last_profiler_step) {
     }
     // ceil is monotonic: the events stay in start order.
   }
+  RecordHtaFrameColumns(trace, kept);
   trace.events = std::move(kept);
   trace.hta_first_ts_ns = INT64_MAX;
   trace.hta_ts_us = trace.hta_dur_us = trace.hta_stream = trace.hta_correlation =

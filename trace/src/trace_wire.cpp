@@ -1,21 +1,22 @@
-// Trace <-> bytes (trace_wire.h). Layout: "XPTRACE2", then the fields of Trace in declaration
+// Trace <-> bytes (trace_wire.h). Layout: "XPTRACE3", then the fields of Trace in declaration
 // order; strings as u64 length + bytes; vectors as u64 count + elements; the POD event records
 // (TraceEvent, MemorySample) copied whole.
 #include "xpuperf/trace/trace_wire.h"
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
 namespace xpuperf::trace {
 namespace {
 
-constexpr std::string_view kMagic = "XPTRACE2";  // 2: CUDA event waits
+constexpr std::string_view kMagic = "XPTRACE3";  // 2: CUDA event waits; 3: HTA frame columns
 
 static_assert(std::is_trivially_copyable_v<TraceEvent> && sizeof(TraceEvent) == 88);
 static_assert(std::is_trivially_copyable_v<MemorySample>);
 #if defined(__GLIBCXX__) && defined(__x86_64__)
 // A field added to Trace must be added to EncodeTrace and DecodeTrace too (and then this size).
-static_assert(sizeof(Trace) == 640, "Trace changed: update trace_wire.cpp");
+static_assert(sizeof(Trace) == 816, "Trace changed: update trace_wire.cpp");
 #endif
 
 class Writer {
@@ -123,6 +124,9 @@ bool IdsInRange(const Trace& t) {
   for (const TrackName& track_name : t.track_names) {
     if (!string_id(track_name.name)) return false;
   }
+  for (const std::vector<uint32_t>* symbols : {&t.hta_symbol_categories, &t.hta_symbol_names}) {
+    if (!std::all_of(symbols->begin(), symbols->end(), string_id)) return false;
+  }
   return true;
 }
 
@@ -165,9 +169,14 @@ std::string EncodeTrace(const Trace& t) {
   w.Put(t.hta_dropped_last_step);
   for (const Trace::HtaRange* range :
        {&t.hta_ts_us, &t.hta_dur_us, &t.hta_stream, &t.hta_correlation, &t.hta_file_index,
-        &t.hta_pid, &t.hta_tid}) {
+        &t.hta_pid, &t.hta_tid, &t.hta_bytes, &t.hta_external_id, &t.hta_index_correlation,
+        &t.hta_wait_on_stream, &t.hta_wait_on_event, &t.hta_iteration}) {
     w.PutRange(*range);
   }
+  w.Put(t.hta_iteration_nan);
+  w.PutRecords(t.hta_iterations);
+  w.PutRecords(t.hta_symbol_categories);
+  w.PutRecords(t.hta_symbol_names);
   w.Put<uint64_t>(t.devices.size());
   for (const DeviceProperties& d : t.devices) {
     w.Put(d.id);
@@ -217,10 +226,14 @@ Result<Trace> DecodeTrace(std::string_view bytes) {
   }
   ok = ok && r.Get(&t.fractional_timestamps) && r.Get(&t.convention) && r.Get(&t.hta_first_ts_ns) &&
        r.Get(&t.hta_dropped_last_step);
-  for (Trace::HtaRange* range : {&t.hta_ts_us, &t.hta_dur_us, &t.hta_stream, &t.hta_correlation,
-                                 &t.hta_file_index, &t.hta_pid, &t.hta_tid}) {
+  for (Trace::HtaRange* range :
+       {&t.hta_ts_us, &t.hta_dur_us, &t.hta_stream, &t.hta_correlation, &t.hta_file_index,
+        &t.hta_pid, &t.hta_tid, &t.hta_bytes, &t.hta_external_id, &t.hta_index_correlation,
+        &t.hta_wait_on_stream, &t.hta_wait_on_event, &t.hta_iteration}) {
     ok = ok && r.GetRange(range);
   }
+  ok = ok && r.Get(&t.hta_iteration_nan) && r.GetRecords(&t.hta_iterations) &&
+       r.GetRecords(&t.hta_symbol_categories) && r.GetRecords(&t.hta_symbol_names);
   ok = ok && r.GetCount(&count, 4 * sizeof(int) + sizeof(int64_t) + sizeof(uint64_t));
   for (uint64_t i = 0; ok && i < count; ++i) {
     DeviceProperties d;

@@ -98,6 +98,29 @@ def kernel_name(rng):
     return f"void elementwise_kernel_{rng.randint(0, 14)}<float>(float*, long)"
 
 
+def gpu_user_annotations(events, windows, rng, t):
+    """Kineto's GPU user annotations (cat gpu_user_annotation, on the GPU ops' pid and stream
+    tid) over the GPU ops of each step: the step itself on each stream it used, and nested
+    phases, some with equal durations, some overlapping each other."""
+    notes = []
+    gpu = [e for e in events if e["pid"] == 0]
+    for step, start, end in windows:
+        inside = [e for e in gpu if start <= e["ts"] < end]
+        for stream in sorted({e["tid"] for e in inside}):
+            ops = [e for e in inside if e["tid"] == stream]
+            first, last = ops[0]["ts"], max(e["ts"] + e["dur"] for e in ops)
+            notes.append({"ph": "X", "cat": "gpu_user_annotation", "name": f"ProfilerStep#{step}",
+                          "pid": 0, "tid": stream, "ts": t(first), "dur": t(last - first + 1)})
+            span = max(last - first, 4.0)
+            tie = rng.uniform(2, span)
+            for phase in ("forward", "backward", "optimizer")[:rng.randint(1, 3)]:
+                ts = first + rng.uniform(0, span / 2)
+                dur = tie if rng.random() < 0.3 else rng.uniform(2, span)
+                notes.append({"ph": "X", "cat": "gpu_user_annotation", "name": phase, "pid": 0,
+                              "tid": stream, "ts": t(ts), "dur": t(dur)})
+    return notes
+
+
 def generate(path, seed):
     """A small Kineto trace whose shape follows the shared traces, with the cases where HTA's
     conventions bite: fractional µs (seed odd) or whole µs, 4-6 ProfilerSteps, kernels of every HTA
@@ -107,6 +130,7 @@ def generate(path, seed):
     frac = seed % 2 == 1
     t = lambda x: round(x, 3) if frac else int(x)
     events, corr, now = [], 1, 1_000_000.0 + rng.random() * 1000
+    windows = []  # (step, start, end) of each ProfilerStep
     for step in range(rng.randint(4, 6)):
         step_start = now
         for _ in range(rng.randint(5, 30)):
@@ -153,6 +177,9 @@ def generate(path, seed):
             now += op_dur
         events.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{step}",
                        "pid": 1, "tid": 1, "ts": t(step_start), "dur": t(now - step_start)})
+        windows.append((step, step_start, now))
+    if seed % 4 != 2:
+        events += gpu_user_annotations(events, windows, random.Random(seed + 1000), t)
     doc = {"schemaVersion": 1, "traceEvents": events}
     if seed % 3 == 0:
         doc = {"schemaVersion": 1, "distributedInfo": {"rank": seed % 5, "world_size": 8},

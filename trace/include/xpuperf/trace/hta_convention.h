@@ -3,6 +3,7 @@
 // still differs; trace/tests/hta_referee.py runs HTA itself and compares. Pure functions.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include "xpuperf/trace/analyses.h"
@@ -13,6 +14,9 @@ namespace xpuperf::trace {
 // A TraceEvent::hta_flags bit beside HtaFlags (trace.h): args.stream beyond int32 (Kineto writes
 // 4294967295 on Context Sync), which HTA reads as a stream (not -1) where xpuperf stores -1.
 inline constexpr uint8_t kHtaStreamWide = 8;
+
+// Trace::hta_iterations where HTA's iteration is NaN (a row on stream 0) or there is no row.
+inline constexpr int32_t kHtaNoIteration = INT32_MIN;
 
 // HTA's kernel types by name (utils.get_kernel_type): COMMUNICATION `^nccl.*Kernel`; MEMORY
 // `^Memcpy|^Memset|^dma`; COMPUTATION what matches none of `^nccl.*Kernel`, `.*Memcpy`,
@@ -25,7 +29,8 @@ HtaKernelType HtaKernelTypeOf(std::string_view name);
 // microseconds when the trace has fractional timestamps, and, with `drop_last_profiler_step`,
 // drops CPU events from the last ProfilerStep's start on and GPU kernels no kept CPU event has
 // the correlation of (HTA's include_last_profiler_step=False). Sets each event's
-// hta_index_correlation (computed before the drop, as HTA does) and trace.convention.
+// hta_index_correlation (computed before the drop, as HTA does), trace.convention and, over the
+// rows before the drop, the rest of HTA's frame (Trace::hta_iterations, the symbols, the ranges).
 void ApplyHtaConvention(Trace& trace, bool drop_last_profiler_step);
 
 // Every rank of a run, dropping the last step when the run has at least two distinct names that

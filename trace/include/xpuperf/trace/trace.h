@@ -195,6 +195,17 @@ struct Trace {
     }
   };
   HtaRange hta_ts_us, hta_dur_us, hta_stream, hta_correlation, hta_file_index, hta_pid, hta_tid;
+  // Under kHta, the rest of HTA's frame (its full-frame calls, e.g. xpuperf.hta's
+  // get_gpu_kernels_with_user_annotations), over the same rows before the drop: the ranges of
+  // bytes, external_id, index_correlation, wait_on_stream, wait_on_cuda_event_record_corr_id and
+  // iteration; whether some iteration is NaN (a row on stream 0: HTA's column is then float64);
+  // each row's iteration by TraceEvent::file_index (HtaIteration); and HTA's symbols: the
+  // distinct categories, then the distinct names, each in file order.
+  HtaRange hta_bytes, hta_external_id, hta_index_correlation, hta_wait_on_stream, hta_wait_on_event,
+      hta_iteration;
+  bool hta_iteration_nan = false;
+  std::vector<int32_t> hta_iterations;  // by file_index; kHtaNoIteration where NaN or no row
+  std::vector<uint32_t> hta_symbol_categories, hta_symbol_names;
   std::vector<DeviceProperties> devices;
   StringTable strings;
   std::vector<TraceEvent> events;    // sorted by ts_ns
