@@ -191,7 +191,7 @@ EventKind ClassifyCategory(std::string_view cat, bool* is_2021) {
 
 }  // namespace
 
-bool MicrosTextToNanos(std::string_view text, int64_t* nanos) {
+bool MicrosTextToNanos(std::string_view text, int64_t* nanos, bool* written_fractional) {
   size_t i = 0;
   bool negative = false;
   if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
@@ -204,6 +204,7 @@ bool MicrosTextToNanos(std::string_view text, int64_t* nanos) {
   }
   int64_t fraction = 0;
   if (i < text.size() && text[i] == '.') {
+    if (written_fractional) *written_fractional = true;
     ++i;
     int taken = 0;
     bool round_up = false;
@@ -223,6 +224,7 @@ bool MicrosTextToNanos(std::string_view text, int64_t* nanos) {
   }
   if (digits == 0) return false;
   if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    if (written_fractional) *written_fractional = true;
     std::string copy(text);
     char* end = nullptr;
     double v = std::strtod(copy.c_str(), &end);
@@ -443,10 +445,8 @@ Status EventParser::ParseEvent(od::object object) {
         } else if (Is(key, "ts")) {
           std::string_view ts = ScalarText(value);
           saw_ts = true;
-          has_ts = MicrosTextToNanos(ts, &event.ts_ns);
-          if (!trace_.fractional_timestamps && ts.find_first_of(".eE") != std::string_view::npos) {
-            trace_.fractional_timestamps = true;  // HTA then rounds (hta_convention.h)
-          }
+          // A fraction or exponent anywhere: HTA then rounds (hta_convention.h).
+          has_ts = MicrosTextToNanos(ts, &event.ts_ns, &trace_.fractional_timestamps);
         }
         break;
       case 3:

@@ -14,8 +14,9 @@
 namespace xpuperf::trace::internal {
 
 // Decimal microseconds ("1694039968933321", "12.345678", "1e3") to integer nanoseconds, exactly for
-// plain decimals. False when the text is not a number.
-bool MicrosTextToNanos(std::string_view text, int64_t* nanos);
+// plain decimals. False when the text is not a number. `written_fractional`, when given, is set
+// when the text has a fraction or an exponent (HTA's pandas then reads the column as floats).
+bool MicrosTextToNanos(std::string_view text, int64_t* nanos, bool* written_fractional = nullptr);
 
 // True for CPU ops whose inputs define a matrix product (their Input Dims are kept).
 bool IsGemmOpName(std::string_view name);
