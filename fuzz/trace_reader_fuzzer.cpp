@@ -38,6 +38,7 @@ static void RunAnalyses(xpuperf::trace::Trace trace) {
   // Then as HTA reads it (row selection, rounding, index_correlation, the last step's drop).
   (void)xpuperf::trace::ApplyHtaConvention(run);
   const xpuperf::trace::Trace& hta = run.ranks[0];
+  CheckWire(hta);  // with HTA's frame columns (iterations, symbols, ranges)
   (void)xpuperf::trace::ComputeHtaTemporalBreakdown(hta);
   // HTA's own tables (hta_analyses.h).
   (void)xpuperf::trace::ComputeHtaCommCompOverlap(hta);
