@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Trace-reading speed on a large synthetic Kineto trace, on one core (taskset -c 0):
-#   (a) simdjson_parse_only: simdjson on-demand visits every event and reads ts/dur (the floor);
+#   (a) simdjson_parse_only: the events cut into ~1 MB chunks as xpuperf's reader cuts them, and
+#       simdjson's on-demand walk over every field of every event and of its args, reading ts and
+#       dur (the floor: xpuperf's reader does this walk plus its own work on each field);
 #   (b) xpuperf analyze FILE --json > /dev/null: the full default analysis set.
 # Each runs under /usr/bin/time -v; the script prints wall, user and system time, MB/s (1 MB = 1e6
 # bytes of JSON) over the wall time and over the CPU time (user + sys: the figure that stays

@@ -147,7 +147,13 @@ TEST(SyntheticTraceTest, ParseOnlyToolCountsEveryEvent) {
   ASSERT_EQ(RunCommand(std::string(PARSE_ONLY_PATH) + " " + path + " > " + report), 0);
   const std::string expected = "events=" + std::to_string(trace["traceEvents"].size()) + " ";
   EXPECT_EQ(ReadText(report).rfind(expected, 0), 0u) << ReadText(report);
+  // In 4 kB chunks: the same events, fields and sums as in one.
+  const std::string chunked = (TempDir() / "parse-chunked.txt").string();
+  ASSERT_EQ(RunCommand(std::string(PARSE_ONLY_PATH) + " " + path + " 4096 > " + chunked), 0);
+  auto counts = [](const std::string& text) { return text.substr(0, text.find(" load_s=")); };
+  EXPECT_EQ(counts(ReadText(chunked)), counts(ReadText(report)));
   EXPECT_NE(RunCommand(std::string(PARSE_ONLY_PATH) + " /nonexistent.json"), 0);
+  EXPECT_EQ(RunCommand(std::string(PARSE_ONLY_PATH) + " " + path + " 0"), 2);
 }
 
 }  // namespace
