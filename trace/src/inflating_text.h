@@ -44,6 +44,9 @@ class InflatingText {
   // The whole text's range: size() bytes, readable once WaitFor says so.
   std::string_view view() const { return {data_, size_}; }
   size_t size() const { return size_; }
+  // The gzip file's size: deflate expands at most 1032:1, so the text is at most 1032 times it
+  // (the trailer's size is only a claim until the inflater reaches it).
+  size_t compressed_size() const { return compressed_size_; }
   // Blocks until [0, min(end, size())) is inflated, or the inflater has stopped (then the rest
   // is readable but unspecified: zeros, or pages Recycle moved there; Finish then reports the
   // inflater's error or the size mismatch, and the parse of that text is discarded). Returns

@@ -430,7 +430,13 @@ Result<Trace> ParseText(std::string_view json, std::string source, const ParseOp
   // is not copied as it grows; pages never written cost nothing. Capped at a quarter of RAM.
   static const size_t kRam =
       static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  trace.events.reserve(std::min(json.size() / 128, kRam / 4 / sizeof(TraceEvent)));
+  // A streamed gzip's text size is its trailer's claim: what its compressed size can hold bounds
+  // it, so that a small file claiming gigabytes does not reserve them.
+  constexpr size_t kMaxDeflateRatio = 1032;
+  const size_t text_bytes =
+      stream == nullptr ? json.size()
+                        : std::min(json.size(), stream->compressed_size() * kMaxDeflateRatio);
+  trace.events.reserve(std::min(text_bytes / 128, kRam / 4 / sizeof(TraceEvent)));
   TopLevelScanner scanner(json, trace, options, stream);
   XPUPERF_RETURN_IF_ERROR(scanner.Run());
   return trace;
