@@ -53,8 +53,11 @@ void DurationStats::Finish() {
 
 int64_t MergeIntervals(std::vector<Interval>& intervals) {
   if (intervals.empty()) return 0;
-  std::sort(intervals.begin(), intervals.end(),
-            [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+  // Usually built from events in start order already: then the sort is skipped.
+  auto by_begin = [](const Interval& a, const Interval& b) { return a.begin < b.begin; };
+  if (!std::is_sorted(intervals.begin(), intervals.end(), by_begin)) {
+    std::sort(intervals.begin(), intervals.end(), by_begin);
+  }
   size_t out = 0;
   for (size_t i = 1; i < intervals.size(); ++i) {
     if (intervals[i].begin <= intervals[out].end) {

@@ -312,6 +312,17 @@ EventKind EventParser::KindOfCategory(uint32_t category) {
   return static_cast<EventKind>(cached);
 }
 
+uint8_t EventParser::NameFlags(uint32_t name) {
+  if (name >= name_flags_.size()) name_flags_.resize(trace_.strings.size() + 64, 0);
+  uint8_t& flags = name_flags_[name];
+  if (flags == 0) {
+    const std::string_view text = trace_.strings.Get(name);
+    flags = static_cast<uint8_t>(kClassified | (IsGemmOpName(text) ? kGemmName : 0) |
+                                 (NeedsInputType(text) ? kInputTypeName : 0));
+  }
+  return flags;
+}
+
 Error EventParser::ChunkError(simdjson::error_code code, size_t file_offset, std::string_view chunk,
                               const char* location) {
   size_t offset = file_offset;
@@ -555,7 +566,7 @@ Status EventParser::ParseEvent(od::object object) {
               if (IntegerOf(avalue, &number)) memory.device_id = static_cast<int32_t>(number);
             } else if (Is(akey, "Input Dims")) {
               // Kept only for matrix products (the roofline points); the name may come later.
-              if (event.name != 0 && !IsGemmOpName(trace_.strings.Get(event.name))) continue;
+              if (event.name != 0 && !(NameFlags(event.name) & kGemmName)) continue;
               if (ReadDims(avalue, trace_.dims)) {
                 dims_pending = true;
               } else {
@@ -564,7 +575,7 @@ Status EventParser::ParseEvent(od::object object) {
             } else if (Is(akey, "Input type")) {
               // Only matrix products and convolutions need it (tensor-core eligibility, GEMM
               // bytes).
-              if (event.name != 0 && !NeedsInputType(trace_.strings.Get(event.name))) continue;
+              if (event.name != 0 && !(NameFlags(event.name) & kInputTypeName)) continue;
               od::array types;
               if (avalue.get_array().get(types)) continue;
               for (auto t : types) {
@@ -666,12 +677,12 @@ Status EventParser::ParseEvent(od::object object) {
       event.kind = EventKind::kCpuOp;
     }
   }
-  if (dims_pending && IsGemmOpName(trace_.strings.Get(event.name))) {
+  if (dims_pending && (NameFlags(event.name) & kGemmName)) {
     event.input_dims = static_cast<int32_t>(dims_start);
   } else {
     trace_.dims.resize(dims_start);
   }
-  if (event.kind != EventKind::kCpuOp || !NeedsInputType(trace_.strings.Get(event.name))) {
+  if (event.kind != EventKind::kCpuOp || !(NameFlags(event.name) & kInputTypeName)) {
     event.input_type = 0;
   }
   if (phase == 'B') {

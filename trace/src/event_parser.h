@@ -65,8 +65,12 @@ class EventParser {
 
   Trace& trace_;
   simdjson::ondemand::parser parser_;
-  std::vector<char> buffer_;                      // "[" + chunk + "]" + padding
-  std::vector<int8_t> category_kind_;             // by category string id; -1 = not classified yet
+  std::vector<char> buffer_;           // "[" + chunk + "]" + padding
+  std::vector<int8_t> category_kind_;  // by category string id; -1 = not classified yet
+  // What an operator name asks of its args (kGemmName, kInputTypeName), by name string id.
+  enum NameFlag : uint8_t { kClassified = 1, kGemmName = 2, kInputTypeName = 4 };
+  uint8_t NameFlags(uint32_t name);
+  std::vector<uint8_t> name_flags_;
   std::unordered_map<int32_t, int> device_pids_;  // JAX: pid of a /device: plane -> device index
   // Open 'B' events (indices into trace_.events) per (pid, tid), innermost last.
   std::unordered_map<uint64_t, std::vector<uint32_t>> open_begins_;

@@ -57,21 +57,32 @@ QueueLength ComputeQueueLength(const Trace& trace, int64_t limit) {
       int64_t ts;
       int delta;
     };
-    std::vector<Step> steps;
+    // Launch times (+1) and op ends (-1), each nearly in order already (a stream runs its ops in
+    // launch order): sorted apart, then merged, an end before a launch at the same time.
+    std::vector<int64_t> launched, ended;
     for (uint32_t index : stream.ops) {
       const TraceEvent& op = trace.events[index];
       int64_t found = launches.Find(op.correlation);
       if (found < 0) continue;
-      steps.push_back({trace.events[found].ts_ns, +1});
-      steps.push_back({op.end_ns(), -1});
+      launched.push_back(trace.events[found].ts_ns);
+      ended.push_back(op.end_ns());
+    }
+    for (std::vector<int64_t>* times : {&launched, &ended}) {
+      if (!std::is_sorted(times->begin(), times->end())) std::sort(times->begin(), times->end());
+    }
+    std::vector<Step> steps;
+    steps.reserve(launched.size() + ended.size());
+    for (size_t l = 0, e = 0; l < launched.size() || e < ended.size();) {
+      if (e < ended.size() && (l == launched.size() || ended[e] <= launched[l])) {
+        steps.push_back({ended[e++], -1});
+      } else {
+        steps.push_back({launched[l++], +1});
+      }
     }
     StreamQueue queue;
     queue.device = stream.device;
     queue.stream = stream.stream;
     if (!steps.empty()) {
-      std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
-        return a.ts != b.ts ? a.ts < b.ts : a.delta < b.delta;
-      });
       int64_t length = 0;
       double weighted = 0;
       for (size_t i = 0; i < steps.size(); ++i) {

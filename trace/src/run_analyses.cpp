@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
-#include <unordered_map>
 
 #include "analysis_util.h"
 
@@ -114,15 +113,26 @@ bool GemmShape(std::string_view op, const std::vector<std::vector<int64_t>>& in,
 }  // namespace
 
 std::vector<GemmPoint> ComputeGemmPoints(const Trace& trace) {
-  std::unordered_map<int64_t, uint32_t> ops;  // External id -> GEMM cpu_op with dims
+  // GEMM cpu_ops with dims by External id (the first in start order for each id), sorted: a
+  // binary search per kernel instead of hash-map nodes, which dominated this analysis.
+  struct Op {
+    int64_t external_id;
+    uint32_t event;
+  };
+  std::vector<Op> ops;
   for (uint32_t i = 0; i < trace.events.size(); ++i) {
     const TraceEvent& e = trace.events[i];
     if (e.kind == EventKind::kCpuOp && e.input_dims >= 0 && e.external_id >= 0) {
-      ops.emplace(e.external_id, i);
+      ops.push_back({e.external_id, i});
     }
   }
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const Op& a, const Op& b) { return a.external_id < b.external_id; });
+  ops.erase(std::unique(ops.begin(), ops.end(),
+                        [](const Op& a, const Op& b) { return a.external_id == b.external_id; }),
+            ops.end());
   // Kernel time per op call, in the order the calls' first kernels appear.
-  std::unordered_map<uint32_t, size_t> call_of_op;  // op event index -> calls index
+  std::vector<int64_t> call_of_op(ops.size(), -1);  // by position in ops -> calls index
   struct Call {
     uint32_t op = 0;
     uint32_t kernel = 0;  // name id of the call's first kernel
@@ -130,12 +140,17 @@ std::vector<GemmPoint> ComputeGemmPoints(const Trace& trace) {
   };
   std::vector<Call> calls;
   for (const TraceEvent& k : trace.events) {
-    if (k.kind != EventKind::kKernel || k.external_id < 0) continue;
-    auto found = ops.find(k.external_id);
-    if (found == ops.end()) continue;
-    auto [it, inserted] = call_of_op.try_emplace(found->second, calls.size());
-    if (inserted) calls.push_back({found->second, k.name, 0});
-    calls[it->second].time_ns += k.dur_ns;
+    if (k.kind != EventKind::kKernel || k.external_id < 0 || ops.empty()) continue;
+    auto found = std::lower_bound(
+        ops.begin(), ops.end(), k.external_id,
+        [](const Op& op, int64_t external_id) { return op.external_id < external_id; });
+    if (found == ops.end() || found->external_id != k.external_id) continue;
+    int64_t& call = call_of_op[static_cast<size_t>(found - ops.begin())];
+    if (call < 0) {
+      call = static_cast<int64_t>(calls.size());
+      calls.push_back({found->event, k.name, 0});
+    }
+    calls[static_cast<size_t>(call)].time_ns += k.dur_ns;
   }
   // Calls with the same op, dtype and shape are one point.
   std::map<std::tuple<uint32_t, uint32_t, int64_t, int64_t, int64_t, int64_t>, GemmPoint> points;
