@@ -101,19 +101,23 @@ int64_t ProfilerStepNumber(std::string_view name) {
 // row (stream > 0) takes the iteration of the row its index_correlation labels (-1 when that is
 // not > 0); a row on stream 0 gets none (NaN). By file_index.
 std::vector<int32_t> HtaIterations(const Trace& trace, const std::vector<TraceEvent>& rows,
-                                   const std::vector<uint32_t>& file_order, bool* any_nan) {
+                                   bool* any_nan) {
   struct Step {
     int64_t begin, end;
     int32_t number;
+    uint32_t file_index;
   };
-  std::vector<Step> steps;  // file order
+  std::vector<Step> steps;
   uint32_t last_index = 0;
-  for (uint32_t i : file_order) {
-    const TraceEvent& e = rows[i];
+  for (const TraceEvent& e : rows) {
     last_index = std::max(last_index, e.file_index);
     const int64_t number = ProfilerStepNumber(trace.Name(e));
-    if (number >= 0) steps.push_back({e.ts_ns, e.end_ns(), static_cast<int32_t>(number)});
+    if (number >= 0) {
+      steps.push_back({e.ts_ns, e.end_ns(), static_cast<int32_t>(number), e.file_index});
+    }
   }
+  std::sort(steps.begin(), steps.end(),
+            [](const Step& a, const Step& b) { return a.file_index < b.file_index; });
   std::vector<Step> by_begin = steps;
   std::stable_sort(by_begin.begin(), by_begin.end(),
                    [](const Step& a, const Step& b) { return a.begin < b.begin; });
@@ -157,38 +161,40 @@ std::vector<int32_t> HtaIterations(const Trace& trace, const std::vector<TraceEv
 
 // The rest of HTA's frame over `rows` (before the drop): iterations, symbols, column ranges.
 void RecordHtaFrameColumns(Trace& trace, const std::vector<TraceEvent>& rows) {
-  std::vector<uint32_t> file_order(rows.size());
-  for (uint32_t i = 0; i < file_order.size(); ++i) file_order[i] = i;
-  std::stable_sort(file_order.begin(), file_order.end(),
-                   [&](uint32_t a, uint32_t b) { return rows[a].file_index < rows[b].file_index; });
   trace.hta_iteration_nan = false;
-  trace.hta_iterations = HtaIterations(trace, rows, file_order, &trace.hta_iteration_nan);
-  // HTA's local symbol table: set(cat.unique()) | set(name.unique()), each unique in file order.
-  std::vector<bool> seen_category(trace.strings.size()), seen_name(trace.strings.size());
-  trace.hta_symbol_categories.clear();
-  trace.hta_symbol_names.clear();
-  for (uint32_t i : file_order) {
-    const TraceEvent& e = rows[i];
-    if (!seen_category[e.category]) {
-      seen_category[e.category] = true;
-      trace.hta_symbol_categories.push_back(e.category);
+  trace.hta_iterations = HtaIterations(trace, rows, &trace.hta_iteration_nan);
+  // HTA's local symbol table: set(cat.unique()) | set(name.unique()), each unique in file order:
+  // the distinct ids ordered by the file position where each first appears.
+  auto first_appearances = [&](auto id_of) {
+    std::vector<uint32_t> first(trace.strings.size(), UINT32_MAX);
+    for (const TraceEvent& e : rows) first[id_of(e)] = std::min(first[id_of(e)], e.file_index);
+    std::vector<uint32_t> ids;
+    for (uint32_t id = 0; id < first.size(); ++id) {
+      if (first[id] != UINT32_MAX) ids.push_back(id);
     }
-    if (!seen_name[e.name]) {
-      seen_name[e.name] = true;
-      trace.hta_symbol_names.push_back(e.name);
-    }
-  }
-  std::unordered_map<uint32_t, Trace::EventWait> waits;
-  for (const Trace::EventWait& w : trace.event_waits) waits[w.file_index] = w;
+    std::sort(ids.begin(), ids.end(), [&](uint32_t a, uint32_t b) { return first[a] < first[b]; });
+    return ids;
+  };
+  trace.hta_symbol_categories = first_appearances([](const TraceEvent& e) { return e.category; });
+  trace.hta_symbol_names = first_appearances([](const TraceEvent& e) { return e.name; });
+  // The waits are in file order (the parser appends them as it goes).
+  const std::vector<Trace::EventWait>& waits = trace.event_waits;
+  auto wait_of = [&](uint32_t file_index) -> const Trace::EventWait* {
+    if (waits.empty()) return nullptr;
+    auto it = std::lower_bound(
+        waits.begin(), waits.end(), file_index,
+        [](const Trace::EventWait& w, uint32_t index) { return w.file_index < index; });
+    return it != waits.end() && it->file_index == file_index ? &*it : nullptr;
+  };
   trace.hta_bytes = trace.hta_external_id = trace.hta_index_correlation = trace.hta_wait_on_stream =
       trace.hta_wait_on_event = trace.hta_iteration = Trace::HtaRange{};
   for (const TraceEvent& e : rows) {
     trace.hta_bytes.Add(e.bytes);
     trace.hta_external_id.Add(e.external_id);
     trace.hta_index_correlation.Add(e.hta_index_correlation);
-    auto wait = waits.find(e.file_index);
-    trace.hta_wait_on_stream.Add(wait == waits.end() ? -1 : wait->second.stream);
-    trace.hta_wait_on_event.Add(wait == waits.end() ? -1 : wait->second.record_correlation);
+    const Trace::EventWait* wait = wait_of(e.file_index);
+    trace.hta_wait_on_stream.Add(wait == nullptr ? -1 : wait->stream);
+    trace.hta_wait_on_event.Add(wait == nullptr ? -1 : wait->record_correlation);
     const int32_t iteration = trace.hta_iterations[e.file_index];
     if (iteration != kHtaNoIteration) trace.hta_iteration.Add(iteration);
   }
