@@ -115,13 +115,19 @@ def annotate(pd, kernels, frame, first_ts, symbols: SymbolTable) -> None:
                              f"rounds (ts up, end down); HTA fails here too ({error})") from None
     note_ids = _ids(notes["name"].to_numpy(), symbols)
     k_ts, k_end = kernels["ts"].to_numpy(), kernels["end"].to_numpy()
-    k_pid, k_tid = kernels["pid"].to_numpy(), kernels["tid"].to_numpy()
     assigned = kernels["user_annotation"].to_numpy().copy()
-    n_pid, n_tid = notes["pid"].to_numpy(), notes["tid"].to_numpy()
+    # The kernels of each pid and tid, so that each annotation is matched against its own.
+    positions: Dict[tuple, List[int]] = {}
+    for position, key in enumerate(zip(kernels["pid"].tolist(), kernels["tid"].tolist())):
+        positions.setdefault(key, []).append(position)
+    groups = {key: (np.asarray(at), k_ts[at], k_end[at]) for key, at in positions.items()}
     n_ts, n_end = notes["ts"].to_numpy(), notes["end"].to_numpy()
-    for i in range(len(notes)):
-        hit = (k_pid == n_pid[i]) & (k_tid == n_tid[i]) & (k_ts < n_end[i]) & (n_ts[i] < k_end)
-        assigned[hit] = note_ids[i]
+    for i, key in enumerate(zip(notes["pid"].tolist(), notes["tid"].tolist())):
+        group = groups.get(key)
+        if group is None:
+            continue
+        at, ts, end = group
+        assigned[at[(ts < n_end[i]) & (n_ts[i] < end)]] = note_ids[i]
     kernels["user_annotation"] = assigned
 
 
