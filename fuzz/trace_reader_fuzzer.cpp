@@ -107,6 +107,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto trace = xpuperf::trace::ParseTrace(text, "fuzz", options);
   options.guess_chunk_ends = false;
   auto exact = xpuperf::trace::ParseTrace(text, "fuzz", options);
+  // Parsed in place, in a writable copy: the same outcome, and the text as it was.
+  {
+    std::string writable(text);
+    xpuperf::trace::ParseOptions in_place;
+    in_place.chunk_bytes = 64;
+    in_place.writable_text = true;
+    auto parsed = xpuperf::trace::ParseTrace(writable, "fuzz", in_place);
+    if (writable != text || parsed.ok() != trace.ok()) std::abort();
+    if (parsed.ok() && parsed->events.size() != trace->events.size()) std::abort();
+    if (!parsed.ok() && parsed.error().message != trace.error().message) std::abort();
+  }
   simdjson::dom::parser validator;
   simdjson::dom::element root;
   bool valid_json = !validator.parse(simdjson::padded_string(text)).get(root);

@@ -19,6 +19,63 @@ template <size_t N>
   return key.size() == N - 1 && std::memcmp(key.data(), literal, N - 1) == 0;
 }
 
+// 10^0 .. 10^19.
+constexpr uint64_t kPow10[20] = {1u,
+                                 10u,
+                                 100u,
+                                 1000u,
+                                 10000u,
+                                 100000u,
+                                 1000000u,
+                                 10000000u,
+                                 100000000u,
+                                 1000000000u,
+                                 10000000000u,
+                                 100000000000u,
+                                 1000000000000u,
+                                 10000000000000u,
+                                 100000000000000u,
+                                 1000000000000000u,
+                                 10000000000000000u,
+                                 100000000000000000u,
+                                 1000000000000000000u,
+                                 10000000000000000000u};
+
+// The run of decimal digits at `p`, at most 19 (so that it fits in an int64): its length, and its
+// value in *value. `readable` bytes from p may be read (at least the run and what ends it): eight
+// digits at a time, without a branch per digit, where 8 bytes are readable (SWAR: one load, a mask
+// of the non-digits, three multiplies), one at a time near the end.
+[[gnu::always_inline]] inline size_t DigitRun(const char* p, size_t readable, uint64_t* value) {
+  constexpr uint64_t kZeros = 0x3030303030303030ull, kHighNibbles = 0xF0F0F0F0F0F0F0F0ull;
+  uint64_t v = 0;
+  size_t n = 0;
+  while (n + 8 <= readable && n < 16) {
+    uint64_t word = 0;
+    std::memcpy(&word, p + n, 8);
+    // A byte is a digit when its high nibble is 3 before and after adding 6; the first byte that
+    // is not ends the run (carries and borrows only reach the bytes after it, which are dropped).
+    const uint64_t not_digit = ((word & kHighNibbles) ^ kZeros) |
+                               (((word + 0x0606060606060606ull) & kHighNibbles) ^ kZeros);
+    const size_t digits = not_digit == 0 ? 8 : static_cast<size_t>(__builtin_ctzll(not_digit)) / 8;
+    if (digits == 0) break;
+    // The digits moved to the top bytes, zeros (leading '0's) before them, then 8 digits at once.
+    uint64_t d = (word - kZeros) << (8 * (8 - digits));
+    d = d * 10 + (d >> 8);
+    d = (((d & 0x000000FF000000FFull) * 0x000F424000000064ull) +
+         (((d >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull)) >>
+        32;
+    v = v * kPow10[digits] + d;
+    n += digits;
+    if (digits < 8) {
+      *value = v;
+      return n;
+    }
+  }
+  while (n < readable && n < 19 && p[n] >= '0' && p[n] <= '9') v = v * 10 + uint64_t(p[n++] - '0');
+  *value = v;
+  return n;
+}
+
 // A field's key without its quotes (escapes kept: the keys read here have none). The closing
 // quote is found 8 bytes at a time: the chunk buffer is padded (SIMDJSON_PADDING), so the loads
 // past a key near its end stay inside it.
@@ -91,18 +148,18 @@ bool PythonIntAccepts(od::value& value) {
 bool IntegerOf(od::value& value, int64_t* out) {
   // Fast path: a JSON number of up to 18 decimal digits (almost every id in a trace), read from
   // the raw token, which ends with blanks at most.
+  // (The document is padded: SIMDJSON_PADDING bytes past any token are readable.)
   const std::string_view token = value.raw_json_token();
   if (!token.empty()) {
-    size_t i = token[0] == '-' ? 1 : 0;
-    const size_t start = i;
-    int64_t v = 0;
-    while (i < token.size() && i - start < 19 && token[i] >= '0' && token[i] <= '9') {
-      v = v * 10 + (token[i++] - '0');
-    }
-    if (i > start && i - start < 19 &&
+    const size_t start = token[0] == '-' ? 1 : 0;
+    uint64_t v = 0;
+    const size_t digits =
+        DigitRun(token.data() + start, token.size() - start + simdjson::SIMDJSON_PADDING, &v);
+    const size_t i = start + digits;
+    if (digits > 0 && digits < 19 &&
         (i == token.size() || token[i] == ' ' || token[i] == '\n' || token[i] == '\r' ||
          token[i] == '\t')) {
-      *out = start ? -v : v;
+      *out = start ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
       return true;
     }
   }
@@ -217,36 +274,42 @@ EventKind ClassifyCategory(std::string_view cat, bool* is_2021) {
 
 }  // namespace
 
-bool MicrosTextToNanos(std::string_view text, int64_t* nanos, bool* written_fractional) {
+bool MicrosTextToNanos(std::string_view text, int64_t* nanos, bool* written_fractional,
+                       size_t readable_past_end) {
   size_t i = 0;
   bool negative = false;
   if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
-  int64_t whole = 0;
-  size_t digits = 0;
-  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-    if (whole > (INT64_MAX / 1000 - 9) / 10) return false;  // would overflow as nanoseconds
-    whole = whole * 10 + (text[i++] - '0');
-    ++digits;
+  uint64_t run = 0;
+  size_t digits = DigitRun(text.data() + i, text.size() - i + readable_past_end, &run);
+  // Digits right after the text (readable_past_end) are not the text's: read it alone then.
+  if (i + digits > text.size()) digits = DigitRun(text.data() + i, text.size() - i, &run);
+  i += digits;
+  // Nanoseconds must fit an int64 (a 19-digit run would not, nor would digits past it).
+  if (run > static_cast<uint64_t>((INT64_MAX - 999) / 1000) ||
+      (i < text.size() && text[i] >= '0' && text[i] <= '9')) {
+    return false;
   }
+  const auto whole = static_cast<int64_t>(run);
   int64_t fraction = 0;
   if (i < text.size() && text[i] == '.') {
     if (written_fractional) *written_fractional = true;
     ++i;
-    int taken = 0;
-    bool round_up = false;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-      if (taken < 3) {
-        fraction = fraction * 10 + (text[i] - '0');
-        ++taken;
-      } else if (taken == 3) {
-        round_up = text[i] >= '5';
-        ++taken;
-      }
+    // Nanoseconds: the first three digits, rounded half up by the fourth (the rest ignored).
+    uint64_t run_digits = 0;
+    size_t taken = DigitRun(text.data() + i, text.size() - i + readable_past_end, &run_digits);
+    if (i + taken > text.size()) taken = DigitRun(text.data() + i, text.size() - i, &run_digits);
+    if (taken <= 3) {
+      fraction = static_cast<int64_t>(run_digits * kPow10[3 - taken]);
+    } else {
+      const uint64_t first4 = run_digits / kPow10[taken - 4];
+      fraction = static_cast<int64_t>(first4 / 10 + (first4 % 10 >= 5 ? 1 : 0));
+    }
+    i += taken;
+    digits += taken;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {  // past the 19th
       ++i;
       ++digits;
     }
-    for (; taken < 3; ++taken) fraction *= 10;
-    if (round_up) ++fraction;
   }
   if (digits == 0) return false;
   if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
@@ -326,8 +389,9 @@ uint8_t EventParser::NameFlags(uint32_t name) {
 Error EventParser::ChunkError(simdjson::error_code code, size_t file_offset, std::string_view chunk,
                               const char* location) {
   size_t offset = file_offset;
-  if (location && location >= buffer_.data() + 1 && location <= buffer_.data() + 1 + chunk.size()) {
-    offset = file_offset + static_cast<size_t>(location - (buffer_.data() + 1));
+  if (location && document_ != nullptr && location >= document_ + 1 &&
+      location <= document_ + 1 + chunk.size()) {
+    offset = file_offset + static_cast<size_t>(location - (document_ + 1));
   }
   return MakeError(ErrorCode::kParse, trace_.source + ": malformed JSON at byte " +
                                           std::to_string(offset) + ": " +
@@ -341,8 +405,27 @@ Status EventParser::ParseChunk(std::string_view chunk, size_t file_offset) {
   std::memcpy(buffer_.data() + 1, chunk.data(), chunk.size());
   buffer_[chunk.size() + 1] = ']';
   std::memset(buffer_.data() + chunk.size() + 2, ' ', simdjson::SIMDJSON_PADDING);
+  return ParseDocument(buffer_.data(), buffer_.size(), chunk, file_offset);
+}
+
+Status EventParser::ParseChunkInPlace(char* chunk, size_t size, size_t file_offset) {
+  char* open = chunk - 1;
+  char* close = chunk + size;
+  const char before = *open, after = *close;
+  *open = '[';
+  *close = ']';
+  Status status = ParseDocument(open, size + 2 + simdjson::SIMDJSON_PADDING,
+                                std::string_view(chunk, size), file_offset);
+  *open = before;
+  *close = after;
+  return status;
+}
+
+Status EventParser::ParseDocument(const char* document, size_t capacity, std::string_view chunk,
+                                  size_t file_offset) {
+  document_ = document;
   od::document doc;
-  auto code = parser_.iterate(buffer_.data(), chunk.size() + 2, buffer_.size()).get(doc);
+  auto code = parser_.iterate(document, chunk.size() + 2, capacity).get(doc);
   if (code) return ChunkError(code, file_offset, chunk, nullptr);
   od::array events;
   if ((code = doc.get_array().get(events))) return ChunkError(code, file_offset, chunk, nullptr);
@@ -483,7 +566,8 @@ Status EventParser::ParseEvent(od::object object) {
           std::string_view ts = ScalarText(value);
           saw_ts = true;
           // A fraction or exponent anywhere: HTA then rounds (hta_convention.h).
-          has_ts = MicrosTextToNanos(ts, &event.ts_ns, &trace_.fractional_timestamps);
+          has_ts = MicrosTextToNanos(ts, &event.ts_ns, &trace_.fractional_timestamps,
+                                     simdjson::SIMDJSON_PADDING);
         }
         break;
       case 3:
@@ -496,7 +580,9 @@ Status EventParser::ParseEvent(od::object object) {
           // A negative, NaN or unreadable duration makes the event unusable: it is skipped and
           // counted in skipped_events, never analysed as a zero-length event.
           has_duration = true;
-          if (!MicrosTextToNanos(ScalarText(value), &event.dur_ns) || event.dur_ns < 0) {
+          if (!MicrosTextToNanos(ScalarText(value), &event.dur_ns, nullptr,
+                                 simdjson::SIMDJSON_PADDING) ||
+              event.dur_ns < 0) {
             event.dur_ns = 0;
             bad_duration = true;
           }

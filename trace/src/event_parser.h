@@ -16,7 +16,10 @@ namespace xpuperf::trace::internal {
 // Decimal microseconds ("1694039968933321", "12.345678", "1e3") to integer nanoseconds, exactly for
 // plain decimals. False when the text is not a number. `written_fractional`, when given, is set
 // when the text has a fraction or an exponent (HTA's pandas then reads the column as floats).
-bool MicrosTextToNanos(std::string_view text, int64_t* nanos, bool* written_fractional = nullptr);
+// `readable_past_end`: bytes past the text that may be read (a padded parse buffer), so that
+// digits are read eight at a time up to its end.
+bool MicrosTextToNanos(std::string_view text, int64_t* nanos, bool* written_fractional = nullptr,
+                       size_t readable_past_end = 0);
 
 // True for CPU ops whose inputs define a matrix product (their Input Dims are kept).
 bool IsGemmOpName(std::string_view name);
@@ -33,6 +36,10 @@ class EventParser {
   // Parses the events of `chunk`, the text between two commas of the traceEvents array (whole
   // events only); `file_offset` is where the chunk starts in the file, for error messages.
   Status ParseChunk(std::string_view chunk, size_t file_offset);
+  // The same without a copy: `chunk` lies in writable text whose bytes just before and just after
+  // it are a ',' or '[' and a ',' or ']', followed by at least SIMDJSON_PADDING readable bytes.
+  // Those two bytes become '[' and ']' while simdjson reads the chunk and are then restored.
+  Status ParseChunkInPlace(char* chunk, size_t size, size_t file_offset);
   // What the events parsed so far added to the trace, to undo a chunk that turned out not to be
   // one (strings interned meanwhile stay; nothing refers to them). Process names are idempotent.
   struct Checkpoint {
@@ -60,12 +67,16 @@ class EventParser {
   // Intern() behind a small direct-mapped cache: event names repeat millions of times, and a
   // cache hit costs one compare instead of hashing the whole (often 100-byte) kernel name.
   uint32_t InternName(std::string_view text);
+  // Parses the document "[" chunk "]" at `document` (`capacity` readable bytes, padding included).
+  Status ParseDocument(const char* document, size_t capacity, std::string_view chunk,
+                       size_t file_offset);
   Error ChunkError(simdjson::error_code code, size_t file_offset, std::string_view chunk,
-                   const char* buffer_start);
+                   const char* location);
 
   Trace& trace_;
   simdjson::ondemand::parser parser_;
-  std::vector<char> buffer_;           // "[" + chunk + "]" + padding
+  std::vector<char> buffer_;           // "[" + chunk + "]" + padding (chunks parsed as copies)
+  const char* document_ = nullptr;     // where the chunk being parsed starts, less its '['
   std::vector<int8_t> category_kind_;  // by category string id; -1 = not classified yet
   // What an operator name asks of its args (kGemmName, kInputTypeName), by name string id.
   enum NameFlag : uint8_t { kClassified = 1, kGemmName = 2, kInputTypeName = 4 };

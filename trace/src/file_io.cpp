@@ -98,7 +98,9 @@ Result<TraceText> TraceText::Load(const std::string& path) {
     bool gzip = pread(file.fd(), magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
     if (!gzip) {
       size_t size = static_cast<size_t>(file.size_bytes());
-      void* at = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd(), 0);
+      // Writable but private: the reader parses chunks in place (ParseOptions::writable_text),
+      // and a page it writes becomes a copy of its own; the file is never changed.
+      void* at = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, file.fd(), 0);
       if (at != MAP_FAILED) {
         madvise(at, size, MADV_SEQUENTIAL);
         text.mapped_ = static_cast<const char*>(at);

@@ -44,8 +44,7 @@ Result<std::unique_ptr<InflatingText>> InflatingText::Start(const std::string& p
                                                             const Limits& limits) {
   XPUPERF_ASSIGN_OR_RETURN(InputFile file, OpenInputFile(path));
   const auto compressed_size = static_cast<size_t>(file.size_bytes());
-  if (compressed_size < std::max<size_t>(limits.min_compressed_bytes, 8))
-    return std::unique_ptr<InflatingText>();
+  if (compressed_size < 8) return std::unique_ptr<InflatingText>();
   unsigned char magic[2] = {0, 0};
   if (pread(file.fd(), magic, 2, 0) != 2 || magic[0] != 0x1f || magic[1] != 0x8b) {
     return std::unique_ptr<InflatingText>();
@@ -76,7 +75,12 @@ Result<std::unique_ptr<InflatingText>> InflatingText::Start(const std::string& p
   }
   text->data_ = static_cast<char*>(range);
 
-  text->worker_ = std::thread([raw = text.get()] { raw->Inflate(); });
+  if (compressed_size < limits.threaded_from_bytes) {
+    text->window_bytes_ = SIZE_MAX;  // no reader runs meanwhile to release anything
+    text->Inflate();
+  } else {
+    text->worker_ = std::thread([raw = text.get()] { raw->Inflate(); });
+  }
   return text;
 }
 

@@ -25,15 +25,17 @@ class InflatingText {
   // How far the inflater may run ahead of the reader's released position (unless the reader
   // asks for more: one event larger than this is still read).
   static constexpr size_t kWindowBytes = size_t{64} << 20;
-  // Smaller compressed files are inflated whole (a thread is not worth it).
-  static constexpr size_t kMinCompressedBytes = size_t{4} << 20;
+  // Compressed files from this size on are inflated on a second thread as they are parsed;
+  // smaller ones whole, on the calling thread, before Start returns (a thread is not worth it;
+  // the text still goes into the populated range, parsed in place, without a zero-filled copy).
+  static constexpr size_t kThreadedFromBytes = size_t{4} << 20;
 
   struct Limits {
-    size_t min_compressed_bytes = kMinCompressedBytes;
+    size_t threaded_from_bytes = kThreadedFromBytes;
     size_t window_bytes = kWindowBytes;
   };
-  // Starts inflating `path` when it is a gzip file of at least min_compressed_bytes whose trailer
-  // states a size within the decompressed-size cap; nullptr otherwise (read it whole instead).
+  // Starts inflating `path` when it is a gzip file whose trailer states a size within the
+  // decompressed-size cap; nullptr otherwise (read it whole instead).
   static Result<std::unique_ptr<InflatingText>> Start(const std::string& path,
                                                       const Limits& limits);
 

@@ -39,6 +39,7 @@ class TopLevelScanner {
         chunk_bytes_(std::max<size_t>(options.chunk_bytes, 1)),
         release_(options.release_consumed),
         speculate_(options.guess_chunk_ends),
+        writable_(options.writable_text),
         stream_(stream),
         available_(stream ? 0 : json.size()) {}
 
@@ -80,6 +81,9 @@ class TopLevelScanner {
   Result<size_t> ScanOneChunk(size_t start, size_t array_open, internal::EventParser& parser,
                               size_t* end);
   Status ParseHeaderValue(std::string_view key, std::string_view text, size_t offset);
+  // Parses the events of json_[start, end): where they lie when the text is writable and padded
+  // by the text after them, else as a copy.
+  Status ParseChunk(internal::EventParser& parser, size_t start, size_t end) const;
 
   // Returns the whole pages of [released_, end) to the system (release_ mode only).
   void ReleaseUpTo(size_t end);
@@ -89,6 +93,7 @@ class TopLevelScanner {
   size_t chunk_bytes_;
   bool release_;
   bool speculate_;
+  bool writable_;
   int failed_guesses_ = 0;
   size_t released_ = 0;
   internal::InflatingText* stream_;
@@ -169,6 +174,18 @@ Result<size_t> TopLevelScanner::SkipValue(size_t pos) const {
   return At(json_.size(), "unterminated object or array opened at byte " + std::to_string(pos));
 }
 
+Status TopLevelScanner::ParseChunk(internal::EventParser& parser, size_t start, size_t end) const {
+  // In place: the chunk sits between a ',' or '[' and a ',' or ']', and simdjson's padding past
+  // that closing byte is text already there.
+  const size_t padded_end = end + 1 + simdjson::SIMDJSON_PADDING;
+  if (writable_ && start > 0 && padded_end <= json_.size() && Ensure(padded_end) >= padded_end) {
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): writable_text: the caller's memory
+    char* text = const_cast<char*>(json_.data());
+    return parser.ParseChunkInPlace(text + start, end - start, start);
+  }
+  return parser.ParseChunk(json_.substr(start, end - start), start);
+}
+
 size_t TopLevelScanner::GuessChunkEnd(size_t start) const {
   const char* data = json_.data();
   size_t size = json_.size();
@@ -201,7 +218,7 @@ Result<size_t> TopLevelScanner::ParseEvents(size_t pos, internal::EventParser& p
       size_t guess = GuessChunkEnd(chunk_start);
       if (guess != std::string_view::npos) {
         internal::EventParser::Checkpoint mark = parser.Mark();
-        if (parser.ParseChunk(json_.substr(chunk_start, guess - chunk_start), chunk_start).ok()) {
+        if (ParseChunk(parser, chunk_start, guess).ok()) {
           ReleaseUpTo(guess);
           chunk_start = guess + 1;
           continue;
@@ -244,7 +261,7 @@ Result<size_t> TopLevelScanner::ScanOneChunk(size_t start, size_t array_open,
         if (--depth == 0 && i + 1 - start >= chunk_bytes_) {
           size_t comma = SkipSpace(i + 1);
           if (comma < size && data[comma] == ',') {
-            XPUPERF_RETURN_IF_ERROR(parser.ParseChunk(json_.substr(start, comma - start), start));
+            XPUPERF_RETURN_IF_ERROR(ParseChunk(parser, start, comma));
             ReleaseUpTo(comma);
             return comma + 1;
           }
@@ -252,10 +269,9 @@ Result<size_t> TopLevelScanner::ScanOneChunk(size_t start, size_t array_open,
         continue;
       }
       if (data[i] != ']') return At(i, "unbalanced '}' in traceEvents");
-      std::string_view rest = json_.substr(start, i - start);
-      size_t first = 0;
-      while (first < rest.size() && IsSpace(rest[first])) ++first;
-      if (first < rest.size()) XPUPERF_RETURN_IF_ERROR(parser.ParseChunk(rest, start));
+      size_t first = start;
+      while (first < i && IsSpace(data[first])) ++first;
+      if (first < i) XPUPERF_RETURN_IF_ERROR(ParseChunk(parser, start, i));
       *end = i + 1;
       return std::string_view::npos;
     }
@@ -451,6 +467,7 @@ Result<std::optional<Trace>> internal::ReadStreamedGzip(const std::string& path,
   internal::InflatingText& text = *started;
   ParseOptions options;
   options.release_consumed = true;
+  options.writable_text = true;  // the inflater's own buffer
   Result<Trace> parsed = ParseText(text.view(), path, options, &text);
   // The inflater's own error (corrupt gzip, the cap, Ctrl-C) explains a parse that failed on
   // the zeros past it, so it comes first.
@@ -477,7 +494,10 @@ Result<Trace> ReadTraceFile(const std::string& path) {
   XPUPERF_ASSIGN_OR_RETURN(std::optional<Trace> streamed, internal::ReadStreamedGzip(path));
   if (streamed) return std::move(*streamed);
   XPUPERF_ASSIGN_OR_RETURN(TraceText text, TraceText::Load(path));
-  return ParseTrace(text.view(), path, kDefaultChunkBytes, /*release_consumed=*/true);
+  ParseOptions options;
+  options.release_consumed = true;
+  options.writable_text = true;  // a private mapping or an owned string
+  return ParseTrace(text.view(), path, options);
 }
 
 }  // namespace xpuperf::trace

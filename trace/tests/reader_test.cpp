@@ -202,6 +202,45 @@ TEST(ReaderTest, WrongChunkGuessesAreUndone) {
       << c.error().message;
 }
 
+// Chunks parsed where they lie (writable text) give what copies give, wrong guesses and errors
+// included, and leave the text as it was.
+TEST(ReaderTest, ChunksParsedInPlaceMatchCopiesAndRestoreTheText) {
+  std::string events;
+  for (int i = 0; i < 500; ++i) {
+    if (i) events += i % 2 ? ",\n" : ", ";
+    events += R"({"ph": "X", "cat": "cpu_op", "name": "op}, {)" + std::to_string(i % 7) +
+              R"(", "pid": 1, "tid": 2, "ts": )" + std::to_string(i * 10) +
+              R"(.5, "dur": 5, "args": {"External id": )" + std::to_string(i) + "}}";
+  }
+  for (const std::string& json : {KinetoJson(events), "[" + events + "]"}) {
+    for (bool guess : {true, false}) {
+      ParseOptions copied = ChunkOptions(200, guess);
+      ParseOptions in_place = copied;
+      in_place.writable_text = true;
+      std::string text = json;
+      auto a = ParseTrace(json, "copy.json", copied);
+      auto b = ParseTrace(text, "in_place.json", in_place);
+      ASSERT_TRUE(a.ok()) << a.error().message;
+      ASSERT_TRUE(b.ok()) << b.error().message;
+      ASSERT_EQ(b->events.size(), 500u);
+      ExpectSameEvents(*a, *b);
+      EXPECT_EQ(text, json);
+
+      std::string broken = json;
+      const size_t at = broken.find(R"("ts": 2500.5,)");
+      ASSERT_NE(at, std::string::npos);
+      broken.replace(at, 13, R"("ts": 2500.5 )");
+      std::string broken_text = broken;
+      auto c = ParseTrace(broken, "broken.json", copied);
+      auto d = ParseTrace(broken_text, "broken.json", in_place);
+      ASSERT_FALSE(c.ok());
+      ASSERT_FALSE(d.ok());
+      EXPECT_EQ(c.error().message, d.error().message);
+      EXPECT_EQ(broken_text, broken);
+    }
+  }
+}
+
 // Legacy duration pairs: a 'B' and the next 'E' of the same pid and tid are one complete event,
 // nested ones closing innermost first, threads apart. Ends without a begin, begins never ended and
 // ends before their begin are counted as skipped, not analysed.

@@ -52,7 +52,7 @@ std::string Kernels(int count) {
 }
 
 // Small limits, so that a few MB exercise the inflater's window and the reader's waits.
-constexpr InflatingText::Limits kSmall{.min_compressed_bytes = 0, .window_bytes = 1 << 16};
+constexpr InflatingText::Limits kSmall{.threaded_from_bytes = 0, .window_bytes = 1 << 16};
 
 TEST_F(StreamedGzipTest, GivesTheTraceOfTheWholeText) {
   const std::string text = Kernels(40'000);  // ~6 MB: several of the reader's 1 MiB chunks

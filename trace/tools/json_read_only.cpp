@@ -5,8 +5,12 @@
 #include "xpuperf/trace/reader.h"
 
 int main(int argc, char** argv) {
-  return xpuperf::trace::tools::TimeReads(
-      argc, argv, "FILE.json", [](std::string_view bytes, const char* path) {
-        return xpuperf::trace::ParseTrace(bytes, path, xpuperf::trace::ParseOptions{});
-      });
+  return xpuperf::trace::tools::TimeReads(argc, argv, "FILE.json",
+                                          [](std::string_view bytes, const char* path) {
+                                            // As ReadTraceFile reads: chunks parsed in place (the
+                                            // bytes are this tool's own string).
+                                            xpuperf::trace::ParseOptions options;
+                                            options.writable_text = true;
+                                            return xpuperf::trace::ParseTrace(bytes, path, options);
+                                          });
 }

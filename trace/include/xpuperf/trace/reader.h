@@ -50,6 +50,11 @@ struct ParseOptions {
   // simdjson parsing the chunk as a whole array of events; a wrong guess is undone and the chunk
   // found by scanning brackets outside strings. false = always scan (the same result, slower).
   bool guess_chunk_ends = true;
+  // The caller owns the text and lets the parser write into it while a chunk is parsed (the two
+  // bytes around the chunk become '[' and ']' and are restored before the chunk's parse returns):
+  // chunks are then parsed where they lie instead of being copied into a padded buffer. Only for
+  // text that is writable memory (ReadTraceFile's private mappings and inflate buffers).
+  bool writable_text = false;
 };
 Result<Trace> ParseTrace(std::string_view json, std::string source, const ParseOptions& options);
 
