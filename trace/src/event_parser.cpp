@@ -276,6 +276,8 @@ EventKind ClassifyCategory(std::string_view cat, bool* is_2021) {
 
 bool MicrosTextToNanos(std::string_view text, int64_t* nanos, bool* written_fractional,
                        size_t readable_past_end) {
+  // (An empty text may point nowhere: nothing past it is readable then.)
+  if (text.empty()) return false;
   size_t i = 0;
   bool negative = false;
   if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';

@@ -89,6 +89,14 @@ TEST(NumberTextTest, RandomDigitTextsMatchTheReference) {
   }
 }
 
+// A value with no text (an object or array where a number belongs) points nowhere: nothing
+// past it is read.
+TEST(NumberTextTest, EmptyTextIsNotANumberEvenWithPadding) {
+  int64_t nanos = 7;
+  EXPECT_FALSE(MicrosTextToNanos(std::string_view(), &nanos, nullptr, 64));
+  EXPECT_EQ(nanos, 7);
+}
+
 TEST(NumberTextTest, KinetoTimestampsExactly) {
   int64_t nanos = 0;
   const std::string padded = std::string("1694039968933321.125") + std::string(64, ' ');
