@@ -1,6 +1,7 @@
 #include "event_parser.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -413,13 +414,19 @@ Status EventParser::ParseChunk(std::string_view chunk, size_t file_offset) {
 Status EventParser::ParseChunkInPlace(char* chunk, size_t size, size_t file_offset) {
   char* open = chunk - 1;
   char* close = chunk + size;
-  const char before = *open, after = *close;
+  // The padding too is made what a copy's is (spaces): on malformed text simdjson's on-demand
+  // iterator looks at the byte past the document's end, and the error it reports must not depend
+  // on the text that follows the chunk.
+  std::array<char, 1 + simdjson::SIMDJSON_PADDING> after;
+  const char before = *open;
+  std::memcpy(after.data(), close, after.size());
   *open = '[';
   *close = ']';
+  std::memset(close + 1, ' ', simdjson::SIMDJSON_PADDING);
   Status status = ParseDocument(open, size + 2 + simdjson::SIMDJSON_PADDING,
                                 std::string_view(chunk, size), file_offset);
   *open = before;
-  *close = after;
+  std::memcpy(close, after.data(), after.size());
   return status;
 }
 

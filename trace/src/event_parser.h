@@ -38,7 +38,8 @@ class EventParser {
   Status ParseChunk(std::string_view chunk, size_t file_offset);
   // The same without a copy: `chunk` lies in writable text whose bytes just before and just after
   // it are a ',' or '[' and a ',' or ']', followed by at least SIMDJSON_PADDING readable bytes.
-  // Those two bytes become '[' and ']' while simdjson reads the chunk and are then restored.
+  // Those two bytes become '[' and ']', and the padding spaces, while simdjson reads the chunk;
+  // all are then restored.
   Status ParseChunkInPlace(char* chunk, size_t size, size_t file_offset);
   // What the events parsed so far added to the trace, to undo a chunk that turned out not to be
   // one (strings interned meanwhile stay; nothing refers to them). Process names are idempotent.

@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "gzip_test_data.h"
 #include "trace_test_util.h"
@@ -212,7 +213,12 @@ TEST(ReaderTest, ChunksParsedInPlaceMatchCopiesAndRestoreTheText) {
               R"(", "pid": 1, "tid": 2, "ts": )" + std::to_string(i * 10) +
               R"(.5, "dur": 5, "args": {"External id": )" + std::to_string(i) + "}}";
   }
-  for (const std::string& json : {KinetoJson(events), "[" + events + "]"}) {
+  // Text after the array (so that the last chunk too is parsed in place).
+  std::string with_header = KinetoJson(events);
+  with_header.insert(with_header.size() - 1,
+                     R"(, "deviceProperties": [{"id": 0, "name": "a device with a long name", )"
+                     R"("totalGlobalMem": 1000000, "computeMajor": 8, "numSms": 4}])");
+  for (const std::string& json : {KinetoJson(events), "[" + events + "]", with_header}) {
     for (bool guess : {true, false}) {
       ParseOptions copied = ChunkOptions(200, guess);
       ParseOptions in_place = copied;
@@ -237,8 +243,43 @@ TEST(ReaderTest, ChunksParsedInPlaceMatchCopiesAndRestoreTheText) {
       ASSERT_FALSE(d.ok());
       EXPECT_EQ(c.error().message, d.error().message);
       EXPECT_EQ(broken_text, broken);
+
+      // The last event broken where simdjson's error depends on the byte past the document's end
+      // (a copy's padding is spaces; in place it is the text after the array, made spaces too).
+      std::string last = json;
+      const size_t at_last = last.rfind(R"("ph": "X",)");
+      ASSERT_NE(at_last, std::string::npos);
+      last.replace(at_last, 10, R"("ph":"X": 0,)");
+      std::string last_text = last;
+      auto e = ParseTrace(last, "last.json", copied);
+      auto f = ParseTrace(last_text, "last.json", in_place);
+      ASSERT_FALSE(e.ok());
+      ASSERT_FALSE(f.ok());
+      EXPECT_EQ(e.error().message, f.error().message);
+      EXPECT_EQ(last_text, last);
     }
   }
+}
+
+// A fuzzer's find: malformed text whose error simdjson decides by the byte past the document's
+// end, which in place is the text after the array unless it is made spaces as a copy's padding.
+TEST(ReaderTest, InPlaceErrorsDoNotDependOnTheTextAfterTheChunk) {
+  std::ifstream file(std::string(XPUPERF_SOURCE_DIR) +
+                     "/fuzz/corpus/trace/malformed_last_event_before_header.json");
+  std::stringstream bytes;
+  bytes << file.rdbuf();
+  const std::string json = bytes.str();
+  ASSERT_FALSE(json.empty());
+  ParseOptions copied = ChunkOptions(64, true);
+  ParseOptions in_place = copied;
+  in_place.writable_text = true;
+  std::string text = json;
+  auto a = ParseTrace(json, "fuzz", copied);
+  auto b = ParseTrace(text, "fuzz", in_place);
+  ASSERT_FALSE(a.ok());
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(a.error().message, b.error().message);
+  EXPECT_EQ(text, json);
 }
 
 // Legacy duration pairs: a 'B' and the next 'E' of the same pid and tid are one complete event,

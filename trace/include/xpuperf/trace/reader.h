@@ -51,7 +51,8 @@ struct ParseOptions {
   // found by scanning brackets outside strings. false = always scan (the same result, slower).
   bool guess_chunk_ends = true;
   // The caller owns the text and lets the parser write into it while a chunk is parsed (the two
-  // bytes around the chunk become '[' and ']' and are restored before the chunk's parse returns):
+  // bytes around the chunk become '[' and ']', the 64 after it spaces, all restored before the
+  // chunk's parse returns):
   // chunks are then parsed where they lie instead of being copied into a padded buffer. Only for
   // text that is writable memory (ReadTraceFile's private mappings and inflate buffers).
   bool writable_text = false;
