@@ -117,6 +117,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (writable != text || parsed.ok() != trace.ok()) std::abort();
     if (parsed.ok() && parsed->events.size() != trace->events.size()) std::abort();
     if (!parsed.ok() && parsed.error().message != trace.error().message) std::abort();
+    // And with writable zeros past the end (a mapped file's), the last chunk in place too.
+    std::string padded = std::string(text) + std::string(128, '\0');
+    in_place.writable_padding = 128;
+    auto last =
+        xpuperf::trace::ParseTrace(std::string_view(padded.data(), text.size()), "fuzz", in_place);
+    if (padded.compare(0, text.size(), text) != 0 ||
+        padded.find_first_not_of('\0', text.size()) != std::string::npos) {
+      std::abort();
+    }
+    if (last.ok() != trace.ok()) std::abort();
+    if (last.ok() && last->events.size() != trace->events.size()) std::abort();
+    if (!last.ok() && last.error().message != trace.error().message) std::abort();
   }
   simdjson::dom::parser validator;
   simdjson::dom::element root;

@@ -64,9 +64,13 @@ Result<std::string> ReadTextHead(const std::string& path, size_t bytes) {
 }
 
 TraceText::TraceText(TraceText&& other) noexcept
-    : mapped_(other.mapped_), mapped_size_(other.mapped_size_), owned_(std::move(other.owned_)) {
+    : mapped_(other.mapped_),
+      mapped_size_(other.mapped_size_),
+      text_size_(other.text_size_),
+      owned_(std::move(other.owned_)) {
   other.mapped_ = nullptr;
   other.mapped_size_ = 0;
+  other.text_size_ = 0;
 }
 
 TraceText& TraceText::operator=(TraceText&& other) noexcept {
@@ -74,9 +78,11 @@ TraceText& TraceText::operator=(TraceText&& other) noexcept {
     Reset();
     mapped_ = other.mapped_;
     mapped_size_ = other.mapped_size_;
+    text_size_ = other.text_size_;
     owned_ = std::move(other.owned_);
     other.mapped_ = nullptr;
     other.mapped_size_ = 0;
+    other.text_size_ = 0;
   }
   return *this;
 }
@@ -87,6 +93,7 @@ void TraceText::Reset() {
   if (mapped_) munmap(const_cast<char*>(mapped_), mapped_size_);
   mapped_ = nullptr;
   mapped_size_ = 0;
+  text_size_ = 0;
   std::string().swap(owned_);
 }
 
@@ -99,14 +106,24 @@ Result<TraceText> TraceText::Load(const std::string& path) {
     if (!gzip) {
       size_t size = static_cast<size_t>(file.size_bytes());
       // Writable but private: the reader parses chunks in place (ParseOptions::writable_text),
-      // and a page it writes becomes a copy of its own; the file is never changed.
-      void* at = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, file.fd(), 0);
+      // and a page it writes becomes a copy of its own; the file is never changed. A page of
+      // zeros is reserved after the file's last page (an anonymous range the file is mapped over),
+      // so that the last chunk has its parse padding in place too.
+      const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+      const size_t whole = (size + page - 1) / page * page + page;
+      void* range =
+          mmap(nullptr, whole, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      void* at = range == MAP_FAILED ? MAP_FAILED
+                                     : mmap(range, size, PROT_READ | PROT_WRITE,
+                                            MAP_PRIVATE | MAP_FIXED, file.fd(), 0);
       if (at != MAP_FAILED) {
         madvise(at, size, MADV_SEQUENTIAL);
         text.mapped_ = static_cast<const char*>(at);
-        text.mapped_size_ = size;
+        text.mapped_size_ = whole;
+        text.text_size_ = size;
         return text;
       }
+      if (range != MAP_FAILED) munmap(range, whole);
     }
   }
   XPUPERF_ASSIGN_OR_RETURN(text.owned_, ReadMaybeGzipFile(path));

@@ -64,9 +64,10 @@ Result<std::unique_ptr<InflatingText>> InflatingText::Start(const std::string& p
   text->compressed_ = static_cast<const char*>(compressed);
   text->compressed_size_ = compressed_size;
   text->size_ = stated;
-  // One page more than the text, so a reader that looks one byte past the end reads a zero.
+  // Zeros past the text (the rest of its last page, at least kPaddingBytes): a reader that looks
+  // past the end reads zeros, and the in-place parse has its padding.
   const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  text->mapped_size_ = (text->size_ + page) / page * page;
+  text->mapped_size_ = (text->size_ + kPaddingBytes + page - 1) / page * page;
   void* range = mmap(nullptr, text->mapped_size_, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (range == MAP_FAILED) {

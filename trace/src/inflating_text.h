@@ -46,6 +46,10 @@ class InflatingText {
   // The whole text's range: size() bytes, readable once WaitFor says so.
   std::string_view view() const { return {data_, size_}; }
   size_t size() const { return size_; }
+  // Bytes mapped past size(), zeros, readable and writable (at least kPaddingBytes): the
+  // reader's in-place parse of the last chunk writes its padding there and restores it.
+  size_t padding() const { return mapped_size_ - size_; }
+  static constexpr size_t kPaddingBytes = 128;
   // The gzip file's size: deflate expands at most 1032:1, so the text is at most 1032 times it
   // (the trailer's size is only a claim until the inflater reaches it).
   size_t compressed_size() const { return compressed_size_; }

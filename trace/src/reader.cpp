@@ -40,6 +40,7 @@ class TopLevelScanner {
         release_(options.release_consumed),
         speculate_(options.guess_chunk_ends),
         writable_(options.writable_text),
+        padding_(options.writable_text ? options.writable_padding : 0),
         stream_(stream),
         available_(stream ? 0 : json.size()) {}
 
@@ -94,6 +95,7 @@ class TopLevelScanner {
   bool release_;
   bool speculate_;
   bool writable_;
+  size_t padding_;  // writable bytes past json_'s end
   int failed_guesses_ = 0;
   size_t released_ = 0;
   internal::InflatingText* stream_;
@@ -176,9 +178,12 @@ Result<size_t> TopLevelScanner::SkipValue(size_t pos) const {
 
 Status TopLevelScanner::ParseChunk(internal::EventParser& parser, size_t start, size_t end) const {
   // In place: the chunk sits between a ',' or '[' and a ',' or ']', and simdjson's padding past
-  // that closing byte is text already there.
+  // that closing byte is text already there (all inflated, for a streamed text), or the writable
+  // padding past the text's end.
   const size_t padded_end = end + 1 + simdjson::SIMDJSON_PADDING;
-  if (writable_ && start > 0 && padded_end <= json_.size() && Ensure(padded_end) >= padded_end) {
+  const size_t readable_end = std::min(padded_end, json_.size());
+  if (writable_ && start > 0 && padded_end <= json_.size() + padding_ &&
+      Ensure(readable_end) >= readable_end) {
     // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): writable_text: the caller's memory
     char* text = const_cast<char*>(json_.data());
     return parser.ParseChunkInPlace(text + start, end - start, start);
@@ -468,6 +473,7 @@ Result<std::optional<Trace>> internal::ReadStreamedGzip(const std::string& path,
   ParseOptions options;
   options.release_consumed = true;
   options.writable_text = true;  // the inflater's own buffer
+  options.writable_padding = text.padding();
   Result<Trace> parsed = ParseText(text.view(), path, options, &text);
   // The inflater's own error (corrupt gzip, the cap, Ctrl-C) explains a parse that failed on
   // the zeros past it, so it comes first.
@@ -497,6 +503,7 @@ Result<Trace> ReadTraceFile(const std::string& path) {
   ParseOptions options;
   options.release_consumed = true;
   options.writable_text = true;  // a private mapping or an owned string
+  options.writable_padding = text.padding();
   return ParseTrace(text.view(), path, options);
 }
 

@@ -231,6 +231,15 @@ TEST(ReaderTest, ChunksParsedInPlaceMatchCopiesAndRestoreTheText) {
       ASSERT_EQ(b->events.size(), 500u);
       ExpectSameEvents(*a, *b);
       EXPECT_EQ(text, json);
+      // With writable padding past the text's end the last chunk is parsed in place too.
+      std::string padded = json + std::string(128, '\0');
+      ParseOptions with_padding = in_place;
+      with_padding.writable_padding = 128;
+      auto g =
+          ParseTrace(std::string_view(padded.data(), json.size()), "padded.json", with_padding);
+      ASSERT_TRUE(g.ok()) << g.error().message;
+      ExpectSameEvents(*a, *g);
+      EXPECT_EQ(padded, json + std::string(128, '\0'));
 
       std::string broken = json;
       const size_t at = broken.find(R"("ts": 2500.5,)");

@@ -56,6 +56,9 @@ struct ParseOptions {
   // chunks are then parsed where they lie instead of being copied into a padded buffer. Only for
   // text that is writable memory (ReadTraceFile's private mappings and inflate buffers).
   bool writable_text = false;
+  // With writable_text: how many bytes past the text's end may be read and written (and are
+  // restored) too, so that the last chunk is parsed in place as well (it needs 65).
+  size_t writable_padding = 0;
 };
 Result<Trace> ParseTrace(std::string_view json, std::string source, const ParseOptions& options);
 
@@ -104,15 +107,19 @@ class TraceText {
   ~TraceText();
 
   std::string_view view() const {
-    return mapped_ ? std::string_view(mapped_, mapped_size_) : std::string_view(owned_);
+    return mapped_ ? std::string_view(mapped_, text_size_) : std::string_view(owned_);
   }
   bool mapped() const { return mapped_ != nullptr; }
+  // Zero bytes past view()'s end that are mapped, readable and privately writable (a mapped file
+  // is followed by at least a page of them; an owned text by none): ParseOptions::writable_padding.
+  size_t padding() const { return mapped_ ? mapped_size_ - text_size_ : 0; }
   // Unmaps the file or frees the text now (view() is empty afterwards).
   void Reset();
 
  private:
   const char* mapped_ = nullptr;
-  size_t mapped_size_ = 0;
+  size_t mapped_size_ = 0;  // the whole mapping: the file's pages and the zero page after them
+  size_t text_size_ = 0;
   std::string owned_;
 };
 
