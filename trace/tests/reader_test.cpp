@@ -203,6 +203,19 @@ TEST(ReaderTest, WrongChunkGuessesAreUndone) {
       << c.error().message;
 }
 
+// `json` fails the same way parsed as a copy and in place, and in place leaves it as it was.
+void ExpectSameFailureInPlace(const std::string& json, const ParseOptions& copied) {
+  ParseOptions in_place = copied;
+  in_place.writable_text = true;
+  std::string text = json;
+  auto a = ParseTrace(json, "broken.json", copied);
+  auto b = ParseTrace(text, "broken.json", in_place);
+  ASSERT_FALSE(a.ok());
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(a.error().message, b.error().message);
+  EXPECT_EQ(text, json);
+}
+
 // Chunks parsed where they lie (writable text) give what copies give, wrong guesses and errors
 // included, and leave the text as it was.
 TEST(ReaderTest, ChunksParsedInPlaceMatchCopiesAndRestoreTheText) {
@@ -245,13 +258,7 @@ TEST(ReaderTest, ChunksParsedInPlaceMatchCopiesAndRestoreTheText) {
       const size_t at = broken.find(R"("ts": 2500.5,)");
       ASSERT_NE(at, std::string::npos);
       broken.replace(at, 13, R"("ts": 2500.5 )");
-      std::string broken_text = broken;
-      auto c = ParseTrace(broken, "broken.json", copied);
-      auto d = ParseTrace(broken_text, "broken.json", in_place);
-      ASSERT_FALSE(c.ok());
-      ASSERT_FALSE(d.ok());
-      EXPECT_EQ(c.error().message, d.error().message);
-      EXPECT_EQ(broken_text, broken);
+      ExpectSameFailureInPlace(broken, copied);
 
       // The last event broken where simdjson's error depends on the byte past the document's end
       // (a copy's padding is spaces; in place it is the text after the array, made spaces too).
@@ -259,13 +266,7 @@ TEST(ReaderTest, ChunksParsedInPlaceMatchCopiesAndRestoreTheText) {
       const size_t at_last = last.rfind(R"("ph": "X",)");
       ASSERT_NE(at_last, std::string::npos);
       last.replace(at_last, 10, R"("ph":"X": 0,)");
-      std::string last_text = last;
-      auto e = ParseTrace(last, "last.json", copied);
-      auto f = ParseTrace(last_text, "last.json", in_place);
-      ASSERT_FALSE(e.ok());
-      ASSERT_FALSE(f.ok());
-      EXPECT_EQ(e.error().message, f.error().message);
-      EXPECT_EQ(last_text, last);
+      ExpectSameFailureInPlace(last, copied);
     }
   }
 }
@@ -277,18 +278,8 @@ TEST(ReaderTest, InPlaceErrorsDoNotDependOnTheTextAfterTheChunk) {
                      "/fuzz/corpus/trace/malformed_last_event_before_header.json");
   std::stringstream bytes;
   bytes << file.rdbuf();
-  const std::string json = bytes.str();
-  ASSERT_FALSE(json.empty());
-  ParseOptions copied = ChunkOptions(64, true);
-  ParseOptions in_place = copied;
-  in_place.writable_text = true;
-  std::string text = json;
-  auto a = ParseTrace(json, "fuzz", copied);
-  auto b = ParseTrace(text, "fuzz", in_place);
-  ASSERT_FALSE(a.ok());
-  ASSERT_FALSE(b.ok());
-  EXPECT_EQ(a.error().message, b.error().message);
-  EXPECT_EQ(text, json);
+  ASSERT_FALSE(bytes.str().empty());
+  ExpectSameFailureInPlace(bytes.str(), ChunkOptions(64, true));
 }
 
 // Legacy duration pairs: a 'B' and the next 'E' of the same pid and tid are one complete event,
