@@ -349,14 +349,19 @@ EventParser::EventParser(Trace& trace) : trace_(trace) {
 }
 
 uint32_t EventParser::InternName(std::string_view text) {
-  constexpr size_t kSlots = 4096;
-  if (name_cache_.empty()) name_cache_.resize(kSlots);
+  // 4096 slots, fewer for a small text (a tiny trace should not clear 64 KiB to read 10 events).
+  if (name_cache_.empty()) {
+    size_t count = 64;
+    while (count < 4096 && count * 256 < static_cast<size_t>(trace_.input_bytes)) count *= 2;
+    name_cache_.resize(count);
+  }
+  const size_t slots = name_cache_.size();
   uint64_t head = 0, tail = 0;
   size_t n = text.size();
   std::memcpy(&head, text.data(), std::min<size_t>(n, 8));
   if (n > 8) std::memcpy(&tail, text.data() + n - 8, 8);
   uint64_t tag = (head * 0x9E3779B97F4A7C15ull) ^ (tail * 0xC2B2AE3D27D4EB4Full) ^ n;
-  CachedName& slot = name_cache_[(tag ^ (tag >> 29)) & (kSlots - 1)];
+  CachedName& slot = name_cache_[(tag ^ (tag >> 29)) & (slots - 1)];
   if (slot.tag == tag && slot.id != 0 && trace_.strings.Get(slot.id) == text) return slot.id;
   uint32_t id = trace_.strings.Intern(text);
   slot = {tag, id};

@@ -16,7 +16,7 @@ uint32_t StringTable::Intern(std::string_view text) {
   constexpr size_t kBlock = size_t{64} * 1024;
   if (blocks_.empty() || block_used_ + text.size() > block_size_) {
     block_size_ = text.size() > kBlock ? text.size() : kBlock;
-    blocks_.push_back(std::make_unique<char[]>(block_size_));
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(block_size_));  // not zero-filled
     block_used_ = 0;
   }
   char* dest = blocks_.back().get() + block_used_;
