@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <unordered_map>
 #include <vector>
 
 #include "hta_frame.h"
@@ -54,23 +53,32 @@ bool IsHtaNonCompute(std::string_view name) {
 // position of its partner; pandas' assignment with repeated labels leaves the last partner in
 // file order, i.e. the largest position. Rows without a partner keep min(correlation, 0).
 void SetHtaIndexCorrelation(const Trace& trace, std::vector<TraceEvent>& rows) {
-  std::unordered_map<int64_t, uint32_t> last_cpu, last_gpu;  // correlation -> largest file_index
+  // Each side's (correlation, file_index) pairs sorted: the last of a correlation's run holds
+  // its largest file position (two sorts and binary searches: no hash-map node per row).
+  using Link = std::pair<int64_t, uint32_t>;
+  std::vector<Link> cpu_side, gpu_side;
   std::vector<bool> is_gpu(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     const TraceEvent& e = rows[i];
     is_gpu[i] = IsHtaGpuKernel(trace, e);
     if (e.correlation == -1) continue;
-    auto& side = is_gpu[i] ? last_gpu : last_cpu;
-    auto [it, inserted] = side.try_emplace(e.correlation, e.file_index);
-    if (!inserted) it->second = std::max(it->second, e.file_index);
+    (is_gpu[i] ? gpu_side : cpu_side).emplace_back(e.correlation, e.file_index);
   }
+  std::sort(cpu_side.begin(), cpu_side.end());
+  std::sort(gpu_side.begin(), gpu_side.end());
+  // The largest file position among `side`'s rows of `correlation`, or -1.
+  auto last_of = [](const std::vector<Link>& side, int64_t correlation) -> int64_t {
+    auto it = std::upper_bound(side.begin(), side.end(), correlation,
+                               [](int64_t c, const Link& link) { return c < link.first; });
+    if (it == side.begin() || std::prev(it)->first != correlation) return -1;
+    return std::prev(it)->second;
+  };
   for (size_t i = 0; i < rows.size(); ++i) {
     TraceEvent& e = rows[i];
     int64_t link = std::min<int64_t>(e.correlation, 0);
     if (e.correlation != -1) {
-      const auto& partners = is_gpu[i] ? last_cpu : last_gpu;
-      auto it = partners.find(e.correlation);
-      if (it != partners.end()) link = it->second;
+      const int64_t partner = last_of(is_gpu[i] ? cpu_side : gpu_side, e.correlation);
+      if (partner >= 0) link = partner;
     }
     e.hta_index_correlation = static_cast<int32_t>(std::clamp<int64_t>(link, INT32_MIN, INT32_MAX));
   }
@@ -275,23 +283,25 @@ void ApplyHtaConvention(Trace& trace, bool drop_last_profiler_step) {
     has_step = true;
     last_step_start = std::max(last_step_start, e.ts_ns);
   }
-  std::unordered_map<int64_t, int64_t> cpu_correlations;  // correlation -> kept CPU events
+  std::vector<int64_t> cpu_correlations;  // of the kept CPU events, sorted (repeats counted)
   std::vector<TraceEvent> cpu, gpu;
   for (const TraceEvent& e : trace.events) {
     if (IsHtaGpuKernel(trace, e)) {
       gpu.push_back(e);
     } else if (has_step && e.ts_ns < last_step_start) {
       cpu.push_back(e);
-      ++cpu_correlations[e.correlation];
+      cpu_correlations.push_back(e.correlation);
     }
   }
+  std::sort(cpu_correlations.begin(), cpu_correlations.end());
   std::vector<TraceEvent> out;
   out.reserve(cpu.size() + gpu.size());
   for (const TraceEvent& e : gpu) {
-    auto it = cpu_correlations.find(e.correlation);
-    if (it == cpu_correlations.end()) continue;
+    auto [first, last] =
+        std::equal_range(cpu_correlations.begin(), cpu_correlations.end(), e.correlation);
+    if (first == last) continue;
     // A sync event without a correlation would match every CPU event without one: kept once.
-    const int64_t copies = e.correlation < 0 ? 1 : it->second;
+    const int64_t copies = e.correlation < 0 ? 1 : last - first;
     for (int64_t c = 0; c < copies; ++c) out.push_back(e);
   }
   out.insert(out.end(), cpu.begin(), cpu.end());
