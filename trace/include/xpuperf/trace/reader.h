@@ -7,11 +7,12 @@
 // to integer nanoseconds exactly (no double rounding), so absolute epoch timestamps keep ns
 // precision.
 //
-// Speed and memory: an uncompressed file is mapped read-only (no copy; the page cache serves it); a
-// gzip file of 4 MiB and more is inflated on a second thread while the first parses, into a range
-// whose parsed pages are handed back (resident: ~64 MiB of text, not the whole file); a smaller
-// one, or one whose text is not the size its trailer states, is inflated into memory once. The
-// `traceEvents` array is cut into chunks of whole events that simdjson's on-demand parser walks
+// Speed and memory: an uncompressed file is mapped privately (no copy; the page cache serves it;
+// the file is never written); a gzip file of 4 MiB and more is inflated on a second thread while
+// the first parses, into a range whose parsed pages are handed back (resident: ~64 MiB of text, not
+// the whole file); a smaller one is inflated whole into such a range first, and one whose text is
+// not the size its trailer states into memory. The `traceEvents` array is cut into chunks of whole
+// events that simdjson's on-demand parser walks where they lie (ParseOptions::writable_text)
 // without building a DOM, and the pages of text already parsed are handed back as parsing goes.
 // Each event becomes an 88-byte TraceEvent with interned strings.
 #pragma once
@@ -91,8 +92,9 @@ Result<std::string> ReadTextHead(const std::string& path, size_t bytes);
 // Reads a whole file, decompressing gzip; used by the readers of other PyTorch exports too.
 Result<std::string> ReadMaybeGzipFile(const std::string& path);
 
-// The JSON text of a trace file: the file mapped read-only when it is not compressed (a regular,
-// non-empty file), else its contents (gzip inflated) in memory. Move-only; the view stays valid
+// The JSON text of a trace file: the file mapped privately and writable (copy-on-write, the file
+// untouched), followed by a page of zeros, when it is not compressed (a regular, non-empty file),
+// else its contents (gzip inflated) in memory. Move-only; the view stays valid
 // while the object lives. Give view() to ParseTrace(..., release_consumed = true) to drop the
 // pages already parsed as parsing goes.
 class TraceText {
