@@ -282,10 +282,14 @@ bool MicrosTextToNanos(std::string_view text, int64_t* nanos, bool* written_frac
   size_t i = 0;
   bool negative = false;
   if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
+  // The digit run at `at`; digits right after the text (readable_past_end) are not the text's:
+  // then it is read alone.
+  auto run_at = [&](size_t at, uint64_t* value) {
+    const size_t n = DigitRun(text.data() + at, text.size() - at + readable_past_end, value);
+    return at + n <= text.size() ? n : DigitRun(text.data() + at, text.size() - at, value);
+  };
   uint64_t run = 0;
-  size_t digits = DigitRun(text.data() + i, text.size() - i + readable_past_end, &run);
-  // Digits right after the text (readable_past_end) are not the text's: read it alone then.
-  if (i + digits > text.size()) digits = DigitRun(text.data() + i, text.size() - i, &run);
+  size_t digits = run_at(i, &run);
   i += digits;
   // Nanoseconds must fit an int64 (a 19-digit run would not, nor would digits past it).
   if (run > static_cast<uint64_t>((INT64_MAX - 999) / 1000) ||
@@ -299,8 +303,7 @@ bool MicrosTextToNanos(std::string_view text, int64_t* nanos, bool* written_frac
     ++i;
     // Nanoseconds: the first three digits, rounded half up by the fourth (the rest ignored).
     uint64_t run_digits = 0;
-    size_t taken = DigitRun(text.data() + i, text.size() - i + readable_past_end, &run_digits);
-    if (i + taken > text.size()) taken = DigitRun(text.data() + i, text.size() - i, &run_digits);
+    const size_t taken = run_at(i, &run_digits);
     if (taken <= 3) {
       fraction = static_cast<int64_t>(run_digits * kPow10[3 - taken]);
     } else {

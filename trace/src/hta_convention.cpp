@@ -167,7 +167,8 @@ std::vector<int32_t> HtaIterations(const Trace& trace, const std::vector<TraceEv
   return iterations;
 }
 
-// The rest of HTA's frame over `rows` (before the drop): iterations, symbols, column ranges.
+// HTA's frame over `rows` (before the drop): iterations, symbols, every column's range, the first
+// ts.
 void RecordHtaFrameColumns(Trace& trace, const std::vector<TraceEvent>& rows) {
   trace.hta_iteration_nan = false;
   trace.hta_iterations = HtaIterations(trace, rows, &trace.hta_iteration_nan);
@@ -194,9 +195,20 @@ void RecordHtaFrameColumns(Trace& trace, const std::vector<TraceEvent>& rows) {
         [](const Trace::EventWait& w, uint32_t index) { return w.file_index < index; });
     return it != waits.end() && it->file_index == file_index ? &*it : nullptr;
   };
-  trace.hta_bytes = trace.hta_external_id = trace.hta_index_correlation = trace.hta_wait_on_stream =
-      trace.hta_wait_on_event = trace.hta_iteration = Trace::HtaRange{};
+  trace.hta_first_ts_ns = INT64_MAX;
+  trace.hta_ts_us = trace.hta_dur_us = trace.hta_stream = trace.hta_correlation =
+      trace.hta_file_index = trace.hta_pid = trace.hta_tid = trace.hta_bytes =
+          trace.hta_external_id = trace.hta_index_correlation = trace.hta_wait_on_stream =
+              trace.hta_wait_on_event = trace.hta_iteration = Trace::HtaRange{};
   for (const TraceEvent& e : rows) {
+    trace.hta_first_ts_ns = std::min(trace.hta_first_ts_ns, e.ts_ns);
+    trace.hta_ts_us.Add(e.ts_ns / 1000);
+    trace.hta_dur_us.Add(e.dur_ns / 1000);
+    trace.hta_stream.Add(e.stream);
+    trace.hta_correlation.Add(e.correlation);
+    trace.hta_file_index.Add(e.file_index);
+    trace.hta_pid.Add(e.pid);
+    trace.hta_tid.Add(e.tid);
     trace.hta_bytes.Add(e.bytes);
     trace.hta_external_id.Add(e.external_id);
     trace.hta_index_correlation.Add(e.hta_index_correlation);
@@ -257,19 +269,6 @@ void ApplyHtaConvention(Trace& trace, bool drop_last_profiler_step) {
   }
   RecordHtaFrameColumns(trace, kept);
   trace.events = std::move(kept);
-  trace.hta_first_ts_ns = INT64_MAX;
-  trace.hta_ts_us = trace.hta_dur_us = trace.hta_stream = trace.hta_correlation =
-      trace.hta_file_index = trace.hta_pid = trace.hta_tid = Trace::HtaRange{};
-  for (const TraceEvent& e : trace.events) {
-    trace.hta_first_ts_ns = std::min(trace.hta_first_ts_ns, e.ts_ns);
-    trace.hta_ts_us.Add(e.ts_ns / 1000);
-    trace.hta_dur_us.Add(e.dur_ns / 1000);
-    trace.hta_stream.Add(e.stream);
-    trace.hta_correlation.Add(e.correlation);
-    trace.hta_file_index.Add(e.file_index);
-    trace.hta_pid.Add(e.pid);
-    trace.hta_tid.Add(e.tid);
-  }
   trace.hta_dropped_last_step = drop_last_profiler_step;
   if (!drop_last_profiler_step) return;
   // include_last_profiler_step=False: CPU events from the last ProfilerStep's start on are
