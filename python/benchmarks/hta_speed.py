@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""get_temporal_breakdown end to end, HTA 0.5.0 against xpuperf.hta, side by side in one run.
+"""get_temporal_breakdown (or, with --method critical_path, critical_path_analysis over the
+whole trace and its get_critical_path_breakdown) end to end, HTA 0.5.0 against xpuperf.hta,
+side by side in one run.
 
 Each measurement is a fresh Python process that imports the package, constructs
 TraceAnalysis(trace_dir=D) and calls get_temporal_breakdown(visualize=False): process start to
@@ -9,7 +11,8 @@ xpuperf). Each trace is in its own directory (HTA reads directories). And, as in
 the packages are imported already, construct + call alone ("cell"): its wall time and its CPU
 time (this process's threads and the children HTA's process pool ran, getrusage). Prints one row per trace and the ratios HTA / xpuperf.
 
-  hta_speed.py [--repeat N] TRACE...      (run in an environment with HTA and xpuperf)
+  hta_speed.py [--repeat N] [--method temporal_breakdown|critical_path] TRACE...
+      (run in an environment with HTA and xpuperf)
 """
 
 import argparse
@@ -30,16 +33,26 @@ def cpu():  # this process and its finished children (HTA parses in a process po
     s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
 t1, c1 = time.perf_counter(), cpu()
-TraceAnalysis(trace_dir=sys.argv[1]).get_temporal_breakdown(visualize=False)
+{call}
 print(time.perf_counter() - t1, cpu() - c1)
 """
+CALLS = {
+    "temporal_breakdown":
+        "TraceAnalysis(trace_dir=sys.argv[1]).get_temporal_breakdown(visualize=False)",
+    # The file as rank 0 (trace_files), the whole trace as the window.
+    "critical_path":
+        "graph, ok = TraceAnalysis(trace_files={0: sys.argv[2]}, trace_dir=sys.argv[1])"
+        ".critical_path_analysis(0, '', None)\n"
+        "assert ok and len(graph.get_critical_path_breakdown()) > 0",
+}
 
 
-def run(module, directory):
+def run(module, directory, method, name):
     """(wall s, CPU s of the process: user + sys, in-process s of construct + call)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", PROGRAM.format(module=module), directory],
+    program = PROGRAM.format(module=module, call=CALLS[method])
+    out = subprocess.run([sys.executable, "-c", program, directory, name],
                          check=True, capture_output=True, text=True).stdout
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -51,6 +64,7 @@ def run(module, directory):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--method", choices=sorted(CALLS), default="temporal_breakdown")
     parser.add_argument("traces", nargs="+")
     args = parser.parse_args()
     print(f"{'trace':36} {'HTA s':>7} {'xp s':>7} {'wall x':>6} | {'HTA cpu':>7} {'xp cpu':>7} "
@@ -61,8 +75,9 @@ def main():
             os.symlink(os.path.abspath(path), os.path.join(directory, os.path.basename(path)))
             hta, ours = [], []
             for _ in range(args.repeat):
-                hta.append(run("hta.trace_analysis", directory))
-                ours.append(run("xpuperf.hta", directory))
+                name = os.path.basename(path)
+                hta.append(run("hta.trace_analysis", directory, args.method, name))
+                ours.append(run("xpuperf.hta", directory, args.method, name))
         med = lambda rows, k: statistics.median(r[k] for r in rows)  # noqa: E731
         h_e2e, x_e2e = med(hta, 0), med(ours, 0)
         h_cpu, x_cpu = med(hta, 1), med(ours, 1)

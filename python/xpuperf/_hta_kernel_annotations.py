@@ -55,10 +55,27 @@ def kernel_frame(pd, frame, events, info, dropped_last_step: bool, symbols: Symb
     HTA's order and dtype, ts aligned by `first_ts`, plus end and user_annotation = -1.
     `frame` is the rank's _hta_frames.rank_frame."""
     order = _hta_frames.row_order(events, dropped_last_step)
-    kernels = _hta_frames.is_gpu_kernel(events)[order]
-    rows = order[kernels]
+    kernels = trace_frame(pd, frame, events, info, dropped_last_step, symbols, first_ts,
+                          _hta_frames.is_gpu_kernel(events)[order], aligned_end=True)
+    kernels["user_annotation"] = np.full(len(kernels), -1, dtype=np.int64)
+    return kernels
+
+
+def trace_frame(pd, frame, events, info, dropped_last_step: bool, symbols: SymbolTable,
+                first_ts, selected=None, aligned_end: bool = False):
+    """HTA's frame of the rank (its Trace.get_trace(rank)): every column in HTA's order and
+    dtype, cat and name as ids of `symbols`, ts aligned by `first_ts`; the rows of `frame` (the
+    rank's _hta_frames.rank_frame) where `selected` (a mask in its row order) holds, or all of
+    them. HTA computes `end` before it aligns ts, so its end stays in the trace's clock; with
+    `aligned_end`, end = the aligned ts + dur (the frame of the annotated GPU kernels). The
+    input_dims, input_type and input_strides columns are HTA's default "-1" (the reader does
+    not keep the operators' input shapes)."""
+    order = _hta_frames.row_order(events, dropped_last_step)
+    if selected is None:
+        selected = np.ones(len(order), dtype=bool)
+    rows = order[selected]
     ranges = info["hta_ranges"]
-    sub = frame[kernels]
+    sub = frame[selected]
     ts = sub["ts"] - first_ts
     dur = sub["dur"]
     # round_down_time_stamps ran at parse when ts was float64 (fractional or missing ts): it
@@ -78,8 +95,9 @@ def kernel_frame(pd, frame, events, info, dropped_last_step: bool, symbols: Symb
     columns = {"index": sub["index"], "cat": _ids(sub["cat"].to_numpy(), symbols),
                "name": _ids(sub["name"].to_numpy(), symbols), "pid": sub["pid"],
                "tid": sub["tid"], "ts": ts, "dur": dur}
+    end = ts + dur if aligned_end else sub["ts"] + dur
     if end_after_dur:
-        columns["end"] = ts + dur
+        columns["end"] = end
     defaults = np.full(n, "-1", dtype=object)  # HTA's default of the Input * args
     columns.update({
         "stream": sub["stream"], "correlation": sub["correlation"], "bytes": column("bytes"),
@@ -91,8 +109,7 @@ def kernel_frame(pd, frame, events, info, dropped_last_step: bool, symbols: Symb
             _hta_frames.downcast_dtype(ranges["index_correlation"])),
         "iteration": iteration})
     if not end_after_dur:
-        columns["end"] = ts + dur
-    columns["user_annotation"] = np.full(n, -1, dtype=np.int64)
+        columns["end"] = end
     return pd.DataFrame({k: np.asarray(v) for k, v in columns.items()}, index=sub.index)
 
 

@@ -18,16 +18,17 @@ from __future__ import annotations
 
 import os
 import tempfile
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
-from xpuperf import (_hta_call_stacks, _hta_counters, _hta_frames, _hta_kernel_annotations,
-                     _hta_more_analyses, _hta_trace_writer)
+from xpuperf import (_hta_call_stacks, _hta_counters, _hta_critical_path, _hta_frames,
+                     _hta_kernel_annotations, _hta_more_analyses, _hta_trace_writer)
+from xpuperf._hta_critical_path import CPEdge, CPEdgeType, CPGraph, CPNode
 from xpuperf._hta_trace_writer import TimeSeriesTypes
 from xpuperf._hta_trace_diff import DeviceType, LabeledTrace, TraceDiff
 from xpuperf._native import native
 
 __all__ = ["TraceAnalysis", "IMPLEMENTED", "TraceDiff", "LabeledTrace", "DeviceType",
-           "TimeSeriesTypes"]
+           "TimeSeriesTypes", "CPGraph", "CPEdge", "CPEdgeType", "CPNode"]
 
 DEFAULT_TRACE_DIR = "/tmp/trace"  # HTA's default
 IMPLEMENTED = ("get_temporal_breakdown", "get_comm_comp_overlap", "get_gpu_kernel_breakdown",
@@ -38,7 +39,8 @@ IMPLEMENTED = ("get_temporal_breakdown", "get_comm_comp_overlap", "get_gpu_kerne
                "generate_trace_with_counters", "get_queue_length_summary_from_time_series",
                "get_time_spent_blocked_on_full_queue", "get_gpu_user_annotation_breakdown",
                "get_aten_op_kernels_and_delay", "get_potential_stragglers",
-               "get_gpu_kernels_with_user_annotations")
+               "get_gpu_kernels_with_user_annotations", "critical_path_analysis",
+               "overlay_critical_path_analysis")
 
 _COMPUTATION = "COMPUTATION"
 _COMMUNICATION = "COMMUNICATION"
@@ -565,9 +567,58 @@ class TraceAnalysis:
             _hta_kernel_annotations.decode(kernels, symbols, shortern_names)
         return kernels.reset_index(drop=True)
 
+    def critical_path_analysis(self, rank: int, annotation: str,
+                               instance_id: Union[Optional[int], Tuple[int, int]]):
+        """HTA's critical path of `rank` within a window: the span of the `instance_id`-th
+        (default the first; a (first, last) pair spans several) of the events whose name
+        contains `annotation` ("ProfilerStep" matches every ProfilerStep#N; "" takes the whole
+        trace). Returns (CPGraph, success) as HTA (see CPGraph.summary() and
+        get_critical_path_breakdown()), or None when no name contains the annotation. Raises
+        ValueError when the instance is not in the trace or the graph is not valid."""
+        index = self._rank_index(rank)
+        pd = _pandas()
+        trace_df = self._trace_frame(index)
+        queue_lengths = _hta_frames.queue_length_time_series(pd, self._frame(index),
+                                                             self._first_ts())
+        if queue_lengths is None:  # no launch with its GPU op (HTA fails here)
+            queue_lengths = pd.DataFrame({"queue_length": pd.Series(dtype="int64")})
+        return _hta_critical_path.critical_path_analysis(
+            pd, trace_df, self.symbol_table, rank, annotation, instance_id, queue_lengths)
+
+    def overlay_critical_path_analysis(self, rank: int, critical_path_graph: CPGraph,
+                                       output_dir: str, only_show_critical_events: bool = True,
+                                       show_all_edges: bool = False) -> str:
+        """Writes output_dir/overlaid_critical_path_<trace file> (gzip JSON, as HTA, whatever
+        the name says): the rank's trace with args.critical = 1 on the critical path's events
+        and flow events for its launch, dependency and sync edges (every edge of the graph
+        with show_all_edges and not only_show_critical_events); with
+        only_show_critical_events, the other complete events left out (user annotations and
+        python functions kept). Returns the file's path, "" when output_dir is a file."""
+        index = self._rank_index(rank)
+        path = os.path.expanduser(os.fspath(output_dir))
+        if not os.path.exists(path):
+            os.makedirs(path)
+        elif not os.path.isdir(path):
+            _hta_critical_path.logger.error("%s is not a directory.", output_dir)
+            return ""
+        source = self._infos[index]["source"]
+        source = self._originals.get(source, source)
+        output_file = os.path.join(path, "overlaid_critical_path_" + os.path.basename(source))
+        raw_trace = _hta_trace_writer.read_raw_trace(source)
+        _hta_critical_path.overlay(raw_trace, critical_path_graph, only_show_critical_events,
+                                   show_all_edges, None)
+        _hta_trace_writer.write_raw_trace(output_file, raw_trace)
+        return output_file
+
+    def _trace_frame(self, index: int):
+        """HTA's get_trace(rank) of the rank at `index`: every column, cat and name as ids of
+        symbol_table, ts aligned to the run's start."""
+        return _hta_kernel_annotations.trace_frame(
+            _pandas(), self._frame(index), self._run.events(index), self._infos[index],
+            self._run.dropped_last_step, self.symbol_table, self._first_ts())
+
     def __getattr__(self, name: str):
-        if name.startswith("get_") or name in ("critical_path_analysis",
-                                                "overlay_critical_path_analysis"):
+        if name.startswith("get_"):
             raise NotImplementedError(
                 f"xpuperf.hta.TraceAnalysis.{name} is not implemented yet (implemented: "
                 f"{', '.join(IMPLEMENTED)}); use hta.trace_analysis.TraceAnalysis for it")

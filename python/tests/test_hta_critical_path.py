@@ -1,0 +1,191 @@
+"""HTA 0.5.0's critical_path_analysis / overlay_critical_path_analysis and xpuperf.hta's on the
+same files: the same graph (nodes, edges in networkx's order, weights), the same critical path
+(nodes, events, edges), the same edge attribution, equal get_critical_path_breakdown frames (row
+order included: both iterate a set of equal edges), equal summaries and equal overlaid trace
+files, on every shared trace and on generated ones that add what the shared ones lack
+(cudaStreamWaitEvent between streams, NCCL kernels, a child ending after its parent)."""
+
+import contextlib
+import gzip
+import io
+import json
+import logging
+import os
+import warnings
+
+import pandas as pd
+import pytest
+
+from trace_files import shared_traces
+from xpuperf.hta import TraceAnalysis as XpuperfAnalysis
+
+hta_trace_analysis = pytest.importorskip("hta.trace_analysis", reason="skipped: HTA not installed")
+warnings.filterwarnings("ignore")
+logging.disable(logging.CRITICAL)
+
+_WINDOWS = [("ProfilerStep", None), ("ProfilerStep", (0, 1)), ("", None)]
+
+
+def _graph(g):
+    nodes = [(n.idx, int(n.ev_idx), n.ts, bool(n.is_start), bool(n.is_blocking))
+             for n in g.node_list]
+    edges = [(u, v, g.edges[u, v]["weight"], g.edges[u, v]["object"].weight,
+              g.edges[u, v]["object"].type.value) for u, v in g.edges]
+    path_edges = [(e.begin, e.end, e.weight, e.type.value) for e in g.critical_path_edges_set]
+    return {"nodes": nodes, "edges": edges, "path": list(g.critical_path_nodes),
+            "events": {int(e) for e in g.critical_path_events_set},
+            "path_edges": path_edges, "attribution": dict(g.edge_to_event_map),
+            "start": dict(g.event_to_start_node_map), "end": dict(g.event_to_end_node_map)}
+
+
+def _summary(g):
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        summary = g.summary()
+    return summary, printed.getvalue()
+
+
+def _compare(directory, tmp_path, windows=_WINDOWS):
+    """HTA and xpuperf.hta on `directory`, every window: returns how many had a path."""
+    theirs = hta_trace_analysis.TraceAnalysis(trace_dir=str(directory))
+    ours = XpuperfAnalysis(trace_dir=str(directory))
+    compared = 0
+    for annotation, instance in windows:
+        try:
+            expected = theirs.critical_path_analysis(0, annotation, instance)
+        except (TypeError, AssertionError, ValueError):
+            continue  # HTA fails on this trace (e.g. no kernel launches): nothing to compare
+        got = ours.critical_path_analysis(0, annotation, instance)
+        if expected is None:
+            assert got is None
+            continue
+        (g_theirs, ok_theirs), (g_ours, ok_ours) = expected, got
+        assert ok_theirs == ok_ours
+        assert _graph(g_theirs) == _graph(g_ours), (annotation, instance)
+        pd.testing.assert_frame_equal(g_theirs.get_critical_path_breakdown(),
+                                      g_ours.get_critical_path_breakdown())
+        s_theirs, s_ours = _summary(g_theirs), _summary(g_ours)
+        pd.testing.assert_series_equal(s_theirs[0], s_ours[0])
+        assert s_theirs[1] == s_ours[1]
+        for only, show_all in ((True, False), (False, True), (False, False)):
+            out_theirs, out_ours = tmp_path / "hta", tmp_path / "xpuperf"
+            f_theirs = theirs.overlay_critical_path_analysis(0, g_theirs, str(out_theirs), only,
+                                                             show_all)
+            f_ours = ours.overlay_critical_path_analysis(0, g_ours, str(out_ours), only,
+                                                         show_all)
+            assert os.path.basename(f_theirs) == os.path.basename(f_ours)
+            with gzip.open(f_theirs) as a, gzip.open(f_ours) as b:
+                assert json.load(a) == json.load(b), (annotation, instance, only, show_all)
+        compared += 1
+    return compared
+
+
+@pytest.mark.parametrize("path", shared_traces(), ids=os.path.basename)
+def test_shared_trace(path, tmp_path):
+    directory = tmp_path / "trace"
+    directory.mkdir()
+    os.symlink(os.path.abspath(path), directory / os.path.basename(path))
+    _compare(directory, tmp_path)
+
+
+def test_shared_traces_are_here(trace_dir):
+    assert shared_traces(), f"no traces in {trace_dir}"
+
+
+def _event(name, cat, ts, dur, pid, tid, **args):
+    return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur,
+            "args": args}
+
+
+def _gpu(name, cat, ts, dur, stream, correlation, **args):
+    return _event(name, cat, ts, dur, 0, stream, stream=stream, correlation=correlation,
+                  device=0, **args)
+
+
+def _generated(child_past_parent=False):
+    """Three ProfilerSteps on one CPU thread; kernels on streams 7 and 8 joined by a
+    cudaEventRecord / cudaStreamWaitEvent pair, an NCCL kernel on stream 9, a stream and a
+    device synchronization, queued and idle streams."""
+    cpu = (1, 1)
+    ev = []
+    corr = iter(range(100, 1000))
+    for step, base in enumerate((1000, 3000, 5000)):
+        ev.append(_event(f"ProfilerStep#{step + 1}", "user_annotation", base, 1900, *cpu))
+        mm, add, rec, wait, mul, nccl, ssync, dsync = (next(corr) for _ in range(8))
+        # The launch of aten::mm's kernel, which ends 1 µs after aten::mm when asked (an edge
+        # of weight -1, which both set to 0).
+        launch_ts, launch_dur = (base + 95, 6) if child_past_parent else (base + 20, 8)
+        ev += [
+            _event("aten::mm", "cpu_op", base + 10, 90, *cpu),
+            _event("cudaLaunchKernel", "cuda_runtime", launch_ts, launch_dur, *cpu,
+                   correlation=mm),
+            _gpu("sm90_gemm_kernel", "kernel", base + 105, 195, 7, mm),
+            _event("aten::add", "cpu_op", base + 110, 40, *cpu),
+            _event("cudaLaunchKernel", "cuda_runtime", base + 115, 5, *cpu, correlation=add),
+            _gpu("add_kernel", "kernel", base + 300, 50, 7, add),
+            _event("cudaEventRecord", "cuda_runtime", base + 155, 3, *cpu, correlation=rec),
+            _event("cudaStreamWaitEvent", "cuda_runtime", base + 160, 2, *cpu,
+                   correlation=wait),
+            _gpu("Stream Wait Event", "cuda_sync", base + 161, 0, 8, wait, wait_on_stream=7,
+                 wait_on_cuda_event_record_corr_id=rec),
+            _event("aten::mul", "cpu_op", base + 165, 35, *cpu),
+            _event("cudaLaunchKernel", "cuda_runtime", base + 170, 5, *cpu, correlation=mul),
+            _gpu("mul_kernel", "kernel", base + 360, 40, 8, mul),
+            _event("nccl:all_reduce", "cpu_op", base + 205, 20, *cpu),
+            _event("cudaLaunchKernel", "cuda_runtime", base + 210, 5, *cpu, correlation=nccl),
+            _gpu("ncclDevKernel_AllReduce_Sum_f32_RING_LL", "kernel", base + 220, 600, 9, nccl),
+            _event("cudaStreamSynchronize", "cuda_runtime", base + 400, 30, *cpu,
+                   correlation=ssync),
+            _gpu("Stream Sync", "cuda_sync", base + 401, 28, 8, ssync),
+            _event("cudaDeviceSynchronize", "cuda_runtime", base + 440, 400, *cpu,
+                   correlation=dsync),
+            _event("Context Sync", "cuda_sync", base + 441, 398, 0, -1, stream=-1,
+                   correlation=dsync, device=0),
+        ]
+    return {"schemaVersion": 1, "traceEvents": ev}
+
+
+@pytest.mark.parametrize("child_past_parent", [False, True], ids=["nested", "child_past_parent"])
+def test_generated(tmp_path, child_past_parent):
+    directory = tmp_path / "trace"
+    directory.mkdir()
+    with gzip.open(directory / "rank-0.json.gz", "wt") as handle:
+        json.dump(_generated(child_past_parent), handle)
+    assert _compare(directory, tmp_path) == len(_WINDOWS)
+    graph, ok = XpuperfAnalysis(trace_dir=str(directory)).critical_path_analysis(
+        0, "ProfilerStep", 0)
+    assert ok
+    kinds = {graph.edges[u, v]["object"].type.value for u, v in graph.edges}
+    assert {"critical_path_sync_dependency", "critical_path_kernel_launch_delay",
+            "critical_path_kernel_kernel_delay", "critical_path_dependency"} <= kinds
+    summary = graph.summary()
+    assert summary.sum() == pytest.approx(100.0)
+    assert "gpu_communication_bound" in summary.index
+
+
+@pytest.mark.parametrize("variable", ["CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE",
+                                      "CRITICAL_PATH_SHOW_ZERO_WEIGHT_LAUNCH_EDGE"])
+def test_environment_switches(tmp_path, monkeypatch, variable):
+    """HTA's switches, read the same way by both: the zero-weight launch edges added to the
+    graph, and shown in the overlaid trace."""
+    monkeypatch.setenv("CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE", "1")
+    monkeypatch.setenv(variable, "1")
+    directory = tmp_path / "trace"
+    directory.mkdir()
+    (directory / "rank-0.json").write_text(json.dumps(_generated()))
+    assert _compare(directory, tmp_path) == len(_WINDOWS)
+
+
+def test_errors(tmp_path):
+    directory = tmp_path / "trace"
+    directory.mkdir()
+    (directory / "rank-0.json").write_text(json.dumps(_generated()))
+    ours = XpuperfAnalysis(trace_dir=str(directory))
+    assert ours.critical_path_analysis(0, "no such annotation", None) is None
+    with pytest.raises(ValueError, match="instance 7 of 'ProfilerStep' is not in the trace"):
+        ours.critical_path_analysis(0, "ProfilerStep", 7)
+    with pytest.raises(ValueError):
+        ours.critical_path_analysis(3, "ProfilerStep", 0)  # no such rank
+    graph, _ = ours.critical_path_analysis(0, "ProfilerStep", 0)
+    a_file = tmp_path / "file"
+    a_file.write_text("")
+    assert ours.overlay_critical_path_analysis(0, graph, str(a_file)) == ""
