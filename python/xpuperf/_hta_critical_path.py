@@ -217,6 +217,13 @@ def _call_stacks(pd, df) -> List[_CallStack]:
     return [s for s in stacks if s.is_cpu]
 
 
+class _ByLabel:
+    """`.loc[label]` of a Series with unique labels, from a dict."""
+
+    def __init__(self, values: Dict):
+        self.loc = values
+
+
 class _Symbols:
     """The symbol ids of the names HTA's queries ask for (absent names match nothing)."""
 
@@ -600,6 +607,8 @@ class CPGraph:
         gpu_kernels.sort_values(by="sort_by", axis=0, inplace=True)
 
         full_ts = self.full_trace_df.ts
+        if self.full_trace_df.index.is_unique:  # a dict: pandas' .loc per kernel is slow
+            full_ts = _ByLabel(dict(zip(self.full_trace_df.index.tolist(), full_ts.tolist())))
         full_index_correlation = self.full_trace_df.index_correlation
         last_node: Dict[int, CPNode] = {}
         kernel_sync: Dict[int, Optional[int]] = {}
@@ -792,16 +801,18 @@ class CPGraph:
         if len(self.critical_path_nodes) == 0:
             return None
         pd, df = self._pd, self.trace_df
-        table = [shorten_name(s) for s in self.sym_table]
+        # HTA's decode_symbol_id_to_symbol_name (shortened names), for the ids in the frame.
         for column, target in (("name", "s_name"), ("cat", "s_cat")):
             if column in df.columns and df[column].dtype.kind == "i":
-                df[target] = df[column].apply(lambda i: table[i] if i >= 0 else "")
+                table = {i: shorten_name(self.sym_table[i]) if i >= 0 else ""
+                         for i in df[column].unique().tolist()}
+                df[target] = np.array([table[i] for i in df[column].tolist()], dtype=object)
         edges = pd.DataFrame.from_records(
             {"event_idx": self.get_event_attribution_for_edge(e), "duration": e.weight,
              "type": str(e.type.value)} for e in self.critical_path_edges_set)
         edges = pd.merge(edges, df[["s_name", "cat", "pid", "tid", "stream", "index"]],
                          left_on="event_idx", right_on="index", how="left")
-        edges["bound_by"] = edges.apply(_bound_by, axis=1)
+        edges["bound_by"] = _bound_by(edges)
         return edges
 
     def summary(self):
@@ -819,20 +830,28 @@ class CPGraph:
                         self._get_node_name(node.ev_idx))
 
 
-def _bound_by(row) -> str:
-    """HTA's bound_by of a critical path edge."""
-    if row["type"] == "critical_path_kernel_kernel_delay":
-        return "gpu_kernel_kernel_overhead"
-    if row["type"] == "critical_path_kernel_launch_delay":
-        return "gpu_kernel_launch_overhead"
-    if row["type"] in ("critical_path_dependency", "critical_path_sync_dependency"):
-        return ""
-    assert not isinstance(row["s_name"], float), f"name of edge is na : row = {row}"
-    if row["stream"] < 0:
-        return "cpu_bound"
-    if _COMM_KERNEL.match(row["s_name"]) is not None:
-        return "gpu_communication_bound"
-    return "gpu_compute_bound"
+def _bound_by(edges) -> np.ndarray:
+    """HTA's bound_by of each critical path edge: the delays by their type, "" for the
+    dependencies, else cpu_bound (stream < 0), gpu_communication_bound (an NCCL kernel) or
+    gpu_compute_bound."""
+    kind = edges["type"].to_numpy(dtype=object)
+    names = edges["s_name"]
+    result = np.full(len(edges), "", dtype=object)
+    result[kind == "critical_path_kernel_kernel_delay"] = "gpu_kernel_kernel_overhead"
+    result[kind == "critical_path_kernel_launch_delay"] = "gpu_kernel_launch_overhead"
+    spans = ~np.isin(kind, ["critical_path_kernel_kernel_delay",
+                            "critical_path_kernel_launch_delay", "critical_path_dependency",
+                            "critical_path_sync_dependency"])
+    missing = spans & names.isna().to_numpy()
+    assert not missing.any(), f"name of edge is na : row = {edges[missing].iloc[0]}"
+    cpu = spans & (edges["stream"] < 0).to_numpy()
+    gpu = spans & ~cpu
+    comm = np.array([_COMM_KERNEL.match(n) is not None if g else False
+                     for n, g in zip(names.tolist(), gpu.tolist())], dtype=bool)
+    result[cpu] = "cpu_bound"
+    result[gpu & comm] = "gpu_communication_bound"
+    result[gpu & ~comm] = "gpu_compute_bound"
+    return result
 
 
 def critical_path_analysis(pd, trace_df, symbol_table, rank: int, annotation: str,

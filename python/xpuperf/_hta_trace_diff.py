@@ -9,6 +9,7 @@ launch's (index_correlation), anything else to -1. Not thread-safe (caches per t
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import re
@@ -135,6 +136,7 @@ class LabeledTrace:
 _MEMORY_KERNEL = re.compile(r"(^Memcpy)|(^Memset)|(^dma)")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def shorten_name(name: str) -> str:
     """HTA's shorten_name: a name without its <template arguments>, (arguments) and "->", the
     last space-separated word of what remains; memory ops and names without "<" or "(" as
