@@ -6,6 +6,7 @@ files, on every shared trace and on generated ones that add what the shared ones
 (cudaStreamWaitEvent between streams, NCCL kernels, a child ending after its parent)."""
 
 import contextlib
+import glob
 import gzip
 import io
 import json
@@ -44,17 +45,17 @@ def _summary(g):
     return summary, printed.getvalue()
 
 
-def _compare(directory, tmp_path, windows=_WINDOWS):
+def _compare(directory, tmp_path, windows=_WINDOWS, rank=0):
     """HTA and xpuperf.hta on `directory`, every window: returns how many had a path."""
     theirs = hta_trace_analysis.TraceAnalysis(trace_dir=str(directory))
     ours = XpuperfAnalysis(trace_dir=str(directory))
     compared = 0
     for annotation, instance in windows:
         try:
-            expected = theirs.critical_path_analysis(0, annotation, instance)
+            expected = theirs.critical_path_analysis(rank, annotation, instance)
         except (TypeError, AssertionError, ValueError):
             continue  # HTA fails on this trace (e.g. no kernel launches): nothing to compare
-        got = ours.critical_path_analysis(0, annotation, instance)
+        got = ours.critical_path_analysis(rank, annotation, instance)
         if expected is None:
             assert got is None
             continue
@@ -68,9 +69,9 @@ def _compare(directory, tmp_path, windows=_WINDOWS):
         assert s_theirs[1] == s_ours[1]
         for only, show_all in ((True, False), (False, True), (False, False)):
             out_theirs, out_ours = tmp_path / "hta", tmp_path / "xpuperf"
-            f_theirs = theirs.overlay_critical_path_analysis(0, g_theirs, str(out_theirs), only,
-                                                             show_all)
-            f_ours = ours.overlay_critical_path_analysis(0, g_ours, str(out_ours), only,
+            f_theirs = theirs.overlay_critical_path_analysis(rank, g_theirs, str(out_theirs),
+                                                             only, show_all)
+            f_ours = ours.overlay_critical_path_analysis(rank, g_ours, str(out_ours), only,
                                                          show_all)
             assert os.path.basename(f_theirs) == os.path.basename(f_ours)
             with gzip.open(f_theirs) as a, gzip.open(f_ours) as b:
@@ -85,6 +86,21 @@ def test_shared_trace(path, tmp_path):
     directory.mkdir()
     os.symlink(os.path.abspath(path), directory / os.path.basename(path))
     _compare(directory, tmp_path)
+
+
+def test_two_ranks(trace_dir, tmp_path):
+    """Both sampled ranks of trace_filter in one directory (one symbol table, one alignment for
+    the run): each rank's path as HTA's."""
+    paths = sorted(glob.glob(os.path.join(trace_dir, "trace_filter__sampled_rank-*.json*")))
+    if len(paths) < 2:
+        pytest.skip(f"skipped: the two trace_filter ranks are not in {trace_dir}")
+    directory = tmp_path / "trace"
+    directory.mkdir()
+    for path in paths:
+        os.symlink(os.path.abspath(path), directory / os.path.basename(path))
+    for rank in (0, 1):
+        assert _compare(directory, tmp_path, windows=[("ProfilerStep", 0), ("", None)],
+                        rank=rank) == 2
 
 
 def test_shared_traces_are_here(trace_dir):
@@ -189,3 +205,41 @@ def test_errors(tmp_path):
     a_file = tmp_path / "file"
     a_file.write_text("")
     assert ours.overlay_critical_path_analysis(0, graph, str(a_file)) == ""
+
+
+def _edge_fields(edges):
+    return [(e.begin, e.end, e.weight, e.type.value) for e in edges]
+
+
+def test_accessors_and_networkx(tmp_path):
+    """The lookups of CPGraph give HTA's answers, and to_networkx() gives a DiGraph on which
+    networkx's own dag_longest_path finds the same path."""
+    nx = pytest.importorskip("networkx", reason="skipped: networkx not installed")
+    directory = tmp_path / "trace"
+    directory.mkdir()
+    (directory / "rank-0.json").write_text(json.dumps(_generated(True)))
+    theirs, _ = hta_trace_analysis.TraceAnalysis(trace_dir=str(directory)).critical_path_analysis(
+        0, "ProfilerStep", (0, 2))
+    ours, _ = XpuperfAnalysis(trace_dir=str(directory)).critical_path_analysis(
+        0, "ProfilerStep", (0, 2))
+    for event in sorted(set(theirs.event_to_start_node_map) | {-5}):
+        assert _edge_fields(theirs.get_edges_attributed_to_event(event)) == _edge_fields(
+            ours.get_edges_attributed_to_event(event))
+        assert [(n.idx, n.ts, n.is_start) if n else None for n in theirs.get_nodes_for_event(
+            event)] == [(n.idx, n.ts, n.is_start) if n else None
+                        for n in ours.get_nodes_for_event(event)]
+    for u, v in theirs.edges:
+        edge = ours.edges[u, v]["object"]
+        assert theirs.get_events_for_edge(theirs.edges[u, v]["object"]) == \
+            ours.get_events_for_edge(edge)
+        assert theirs.get_event_attribution_for_edge(theirs.edges[u, v]["object"]) == \
+            ours.get_event_attribution_for_edge(edge)
+    assert list(theirs.nodes) == ours.nodes
+    assert [list(theirs.neighbors(n)) for n in theirs.nodes] == [
+        list(ours.neighbors(n)) for n in ours.nodes]
+    assert [list(theirs.predecessors(n)) for n in theirs.nodes] == [
+        list(ours.predecessors(n)) for n in ours.nodes]
+    graph = ours.to_networkx()
+    assert isinstance(graph, nx.DiGraph)
+    assert list(graph.edges) == list(ours.edges)
+    assert nx.dag_longest_path(graph, weight="weight") == ours.critical_path_nodes

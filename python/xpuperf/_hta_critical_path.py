@@ -33,6 +33,7 @@ from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
 import numpy as np
 
+from xpuperf._hta_frames import RUNTIME_LAUNCHES
 from xpuperf._hta_trace_diff import shorten_name
 
 logger = logging.getLogger("xpuperf.hta")
@@ -43,11 +44,6 @@ _SHOW_ZERO_WEIGHT_LAUNCH_EDGES = "CRITICAL_PATH_SHOW_ZERO_WEIGHT_LAUNCH_EDGE"
 _STRICT_NEGATIVE_WEIGHT_CHECKS = "CRITICAL_PATH_STRICT_NEGATIVE_WEIGHT_CHECKS"
 
 _OPERATOR_CATEGORIES = ("cpu_op", "cuda_runtime", "cuda_driver")
-_RUNTIME_LAUNCHES = ("cudaMemsetAsync", "cudaMemcpyAsync", "cudaLaunchKernel",
-                     "cudaLaunchKernelExC", "cuLaunchKernel",
-                     "runFunction - job_prep_and_submit_for_execution", "hipLaunchKernel",
-                     "hipExtModuleLaunchKernel", "hipMemcpyAsync", "hipMemsetAsync",
-                     "hipMemcpyWithStream")
 _COMM_KERNEL = re.compile(r"^nccl.*Kernel")
 
 
@@ -240,7 +236,7 @@ class _Symbols:
 
 def _runtime_launches(df, symbols: _Symbols):
     """Rows of HTA's get_runtime_launch_events_query."""
-    return df[df["name"].isin(symbols.ids(_RUNTIME_LAUNCHES)) & (df["index_correlation"] > 0)]
+    return df[df["name"].isin(symbols.ids(RUNTIME_LAUNCHES)) & (df["index_correlation"] > 0)]
 
 
 class CPGraph:
@@ -469,7 +465,7 @@ class CPGraph:
         """The CUDA launch calls (sorted by ts) with the stream and GPU (pid) of their kernel,
         and launch_id, their sequence number."""
         full = self.full_trace_df
-        gpu_kernels = full.query("stream != -1 and index_correlation > 0")
+        gpu_kernels = full[(full["stream"] != -1) & (full["index_correlation"] > 0)]
         runtime_calls = (_runtime_launches(full, self._symbols).copy().sort_values(by="ts", axis=0)
                          .merge(gpu_kernels[["stream", "index", "pid"]],
                                 left_on="index_correlation", right_on="index",
@@ -504,9 +500,11 @@ class CPGraph:
                        ["pid", "tid", "ts", "name", "correlation", "event_stream", "gpu"]]
                    .rename(columns={"event_stream": "stream"}))
 
+        # HTA sorts this concatenation again for each stream (the same order each time).
+        combined = pd.concat([runtime_calls, records]).sort_values(by="ts", axis=0)
+
         def find_previous_launch(gpu, stream):
-            comb = (pd.concat([runtime_calls, records]).sort_values(by="ts", axis=0)
-                    .query(f"gpu == {gpu} and stream == {stream}").copy())
+            comb = combined[(combined["gpu"] == gpu) & (combined["stream"] == stream)].copy()
             comb["launch_id"] = comb["launch_id"].fillna(-1)
             comb.loc[:, "previous_launch_id"] = comb.launch_id.cummax(skipna=False)
             launches = comb.loc[comb.name != record_id].copy()
@@ -537,7 +535,7 @@ class CPGraph:
         runtime_calls = self._get_cuda_runtime_calls_df()
         runtime_calls.drop(axis=1, columns=["stream"], inplace=True)
         runtime_calls.rename(columns={"stream_kernel": "stream"}, inplace=True)
-        gpu_kernels = full.query("stream != -1 and index_correlation > 0")
+        gpu_kernels = full[(full["stream"] != -1) & (full["index_correlation"] > 0)]
         waits = (full[(full["name"] == wait_id) & (full["index_correlation"] > 0)][
             ["index", "name", "ts", "pid", "tid", "correlation", "index_correlation"]]
             .copy().sort_values(by="ts", axis=0)
@@ -545,9 +543,11 @@ class CPGraph:
                    right_on="index", suffixes=("", "_kernel"))
             .set_index("index"))
 
+        combined = pd.concat([runtime_calls, waits]).sort_values(by="ts", axis=0)
+
         def find_next_launch(pid, tid, stream):
-            comb = (pd.concat([runtime_calls, waits]).sort_values(by="ts", axis=0)
-                    .query(f"pid == {pid} and tid == {tid} and stream == {stream}").copy())
+            comb = combined[(combined["pid"] == pid) & (combined["tid"] == tid)
+                            & (combined["stream"] == stream)].copy()
             comb["launch_id"] = comb["launch_id"].fillna(sys.maxsize)
             comb["next_launch_id"] = comb["launch_id"].iloc[::-1].cummin()
             comb.reset_index(inplace=True)

@@ -215,11 +215,11 @@ def idle_time_breakdown(pd, frame, rank: int, streams: Optional[List[int]],
 
 
 # HTA's runtime calls that enqueue GPU work (TraceSymbolTable.get_runtime_launch_events_query).
-_RUNTIME_LAUNCHES = ("cudaMemsetAsync", "cudaMemcpyAsync", "cudaLaunchKernel",
-                     "cudaLaunchKernelExC", "cuLaunchKernel",
-                     "runFunction - job_prep_and_submit_for_execution", "hipLaunchKernel",
-                     "hipExtModuleLaunchKernel", "hipMemcpyAsync", "hipMemsetAsync",
-                     "hipMemcpyWithStream")
+RUNTIME_LAUNCHES = ("cudaMemsetAsync", "cudaMemcpyAsync", "cudaLaunchKernel",
+                    "cudaLaunchKernelExC", "cuLaunchKernel",
+                    "runFunction - job_prep_and_submit_for_execution", "hipLaunchKernel",
+                    "hipExtModuleLaunchKernel", "hipMemcpyAsync", "hipMemsetAsync",
+                    "hipMemcpyWithStream")
 
 
 def queue_length_time_series(pd, frame, first_ts):
@@ -227,7 +227,7 @@ def queue_length_time_series(pd, frame, first_ts):
     and not yet started, at each launch (+1) and each op's start (-1); None without any.
     `first_ts` is HTA's alignment (the run's first timestamp, µs, in its dtype)."""
     frame = frame.assign(ts=frame["ts"] - first_ts)
-    runtime_calls = frame[frame["name"].isin(_RUNTIME_LAUNCHES)
+    runtime_calls = frame[frame["name"].isin(RUNTIME_LAUNCHES)
                           & (frame["index_correlation"] > 0)].copy()
     runtime_calls.drop(["stream", "pid", "tid"], axis=1, inplace=True)
     runtime_calls["queue"] = 1
