@@ -243,3 +243,34 @@ def test_accessors_and_networkx(tmp_path):
     assert isinstance(graph, nx.DiGraph)
     assert list(graph.edges) == list(ours.edges)
     assert nx.dag_longest_path(graph, weight="weight") == ours.critical_path_nodes
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_call_stack_order_is_htas(seed):
+    """The order of a thread's starts and ends (a lexsort where durations are positive, else
+    compare_events itself) is the one HTA's sort with its compare_events gives, on random
+    events with many equal times and durations."""
+    import functools
+    import random
+
+    import numpy as np
+    from hta.common.call_stack import Event, compare_events
+
+    from xpuperf._hta_critical_path import _END, _START, _sorted_points
+
+    rng = random.Random(seed)
+    zero_durations = seed >= 4  # the fallback: compare_events itself
+    n = 300
+    frame = pd.DataFrame({
+        "index": np.array(rng.sample(range(10 * n), n), dtype=np.int32),
+        "ts": np.array([rng.randrange(40) for _ in range(n)], dtype=np.int64),
+        "dur": np.array([rng.randrange(0 if zero_durations else 1, 6) for _ in range(n)],
+                        dtype=np.float64 if seed % 2 else np.int64)})
+    events = []
+    for row in frame.itertuples():
+        dur = max(row.dur, 0)
+        events.append(Event(row.index, row.ts, dur, 1))
+        events.append(Event(row.index, row.ts + dur, dur, -1))
+    events.sort(key=functools.cmp_to_key(compare_events))
+    expected = [(e.idx, _START if e.type == 1 else _END) for e in events]
+    assert _sorted_points(frame) == expected

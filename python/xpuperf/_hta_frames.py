@@ -54,8 +54,10 @@ def _thread_ids(values: np.ndarray, value_range, any_string: bool, strings, is_s
     `is_string`), a column of Python objects, ints and strings, as pandas builds it."""
     if not any_string:
         return values.astype(downcast_dtype(value_range))
-    return np.array([strings[-1 - v] if text else int(v)
-                     for v, text in zip(values.tolist(), is_string.tolist())], dtype=object)
+    column = values.astype(np.int64).astype(object)  # Python ints
+    if is_string.any():
+        column[is_string] = np.array(strings, dtype=object)[-1 - values[is_string]]
+    return column
 
 
 def is_gpu_kernel(events) -> np.ndarray:

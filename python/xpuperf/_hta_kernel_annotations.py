@@ -92,8 +92,11 @@ def trace_frame(pd, frame, events, info, dropped_last_step: bool, symbols: Symbo
         return events[name][rows].astype(np.int64).astype(
             _hta_frames.downcast_dtype(ranges[name]))
 
-    columns = {"index": sub["index"], "cat": _ids(sub["cat"].to_numpy(), symbols),
-               "name": _ids(sub["name"].to_numpy(), symbols), "pid": sub["pid"],
+    # The symbol id of each of the reader's strings, then of each row's category and name.
+    index = symbols.sym_index
+    symbol_of = np.array([index.get(s, -1) for s in events["strings"]], dtype=np.int64)
+    columns = {"index": sub["index"], "cat": symbol_of[events["category"][rows]],
+               "name": symbol_of[events["name"][rows]], "pid": sub["pid"],
                "tid": sub["tid"], "ts": ts, "dur": dur}
     end = ts + dur if aligned_end else sub["ts"] + dur
     if end_after_dur:

@@ -92,6 +92,7 @@ class TraceAnalysis:
         self._order = sorted(range(len(infos)), key=lambda i: self._ranks[i])
         self._gpu_frames: Dict[int, object] = {}
         self._frames: Dict[int, object] = {}
+        self._trace_frames: Dict[int, object] = {}
         self._symbol_table: Optional[_hta_kernel_annotations.SymbolTable] = None
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -612,10 +613,14 @@ class TraceAnalysis:
 
     def _trace_frame(self, index: int):
         """HTA's get_trace(rank) of the rank at `index`: every column, cat and name as ids of
-        symbol_table, ts aligned to the run's start."""
-        return _hta_kernel_annotations.trace_frame(
-            _pandas(), self._frame(index), self._run.events(index), self._infos[index],
-            self._run.dropped_last_step, self.symbol_table, self._first_ts())
+        symbol_table, ts aligned to the run's start. Built once; callers do not modify it."""
+        frame = self._trace_frames.get(index)
+        if frame is None:
+            frame = _hta_kernel_annotations.trace_frame(
+                _pandas(), self._frame(index), self._run.events(index), self._infos[index],
+                self._run.dropped_last_step, self.symbol_table, self._first_ts())
+            self._trace_frames[index] = frame
+        return frame
 
     def __getattr__(self, name: str):
         if name.startswith("get_"):
