@@ -440,10 +440,10 @@ class CPGraph:
                     if b in self._symbols.index}
         events["is_blocking_call"] = events.name.isin(blocking)
         starts, ends = events.copy(), events.copy()
-        starts.drop(axis=1, columns=["dur"], inplace=True)
+        starts.drop(columns=["dur"], inplace=True)
         starts["is_start"] = True
         ends["end"] = ends["ts"] + ends["dur"]
-        ends.drop(axis=1, columns=["dur", "ts"], inplace=True)
+        ends.drop(columns=["dur", "ts"], inplace=True)
         ends.rename(columns={"end": "ts"}, inplace=True)
         ends["is_start"] = False
         nodes = (pd.concat([starts, ends]).sort_values(by="ts", axis=0).reset_index(drop=True)
@@ -546,7 +546,7 @@ class CPGraph:
             comb.loc[:, "previous_launch_id"] = comb.launch_id.cummax(skipna=False)
             launches = comb.loc[comb.name != record_id].copy()
             comb_records = comb.loc[comb.name == record_id].copy()
-            comb_records.drop(axis=1, columns="launch_id", inplace=True)
+            comb_records.drop(columns="launch_id", inplace=True)
             return pd.merge(comb_records, launches[["launch_id", "index", "correlation"]],
                             left_on="previous_launch_id", right_on="launch_id", how="left",
                             suffixes=("", "_launch_event"), validate="many_to_one")
@@ -556,7 +556,7 @@ class CPGraph:
         if not frames:
             return None
         records = pd.concat(frames, axis=0).sort_values(by="ts", axis=0)
-        records.drop(axis=1, columns=["launch_id", "previous_launch_id"], inplace=True)
+        records.drop(columns=["launch_id", "previous_launch_id"], inplace=True)
         records.rename(columns={"index_launch_event": "index_previous_launch"}, inplace=True)
         records["index_previous_launch"] = records["index_previous_launch"].fillna(-1)
         return records
@@ -570,7 +570,7 @@ class CPGraph:
             return None
         full = self.full_trace_df
         runtime_calls = self._get_cuda_runtime_calls_df()
-        runtime_calls.drop(axis=1, columns=["stream"], inplace=True)
+        runtime_calls.drop(columns=["stream"], inplace=True)
         runtime_calls.rename(columns={"stream_kernel": "stream"}, inplace=True)
         gpu_kernels = full[(full["stream"] != -1) & (full["index_correlation"] > 0)]
         waits = (full[(full["name"] == wait_id) & (full["index_correlation"] > 0)][
@@ -590,7 +590,7 @@ class CPGraph:
             comb.reset_index(inplace=True)
             launches = comb.loc[comb.name != wait_id].copy()
             comb_waits = comb.loc[comb.name == wait_id].copy()
-            comb_waits.drop(axis=1, columns="launch_id", inplace=True)
+            comb_waits.drop(columns="launch_id", inplace=True)
             return pd.merge(comb_waits, launches[["launch_id", "index", "correlation"]],
                             left_on="next_launch_id", right_on="launch_id", how="left",
                             suffixes=("", "_launch_event"))
@@ -600,7 +600,7 @@ class CPGraph:
             return None
         waits = pd.concat([find_next_launch(r["pid"], r["tid"], r["stream"]) for r in keys],
                           axis=0).sort_values(by="ts", axis=0)
-        waits.drop(axis=1, columns=["launch_id", "next_launch_id", "correlation_launch_event"],
+        waits.drop(columns=["launch_id", "next_launch_id", "correlation_launch_event"],
                    inplace=True)
         waits.rename(columns={"index_launch_event": "index_next_launch"}, inplace=True)
         waits["index_next_launch"] = waits["index_next_launch"].fillna(-1)

@@ -204,7 +204,16 @@ def late_start_comm_kernels(pd, df, num_candidates: int, min_normalized_duration
     last["normalized_start_time"] = (last["ts"] - t_min) / mean_iter_time
     last["duration"] = last["dur"] / mean_iter_time
     spread = last.groupby(["stream", "iteration", "name"])["duration"].std()
-    (stream, name) = spread.groupby(["stream", "name"]).mean().idxmax()
+    by_kernel = spread.groupby(["stream", "name"]).mean()
+    if by_kernel.isna().all():
+        # HTA fails here in pandas' idxmax: a ValueError without any long NCCL kernel, else a
+        # TypeError (pandas 3: a ValueError too); the same types here, with the reason.
+        error = ValueError if by_kernel.empty else TypeError
+        raise error("no straggler to find: no NCCL kernel (ncclKernel*, at least "
+                    f"{min_normalized_duration:.0%} of an iteration) ran on two or more ranks in "
+                    "the same iteration")
+    by_kernel = by_kernel.dropna()
+    (stream, name) = by_kernel.idxmax()
     metric_df = last.loc[last["stream"].eq(stream) & last["name"].eq(name)]
     metric = "normalized_start_time"
     n_stragglers = max(num_candidates, 1)
