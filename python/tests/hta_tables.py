@@ -70,6 +70,7 @@ CALLS = {
     "sequences": lambda a, r: a.get_frequent_cuda_kernel_sequences(
         "aten::", tempfile.mkdtemp(), rank=r),
     "critical_path": critical_path,
+    "trace": lambda a, r: a.t.get_trace(r),
 }
 
 

@@ -36,6 +36,7 @@ from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 import numpy as np
 
 from xpuperf._hta_frames import RUNTIME_LAUNCHES
+from xpuperf._hta_trace_writer import flow_event
 from xpuperf._hta_trace_diff import shorten_name
 
 logger = logging.getLogger("xpuperf.hta")
@@ -980,15 +981,11 @@ def overlay(raw_trace: Dict[str, Any], graph: CPGraph, only_show_critical_events
         end_ts = event["ts"] + event["dur"]
         if event.get("args", {}).get("device", -1) >= 0:
             end_ts -= min(1, event["dur"])
-        result = {"ph": "s" if is_start else "f", "id": flow_id, "pid": event["pid"],
-                  "tid": event["tid"],
-                  "ts": int(event["ts"] if graph.node_list[nid].is_start else end_ts),
-                  "cat": str(edge.type.value), "name": "critical_path",
-                  "args": {"weight": int(edge.weight),
-                           "critical": edge in graph.critical_path_edges_set}}
-        if not is_start:
-            result["bp"] = "e"
-        return result
+        return flow_event(id=flow_id, pid=event["pid"], tid=event["tid"],
+                          ts=int(event["ts"] if graph.node_list[nid].is_start else end_ts),
+                          is_start=is_start, name="critical_path", cat=str(edge.type.value),
+                          args={"weight": int(edge.weight),
+                                "critical": edge in graph.critical_path_edges_set})
 
     if show_all_edges:
         edges = (graph.edges[u, v]["object"] for u, v in graph.edges)

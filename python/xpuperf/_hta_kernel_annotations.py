@@ -159,5 +159,5 @@ def decode(kernels, symbols: SymbolTable, shorten: bool) -> None:
         return table[idx] if idx >= 0 else ""
 
     for column in ("name", "cat", "user_annotation"):
-        if kernels[column].dtype.kind == "i":
+        if column in kernels.columns and kernels[column].dtype.kind == "i":
             kernels[f"s_{column}"] = kernels[column].apply(get_sym)

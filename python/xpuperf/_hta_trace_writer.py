@@ -7,9 +7,10 @@ from __future__ import annotations
 import gzip
 import json
 from enum import Flag, auto
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
-__all__ = ["TimeSeriesTypes", "time_series_events", "read_raw_trace", "write_raw_trace"]
+__all__ = ["TimeSeriesTypes", "time_series_events", "read_raw_trace", "write_raw_trace",
+           "flow_event"]
 
 
 class TimeSeriesTypes(Flag):
@@ -49,3 +50,15 @@ def write_raw_trace(path: str, contents: Dict[str, Any]) -> None:
     """As HTA writes it: gzip whatever the name, indent 2."""
     with gzip.open(path, "wt") as handle:
         json.dump(contents, handle, indent=2)
+
+
+def flow_event(id: int, pid: int, tid: int, ts: int, is_start: bool, name: str, cat: str,
+               args: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """HTA's Trace.flow_event: ph "s" (start) or "f" (end, with "bp": "e"), in HTA's key order."""
+    event = {"ph": "s" if is_start else "f", "id": id, "pid": pid, "tid": tid, "ts": ts,
+             "cat": cat, "name": name}
+    if args is not None:
+        event["args"] = args
+    if not is_start:
+        event["bp"] = "e"
+    return event

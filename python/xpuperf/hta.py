@@ -21,7 +21,7 @@ import tempfile
 from typing import Dict, List, Optional, Tuple, Union
 
 from xpuperf import (_hta_call_stacks, _hta_counters, _hta_critical_path, _hta_frames,
-                     _hta_kernel_annotations, _hta_more_analyses, _hta_trace_writer)
+                     _hta_kernel_annotations, _hta_more_analyses, _hta_trace, _hta_trace_writer)
 from xpuperf._hta_critical_path import CPEdge, CPEdgeType, CPGraph, CPNode
 from xpuperf._hta_trace_writer import TimeSeriesTypes
 from xpuperf._hta_trace_diff import DeviceType, LabeledTrace, TraceDiff
@@ -93,6 +93,8 @@ class TraceAnalysis:
         self._gpu_frames: Dict[int, object] = {}
         self._frames: Dict[int, object] = {}
         self._trace_frames: Dict[int, object] = {}
+        self._trace: Optional[_hta_trace.Trace] = None
+        self._trace_path = _hta_trace.trace_path_of(os.fspath(trace_dir))
         self._symbol_table: Optional[_hta_kernel_annotations.SymbolTable] = None
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -531,6 +533,15 @@ class TraceAnalysis:
         frames = {rank: self._frame(self._rank_index(rank)) for rank in (ranks or [0])}
         return _hta_more_analyses.aten_op_kernels_and_delay(_pandas(), frames,
                                                             sort_by or ["occurrence_count"])
+
+    @property
+    def t(self) -> _hta_trace.Trace:
+        """HTA's Trace of the run (analyzer.t): get_trace(rank) gives HTA's frame of a rank (cat
+        and name as symbol_table ids, ts aligned to the run's start), get_all_traces(),
+        get_ranks(), get_iterations(), trace_files, symbol_table, min_ts."""
+        if self._trace is None:
+            self._trace = _hta_trace.Trace(self, self._trace_path)
+        return self._trace
 
     @property
     def symbol_table(self) -> _hta_kernel_annotations.SymbolTable:
