@@ -258,7 +258,7 @@ def test_call_stack_order_is_htas(seed):
     import numpy as np
     from hta.common.call_stack import Event, compare_events
 
-    from xpuperf._hta_critical_path import _END, _START, _sorted_points
+    from xpuperf._hta_old_call_stacks import END as _END, START as _START, sorted_points as _sorted_points
 
     rng = random.Random(seed)
     zero_durations = seed >= 4  # the fallback: compare_events itself

@@ -15,29 +15,30 @@ path and the attributed events are HTA's without networkx.
 
 Every pandas step whose row order decides a tie (the node numbering, the kernels' order, the
 merges of cudaEventRecord / cudaStreamWaitEvent to launches) is HTA's own, applied to a frame
-equal to HTA's (_hta_kernel_annotations.trace_frame).
+equal to HTA's (_hta_kernel_annotations.trace_frame). The graph's structure is _hta_digraph's,
+the call stacks _hta_old_call_stacks', the launch joins _hta_launch_sync's.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import gc
 import logging
 import os
 import re
-import sys
 import warnings
 from collections import defaultdict
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import numpy as np
 
-from xpuperf._hta_frames import RUNTIME_LAUNCHES
-from xpuperf._hta_trace_writer import flow_event
+from xpuperf._hta_digraph import DiGraph
+from xpuperf._hta_launch_sync import Symbols, event_records, stream_wait_events
+from xpuperf._hta_old_call_stacks import CallStack, call_stacks
 from xpuperf._hta_trace_diff import shorten_name
+from xpuperf._hta_trace_writer import flow_event
 
 logger = logging.getLogger("xpuperf.hta")
 
@@ -89,160 +90,6 @@ class CPEdge:
     type: CPEdgeType = CPEdgeType.OPERATOR_KERNEL
 
 
-class _EdgeView:
-    """G.edges of networkx: iterates (u, v) in insertion order; [u, v] is the attribute dict."""
-
-    def __init__(self, succ: Dict[int, Dict[int, Dict[str, Any]]]):
-        self._succ = succ
-
-    def __iter__(self) -> Iterator[Tuple[int, int]]:
-        for u, targets in self._succ.items():
-            for v in targets:
-                yield u, v
-
-    def __len__(self) -> int:
-        return sum(len(targets) for targets in self._succ.values())
-
-    def __getitem__(self, uv: Tuple[int, int]) -> Dict[str, Any]:
-        u, v = uv
-        return self._succ[u][v]
-
-    def __contains__(self, uv) -> bool:
-        u, v = uv
-        return u in self._succ and v in self._succ[u]
-
-
-# -- HTA's old call stacks (hta/common/call_stack.py), which its critical path uses -------------
-_START, _END = 1, -1
-
-
-def _compare_events(x, y) -> int:
-    """hta.common.call_stack.compare_events over (idx, time, dur, type) tuples."""
-    if x[0] == y[0]:
-        return -1 if x[3] == _START else 1
-    result = x[1] - y[1]
-    if result == 0:
-        if x[3] == y[3]:
-            if x[3] == _START:
-                if x[2] == y[2]:
-                    result = -1 if x[0] < y[0] else 1 if x[0] > y[0] else 0
-                else:
-                    result = 1 if x[2] < y[2] else -1
-            else:
-                if x[2] == y[2]:
-                    result = 1 if x[0] < y[0] else -1 if x[0] > y[0] else 0
-                else:
-                    result = -1 if x[2] < y[2] else 1
-        elif x[2] > 0 and y[2] > 0:
-            result = 1 if x[3] == _START else -1
-        elif x[2] == 0 and y[2] == 0:
-            result = x[0] - y[0]
-        else:
-            result = -1 if x[3] == _START else 1
-    return result
-
-
-def _sorted_points(df) -> List[Tuple[int, int]]:
-    """The (index, _START or _END) points of a thread's events in the order of HTA's sort by
-    compare_events. Where every duration is positive (the CPU events of a critical path window)
-    and the times are numbers and the indices distinct, compare_events is a strict total order:
-    by time, ends before starts, ends by duration ascending then index descending, starts by
-    duration descending then index ascending; that order is then found by one lexsort.
-    Otherwise (zero durations, where compare_events is not transitive) Python's sort with
-    compare_events itself, as HTA."""
-    index = df["index"].to_numpy()
-    ts = df["ts"].to_numpy()
-    dur = np.maximum(df["dur"].to_numpy(), 0)
-    end = ts + dur
-    numeric = ts.dtype.kind in "iuf" and dur.dtype.kind in "iuf"
-    if (numeric and len(index) > 0 and bool(np.all(dur > 0)) and not np.isnan(end).any()
-            and len(np.unique(index)) == len(index)):
-        n = len(index)
-        index = index.astype(np.int64)
-        times = np.concatenate([ts, end])
-        kinds = np.concatenate([np.ones(n, np.int8), np.zeros(n, np.int8)])  # ends first
-        durations = np.concatenate([-dur, dur])
-        indices = np.concatenate([index, -index])
-        order = np.lexsort((indices, durations, kinds, times))
-        labels = np.concatenate([index, index])[order].tolist()
-        points = np.where(kinds[order] == 1, _START, _END).tolist()
-        return list(zip(labels, points))
-    events = []
-    for i, t, d, e in zip(index.tolist(), ts.tolist(), dur.tolist(), end.tolist()):
-        events.append((i, t, d, _START))
-        events.append((i, e, d, _END))
-    events.sort(key=functools.cmp_to_key(_compare_events))
-    return [(event[0], event[3]) for event in events]
-
-
-class _CallStack:
-    """One thread's CallStackGraph of HTA's old call_stack module: nodes {index: [parent, depth,
-    children]} rooted at -1, built by sorting the starts and ends with compare_events (for
-    every thread but a GPU stream's, as HTA)."""
-
-    def __init__(self, df, streams):
-        self.df = df
-        self.is_gpu = len(streams) > 0 and bool(np.all(np.greater(streams, 0)))
-        self.is_cpu = len(streams) > 0 and bool(np.all(np.less(streams, 0)))
-        self.nodes: Dict[int, list] = {}
-        if self.is_gpu:
-            return
-        self.nodes[-1] = [-1, -1, []]
-        stack: List[int] = []
-        for index, kind in _sorted_points(df):
-            if kind == _START:
-                parent = stack[-1] if stack else -1
-                if index in self.nodes:
-                    logger.error("node %s has already existed.", index)
-                else:
-                    self.nodes[parent][2].append(index)
-                    self.nodes[index] = [parent, self.nodes[parent][1] + 1, []]
-                stack.append(index)
-            elif stack:
-                stack.pop()
-
-    def depth(self, pd):
-        if self.is_gpu:
-            correlations = self.df["index_correlation"]
-            return pd.Series(data=np.full(correlations.size, -1), index=correlations.index,
-                             name="depth", copy=True)
-        return pd.Series(data={i: n[1] for i, n in self.nodes.items() if i >= 0}, name="depth",
-                         copy=True)
-
-    def dfs(self, enter, leave) -> None:
-        """HTA's dfs_traverse from the root, without recursion: enter(i, parent) before a node's
-        children, leave(i, parent) after them."""
-        pending: List[Tuple[int, bool]] = [(-1, False)]
-        while pending:
-            index, done = pending.pop()
-            node = self.nodes[index]
-            if done:
-                leave(index, node[0])
-                continue
-            enter(index, node[0])
-            pending.append((index, True))
-            pending.extend((child, False) for child in reversed(node[2]))
-
-
-def _call_stacks(pd, df) -> List[_CallStack]:
-    """HTA's old CallGraph of one rank's (clipped) frame: a stack per (pid, tid), a thread with
-    GPU ops reduced to its stream > 0 rows; adds its depth and parent columns to `df` as HTA
-    does. Returns the CPU threads' stacks."""
-    stacks = []
-    for _, thread in df.groupby(["pid", "tid"]):
-        if thread["stream"].gt(0).any():
-            thread = thread[thread["stream"].gt(0)]
-        stacks.append(_CallStack(thread, thread["stream"].unique()))
-    parents: Dict[int, int] = {}
-    for stack in stacks:
-        parents.update({i: n[0] for i, n in stack.nodes.items() if i >= 0})
-    if stacks and os.environ.get("HTA_DISABLE_CG_DEPTH", "0") != "1":
-        df["depth"] = pd.concat([s.depth(pd) for s in stacks])
-    parents.update(df[df["stream"].ne(-1)]["index_correlation"].to_dict())
-    df["parent"] = pd.Series(parents)
-    return [s for s in stacks if s.is_cpu]
-
-
 class _ByLabel:
     """`.loc[label]` of a Series with unique labels, from a dict."""
 
@@ -250,26 +97,7 @@ class _ByLabel:
         self.loc = values
 
 
-class _Symbols:
-    """The symbol ids of the names HTA's queries ask for (absent names match nothing)."""
-
-    def __init__(self, symbols):
-        self.index: Dict[str, int] = symbols.get_sym_id_map()
-        self.table: List[str] = symbols.get_sym_table()
-
-    def ids(self, names) -> List[int]:
-        return [self.index[n] for n in names if n in self.index]
-
-    def get(self, name: str, default: int = -1) -> int:
-        return self.index.get(name, default)
-
-
-def _runtime_launches(df, symbols: _Symbols):
-    """Rows of HTA's get_runtime_launch_events_query."""
-    return df[df["name"].isin(symbols.ids(RUNTIME_LAUNCHES)) & (df["index_correlation"] > 0)]
-
-
-class CPGraph:
+class CPGraph(DiGraph):
     """HTA's CPGraph of one rank: the critical path graph of the events in the analysed window.
 
     Attributes (as HTA's): trace_df (the window's frame, cat and name as symbol ids),
@@ -295,11 +123,9 @@ class CPGraph:
         self.full_trace_df = full_trace_df
         self.symbol_table = symbol_table
         self.sym_table = symbol_table.get_sym_table()
-        self._symbols = _Symbols(symbol_table)
+        self._symbols = Symbols(symbol_table)
         self._queue_lengths = queue_lengths
-        self._node: Dict[int, None] = {}  # the nodes, in networkx's order
-        self._succ: Dict[int, Dict[int, Dict[str, Any]]] = {}
-        self._pred: Dict[int, Dict[int, Dict[str, Any]]] = {}
+        super().__init__()
         self.critical_path_nodes: List[int] = []
         self.critical_path_events_set: Set[int] = set()
         self.critical_path_edges_set: Set[CPEdge] = set()
@@ -310,68 +136,12 @@ class CPGraph:
         self._attributed: Optional[Dict[int, List[CPEdge]]] = None
         self._add_zero_weight_launch_edges = _flag(_ADD_ZERO_WEIGHT_LAUNCH_EDGES)
         self._create_event_nodes()
-        for stack in _call_stacks(pd, self.trace_df):
+        for stack in call_stacks(pd, self.trace_df):
             self._construct_graph_from_call_stack(stack)
         self._construct_graph_from_kernels()
 
-    # -- the graph (networkx's order of nodes and edges) ----------------------------------------
-    @property
-    def edges(self) -> _EdgeView:
-        return _EdgeView(self._succ)
-
-    @property
-    def nodes(self) -> List[int]:
-        return list(self._node)
-
-    def number_of_nodes(self) -> int:
-        return len(self._node)
-
-    def number_of_edges(self) -> int:
-        return len(self.edges)
-
-    def neighbors(self, n: int) -> Iterator[int]:
-        return iter(self._succ[n])
-
-    successors = neighbors
-
-    def predecessors(self, n: int) -> Iterator[int]:
-        return iter(self._pred[n])
-
-    def __len__(self) -> int:
-        return len(self._node)
-
-    def __contains__(self, n) -> bool:
-        return n in self._node
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self._node)
-
-    def to_networkx(self):
-        """A networkx.DiGraph with this graph's nodes and edges (attributes weight, object)."""
-        import networkx as nx
-
-        graph = nx.DiGraph()
-        graph.add_nodes_from(self._node)
-        for u, v in self.edges:
-            graph.add_edge(u, v, **self._succ[u][v])
-        return graph
-
     def _add_edge(self, edge: CPEdge) -> None:
-        """networkx's add_edge: new nodes in order (begin first); an edge added again keeps its
-        place and takes the new weight and object."""
-        u, v, succ = edge.begin, edge.end, self._succ
-        if u not in succ:
-            succ[u], self._pred[u], self._node[u] = {}, {}, None
-        if v not in succ:
-            succ[v], self._pred[v], self._node[v] = {}, {}, None
-        data = succ[u].get(v)
-        if data is None:
-            data = {"weight": edge.weight, "object": edge}
-            succ[u][v] = data
-            self._pred[v][u] = data
-        else:
-            data["weight"] = edge.weight
-            data["object"] = edge
+        self.add_edge(edge.begin, edge.end, edge.weight, edge)
 
     def _add_edge_helper(self, src: CPNode, dest: CPNode,
                          type: CPEdgeType = CPEdgeType.OPERATOR_KERNEL,
@@ -458,7 +228,7 @@ class CPGraph:
         self.event_to_end_node_map = dict(zip(end["ev_idx"], end["idx"]))
         assert len(self.event_to_start_node_map) == len(self.event_to_end_node_map)
 
-    def _construct_graph_from_call_stack(self, stack: _CallStack) -> None:
+    def _construct_graph_from_call_stack(self, stack: CallStack) -> None:
         """The edges through one CPU thread's call stack: into and out of each nested event,
         and a dependency from each top-level operator's end to the next one's start."""
         last_node: Optional[CPNode] = None
@@ -499,114 +269,6 @@ class CPGraph:
 
         stack.dfs(enter, leave)
 
-    def _get_cuda_runtime_calls_df(self, retain_index: bool = True):
-        """The CUDA launch calls (sorted by ts) with the stream and GPU (pid) of their kernel,
-        and launch_id, their sequence number."""
-        full = self.full_trace_df
-        gpu_kernels = full[(full["stream"] != -1) & (full["index_correlation"] > 0)]
-        runtime_calls = (_runtime_launches(full, self._symbols).copy().sort_values(by="ts", axis=0)
-                         .merge(gpu_kernels[["stream", "index", "pid"]],
-                                left_on="index_correlation", right_on="index",
-                                suffixes=("", "_kernel"))
-                         .set_index("index")).rename(columns={"pid_kernel": "gpu_kernel"})
-        runtime_calls.reset_index(inplace=True)
-        runtime_calls["launch_id"] = runtime_calls.index
-        if retain_index:
-            runtime_calls.set_index("index", inplace=True)
-        return runtime_calls
-
-    def _get_cuda_event_record_df(self):
-        """The cudaEventRecord calls with index_previous_launch: the last launch before each on
-        the stream and GPU its CUDA event was recorded on (-1 if none); None without any."""
-        pd = self._pd
-        record_id = self._symbols.index.get("cudaEventRecord")
-        if record_id is None:
-            return None
-        full = self.full_trace_df
-        runtime_calls = self._get_cuda_runtime_calls_df(retain_index=False)[
-            ["pid", "tid", "ts", "index", "name", "correlation", "launch_id", "stream_kernel",
-             "gpu_kernel"]].rename(columns={"stream_kernel": "stream", "gpu_kernel": "gpu"})
-        records = full[full["name"] == record_id].copy().sort_values(by="ts", axis=0)
-        waits = full[full.wait_on_stream > -1][
-            ["wait_on_cuda_event_record_corr_id", "wait_on_stream", "pid"]]
-        record_streams = waits.drop_duplicates().rename(columns={
-            "wait_on_cuda_event_record_corr_id": "correlation", "wait_on_stream": "event_stream",
-            "pid": "gpu"}).set_index("correlation")
-        records = (records.merge(record_streams, on="correlation", how="left",
-                                 validate="one_to_one")
-                   .dropna(subset=["event_stream"])[
-                       ["pid", "tid", "ts", "name", "correlation", "event_stream", "gpu"]]
-                   .rename(columns={"event_stream": "stream"}))
-
-        # HTA sorts this concatenation again for each stream (the same order each time).
-        combined = pd.concat([runtime_calls, records]).sort_values(by="ts", axis=0)
-
-        def find_previous_launch(gpu, stream):
-            comb = combined[(combined["gpu"] == gpu) & (combined["stream"] == stream)].copy()
-            comb["launch_id"] = comb["launch_id"].fillna(-1)
-            comb.loc[:, "previous_launch_id"] = comb.launch_id.cummax(skipna=False)
-            launches = comb.loc[comb.name != record_id].copy()
-            comb_records = comb.loc[comb.name == record_id].copy()
-            comb_records.drop(columns="launch_id", inplace=True)
-            return pd.merge(comb_records, launches[["launch_id", "index", "correlation"]],
-                            left_on="previous_launch_id", right_on="launch_id", how="left",
-                            suffixes=("", "_launch_event"), validate="many_to_one")
-
-        gpu_streams = records[["gpu", "stream"]].groupby(["gpu", "stream"]).groups.keys()
-        frames = [find_previous_launch(gpu, stream) for (gpu, stream) in gpu_streams]
-        if not frames:
-            return None
-        records = pd.concat(frames, axis=0).sort_values(by="ts", axis=0)
-        records.drop(columns=["launch_id", "previous_launch_id"], inplace=True)
-        records.rename(columns={"index_launch_event": "index_previous_launch"}, inplace=True)
-        records["index_previous_launch"] = records["index_previous_launch"].fillna(-1)
-        return records
-
-    def _get_cuda_stream_wait_event_df(self):
-        """The cudaStreamWaitEvent calls with index_next_launch: the first launch after each on
-        the same thread and the stream that waits (-1 if none); None without any."""
-        pd = self._pd
-        wait_id = self._symbols.index.get("cudaStreamWaitEvent")
-        if wait_id is None or "Stream Wait Event" not in self._symbols.index:
-            return None
-        full = self.full_trace_df
-        runtime_calls = self._get_cuda_runtime_calls_df()
-        runtime_calls.drop(columns=["stream"], inplace=True)
-        runtime_calls.rename(columns={"stream_kernel": "stream"}, inplace=True)
-        gpu_kernels = full[(full["stream"] != -1) & (full["index_correlation"] > 0)]
-        waits = (full[(full["name"] == wait_id) & (full["index_correlation"] > 0)][
-            ["index", "name", "ts", "pid", "tid", "correlation", "index_correlation"]]
-            .copy().sort_values(by="ts", axis=0)
-            .merge(gpu_kernels[["stream", "index"]], left_on="index_correlation",
-                   right_on="index", suffixes=("", "_kernel"))
-            .set_index("index"))
-
-        combined = pd.concat([runtime_calls, waits]).sort_values(by="ts", axis=0)
-
-        def find_next_launch(pid, tid, stream):
-            comb = combined[(combined["pid"] == pid) & (combined["tid"] == tid)
-                            & (combined["stream"] == stream)].copy()
-            comb["launch_id"] = comb["launch_id"].fillna(sys.maxsize)
-            comb["next_launch_id"] = comb["launch_id"].iloc[::-1].cummin()
-            comb.reset_index(inplace=True)
-            launches = comb.loc[comb.name != wait_id].copy()
-            comb_waits = comb.loc[comb.name == wait_id].copy()
-            comb_waits.drop(columns="launch_id", inplace=True)
-            return pd.merge(comb_waits, launches[["launch_id", "index", "correlation"]],
-                            left_on="next_launch_id", right_on="launch_id", how="left",
-                            suffixes=("", "_launch_event"))
-
-        keys = waits[["pid", "tid", "stream"]].drop_duplicates().to_dict("records")
-        if not keys:  # HTA fails here (pd.concat of nothing)
-            return None
-        waits = pd.concat([find_next_launch(r["pid"], r["tid"], r["stream"]) for r in keys],
-                          axis=0).sort_values(by="ts", axis=0)
-        waits.drop(columns=["launch_id", "next_launch_id", "correlation_launch_event"],
-                   inplace=True)
-        waits.rename(columns={"index_launch_event": "index_next_launch"}, inplace=True)
-        waits["index_next_launch"] = waits["index_next_launch"].fillna(-1)
-        return waits.set_index("index")
-
     def _construct_graph_from_kernels(self) -> None:
         """Per GPU op in start order (sync events by their end): its span, the edge into it
         (launch delay when its stream was empty at the launch and the launch came after the
@@ -628,8 +290,8 @@ class CPGraph:
                        .rename(columns={"queue_length": "queue_length_runtime"})
                        .join(q[["queue_length"]], on="index")
                        ).drop(columns=["s_cat", "s_name"], errors="ignore")
-        records = self._get_cuda_event_record_df()
-        waits = self._get_cuda_stream_wait_event_df()
+        records = event_records(pd, self.full_trace_df, symbols)
+        waits = stream_wait_events(pd, self.full_trace_df, symbols)
         if "wait_on_cuda_event_record_corr_id" in df and records is not None:
             merged = pd.merge(
                 gpu_kernels, records[["correlation", "index_previous_launch"]],
@@ -735,50 +397,6 @@ class CPGraph:
         return True
 
     # -- the critical path --------------------------------------------------------------------
-    def _topological_order(self) -> List[int]:
-        """networkx's topological_sort: generation by generation from the nodes without
-        predecessors, in node and edge insertion order; raises ValueError on a cycle."""
-        indegree = {v: len(self._pred[v]) for v in self._node if self._pred[v]}
-        generation = [v for v in self._node if not self._pred[v]]
-        order: List[int] = []
-        while generation:
-            following = []
-            for node in generation:
-                for child in self._succ[node]:
-                    indegree[child] -= 1
-                    if indegree[child] == 0:
-                        following.append(child)
-                        del indegree[child]
-            order.extend(generation)
-            generation = following
-        if indegree:
-            raise ValueError("Graph contains a cycle or graph changed during iteration")
-        return order
-
-    def _longest_path(self, order: List[int]) -> List[int]:
-        """networkx's dag_longest_path(weight="weight") over `order`."""
-        if not self._node:
-            return []
-        dist: Dict[int, Tuple[Any, int]] = {}
-        for v in order:
-            best = None
-            for u, data in self._pred[v].items():
-                length = dist[u][0] + data.get("weight", 1)
-                if best is None or length > best[0]:
-                    best = (length, u)
-            if best is None:
-                best = (0, v)
-            dist[v] = best if best[0] >= 0 else (0, v)
-        v = max(dist, key=lambda x: dist[x][0])
-        path: List[int] = []
-        u = None
-        while u != v:
-            path.append(v)
-            u = v
-            v = dist[v][1]
-        path.reverse()
-        return path
-
     def critical_path(self) -> bool:
         """Computes the critical path (HTA's CPGraph.critical_path): raises ValueError when the
         graph is not valid (negative weights with CRITICAL_PATH_STRICT_NEGATIVE_WEIGHT_CHECKS=1,
@@ -787,7 +405,7 @@ class CPGraph:
         if not self._validate_graph():
             raise ValueError("Graph is not valid, see prints above for help on debugging")
         try:
-            self.critical_path_nodes = self._longest_path(self._topological_order())
+            self.critical_path_nodes = self.longest_path(self.topological_order())
         except ValueError as error:
             logger.error("Critical path algorithm failed due to %s", error)
             return False
@@ -824,7 +442,7 @@ class CPGraph:
         if negative_weights or sync_on_same_stream:
             return False
         try:
-            self._topological_order()
+            self.topological_order()
         except ValueError:
             logger.error("This graph has cycles")
             return False
