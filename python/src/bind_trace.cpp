@@ -49,15 +49,10 @@ class PyTraceRun {
     for (const Trace& t : run_.ranks) float_times_.push_back(HtaReadsFloatTimes(t));
     if (convention == "hta") {
       nb::gil_scoped_release release;
-      if (include_last_profiler_step) {
-        for (Trace& t : run_.ranks) {
-          if (!t.has_distributed_info) t.rank = 0;  // as ApplyHtaConvention(TraceRun&)
-          trace::ApplyHtaConvention(t, /*drop_last_profiler_step=*/false);
-        }
-      } else {
-        profiler_step_names_ = trace::ApplyHtaConvention(run_);
-        dropped_last_step_ = profiler_step_names_ >= 2;
-      }
+      profiler_step_names_ =
+          trace::ApplyHtaConvention(run_, include_last_profiler_step ? trace::HtaLastStep::kInclude
+                                                                     : trace::HtaLastStep::kDrop);
+      dropped_last_step_ = profiler_step_names_ >= 2;  // the frame was filtered and reordered
     }
   }
 

@@ -90,11 +90,22 @@ def _call(analysis, method, kwargs):
         return error
 
 
-def _compare_all(directory, ranks=None):
+# With include_last_profiler_step=True, HTA's other analyses too (test_hta_parity.py compares
+# them with the default).
+INCLUDE_LAST_CALLS = [
+    ("get_temporal_breakdown", {}),
+    ("get_gpu_kernel_breakdown", {}),
+    ("get_comm_comp_overlap", {}),
+]
+
+
+def _compare_all(directory, ranks=None, include_last_profiler_step=False):
     """Every call of CALLS on one directory, HTA and xpuperf each reading it once; the number of
     rows compared. Fails listing every call that differs."""
-    theirs_analysis = hta_trace_analysis.TraceAnalysis(trace_dir=directory)
-    ours_analysis = XpuperfAnalysis(trace_dir=directory)
+    theirs_analysis = hta_trace_analysis.TraceAnalysis(
+        trace_dir=directory, include_last_profiler_step=include_last_profiler_step)
+    ours_analysis = XpuperfAnalysis(trace_dir=directory,
+                                    include_last_profiler_step=include_last_profiler_step)
     if ranks == "all":
         ranks = theirs_analysis.t.get_ranks()
     rows, failures = 0, []
@@ -103,7 +114,8 @@ def _compare_all(directory, ranks=None):
     # The rank calls first: HTA adds columns to its cached frame in some calls (s_name and s_cat
     # in get_gpu_user_annotation_breakdown), which get_gpu_kernels_with_user_annotations would
     # then return too (docs/PYTHON.md).
-    for method, kwargs in rank_calls + CALLS + RUN_CALLS:
+    extra = INCLUDE_LAST_CALLS if include_last_profiler_step else []
+    for method, kwargs in rank_calls + CALLS + RUN_CALLS + extra:
         if ranks is not None and (method, kwargs) in CALLS:
             kwargs = dict(kwargs, ranks=ranks)
         try:
@@ -139,12 +151,19 @@ def _compare(theirs_analysis, ours_analysis, method, kwargs):
     return rows
 
 
-
-
 @pytest.mark.parametrize("path", shared_traces() or ["(no shared traces)"],
                          ids=lambda p: os.path.basename(p)[:40])
 def test_shared_trace(trace_dir, tmp_path, path):
     _compare_all(single(tmp_path, path))
+
+
+@pytest.mark.parametrize("path", shared_traces() or ["(no shared traces)"],
+                         ids=lambda p: os.path.basename(p)[:40])
+def test_shared_trace_with_the_last_step(trace_dir, tmp_path, path):
+    """include_last_profiler_step=True: HTA still filters a run of two or more ProfilerSteps
+    (GPU kernels without a kept launch dropped, the frame reordered), keeping the CPU events
+    whose aligned ts is at most the last step's (unaligned) end."""
+    _compare_all(single(tmp_path, path), include_last_profiler_step=True)
 
 
 def test_two_ranks(trace_dir, tmp_path):
@@ -154,6 +173,7 @@ def test_two_ranks(trace_dir, tmp_path):
         name = f"trace_filter__sampled_rank-{rank}.json.gz"
         os.symlink(os.path.join(trace_dir, name), directory / name)
     assert _compare_all(str(directory), ranks=[1, 0]) > 0
+    assert _compare_all(str(directory), ranks=[1, 0], include_last_profiler_step=True) > 0
 
 
 @pytest.mark.parametrize("seed", range(1, 9))
@@ -161,6 +181,7 @@ def test_generated(hta_referee, tmp_path, seed):
     path = tmp_path / (f"generated_{seed}.json" + (".gz" if seed % 2 else ""))
     hta_referee.generate(str(path), seed)
     assert _compare_all(str(tmp_path), ranks="all") > 0  # some seeds write rank 1 or 3
+    assert _compare_all(str(tmp_path), ranks="all", include_last_profiler_step=True) > 0
 
 
 def test_unknown_rank_is_an_error(trace_dir, tmp_path):

@@ -144,7 +144,8 @@ class TraceAnalysis:
     # -- HTA's methods ---------------------------------------------------------------------------
     def get_temporal_breakdown(self, visualize: bool = True):
         """Per rank: idle, compute and non-compute time of the GPU (µs and % of the window from
-        the first GPU event's start to the last one's end). Computed natively."""
+        the first GPU event's start to the last one's end). Computed natively. IndexError (HTA's
+        type) for a rank without GPU events."""
         pd = _pandas()
         rows = self._run.temporal_breakdown()
         result: Dict[str, List] = {"rank": [], "idle_time(us)": [], "compute_time(us)": [],
@@ -152,7 +153,8 @@ class TraceAnalysis:
         for i in self._order:
             r = rows[i]
             if r["gpu_ops"] == 0:
-                raise ValueError(f"rank {self._ranks[i]} has no GPU events: there is no GPU time "
+                # HTA fails here with an IndexError: the same type, with the reason.
+                raise IndexError(f"rank {self._ranks[i]} has no GPU events: there is no GPU time "
                                  "to break down (HTA fails on such a trace too)")
             result["rank"].append(self._ranks[i])
             # Whole µs, in the dtype of HTA's time columns for this rank.

@@ -237,7 +237,10 @@ HtaKernelType HtaKernelTypeOf(std::string_view name) {
   return HtaKernelType::kOther;
 }
 
-void ApplyHtaConvention(Trace& trace, bool drop_last_profiler_step) {
+namespace {
+
+// The rows HTA keeps, its stream reading, rounding, index_correlation and frame columns.
+void RewriteForHta(Trace& trace) {
   trace.convention = Convention::kHta;
   // Rows HTA keeps: a `dur` and a `cat`, cat not "Trace" (its _compress_df); stream as Python's
   // int() reads args.stream, else -1 (in 64 bits: Kineto writes 4294967295 for Context Sync).
@@ -269,25 +272,36 @@ void ApplyHtaConvention(Trace& trace, bool drop_last_profiler_step) {
   }
   RecordHtaFrameColumns(trace, kept);
   trace.events = std::move(kept);
-  trace.hta_dropped_last_step = drop_last_profiler_step;
-  if (!drop_last_profiler_step) return;
-  // include_last_profiler_step=False: CPU events from the last ProfilerStep's start on are
-  // dropped, and GPU kernels are kept only when a kept CPU event has their correlation (once per
-  // such event: HTA's inner merge repeats a kernel for each).
+}
+
+// HTA's _filter_irrelevant_gpu_kernels on a rewritten rank: the CPU events kept (drop: those
+// starting before the last ProfilerStep's start; include: those whose ts, aligned to the run's
+// first timestamp, is at most the last step's end, which HTA leaves unaligned, so in practice
+// all), then the GPU kernels a kept CPU event has the correlation of (once per such event: HTA's
+// inner merge repeats a kernel for each).
+void FilterLastStep(Trace& trace, HtaLastStep last_step, int64_t run_first_ts_ns) {
+  trace.hta_dropped_last_step = true;
   int64_t last_step_start = INT64_MIN;
+  int64_t last_step_end = INT64_MIN;
   bool has_step = false;
   for (const TraceEvent& e : trace.events) {
     if (IsHtaGpuKernel(trace, e)) continue;
     if (trace.Name(e).find("ProfilerStep") == std::string_view::npos) continue;
     has_step = true;
     last_step_start = std::max(last_step_start, e.ts_ns);
+    last_step_end = std::max(last_step_end, e.end_ns());
   }
+  auto kept_cpu = [&](const TraceEvent& e) {
+    if (!has_step) return false;
+    return last_step == HtaLastStep::kDrop ? e.ts_ns < last_step_start
+                                           : e.ts_ns - run_first_ts_ns <= last_step_end;
+  };
   std::vector<int64_t> cpu_correlations;  // of the kept CPU events, sorted (repeats counted)
   std::vector<TraceEvent> cpu, gpu;
   for (const TraceEvent& e : trace.events) {
     if (IsHtaGpuKernel(trace, e)) {
       gpu.push_back(e);
-    } else if (has_step && e.ts_ns < last_step_start) {
+    } else if (kept_cpu(e)) {
       cpu.push_back(e);
       cpu_correlations.push_back(e.correlation);
     }
@@ -309,7 +323,15 @@ void ApplyHtaConvention(Trace& trace, bool drop_last_profiler_step) {
   trace.events = std::move(out);
 }
 
-int ApplyHtaConvention(TraceRun& run) {
+}  // namespace
+
+void ApplyHtaConvention(Trace& trace, bool drop_last_profiler_step) {
+  RewriteForHta(trace);
+  trace.hta_dropped_last_step = false;
+  if (drop_last_profiler_step) FilterLastStep(trace, HtaLastStep::kDrop, 0);
+}
+
+int ApplyHtaConvention(TraceRun& run, HtaLastStep last_step) {
   // HTA counts the distinct names that contain "ProfilerStep" over the whole run; it filters only
   // when there are at least two.
   std::vector<std::string> step_names;
@@ -323,11 +345,16 @@ int ApplyHtaConvention(TraceRun& run) {
       if (step_names.size() >= 2) break;
     }
   }
-  const bool filter = step_names.size() >= 2;
+  int64_t run_first_ts_ns = INT64_MAX;  // HTA's alignment: the smallest ts of the run's frames
   for (Trace& t : run.ranks) {
     // The rank a file is read as: HTA finds `"rank": N` in the text, i.e. distributedInfo's.
     if (!t.has_distributed_info) t.rank = 0;
-    ApplyHtaConvention(t, filter);
+    RewriteForHta(t);
+    t.hta_dropped_last_step = false;
+    run_first_ts_ns = std::min(run_first_ts_ns, t.hta_first_ts_ns);
+  }
+  if (step_names.size() >= 2) {
+    for (Trace& t : run.ranks) FilterLastStep(t, last_step, run_first_ts_ns);
   }
   return static_cast<int>(step_names.size());
 }

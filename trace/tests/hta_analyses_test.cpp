@@ -37,6 +37,56 @@ Trace HtaTrace(const std::string& events) {
   return trace;
 }
 
+// The names of a filtered rank's events, in its (start) order.
+std::vector<std::string> Names(const Trace& trace) {
+  std::vector<std::string> names;
+  for (const TraceEvent& e : trace.events) names.emplace_back(trace.Name(e));
+  return names;
+}
+
+TraceRun StepRun() {
+  // Two steps [1000, 1100) and [1100, 1200) (the run's first ts is 1000), a kernel launched in
+  // each, a kernel nothing launched, CPU ops in the last step, after it within its end + 1000
+  // (HTA compares the aligned ts with the unaligned end) and beyond.
+  const std::string events =
+      R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":1000,"dur":100},)"
+      R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":1100,"dur":100},)" +
+      Launch(1010, 5, 1) + "," + Kernel("k_first_step", 1020, 10, 7, 1) + "," + Launch(1110, 5, 2) +
+      "," + Kernel("k_last_step", 1120, 10, 7, 2) + "," + Kernel("k_unlaunched", 1130, 10, 7, 99) +
+      "," +
+      R"({"ph":"X","cat":"cpu_op","name":"op_last_step","pid":1,"tid":1,"ts":1150,"dur":10},)"
+      R"({"ph":"X","cat":"cpu_op","name":"op_within_end","pid":1,"tid":1,"ts":2150,"dur":10},)"
+      R"({"ph":"X","cat":"cpu_op","name":"op_beyond","pid":1,"tid":1,"ts":2250,"dur":10})";
+  TraceRun run;
+  run.ranks.push_back(ParseOrDie(KinetoJson(events)));
+  return run;
+}
+
+TEST(HtaConventionTest, LastProfilerStepDroppedOrIncludedAsHtaFilters) {
+  TraceRun dropped = StepRun();
+  EXPECT_EQ(ApplyHtaConvention(dropped, HtaLastStep::kDrop), 2);
+  EXPECT_TRUE(dropped.ranks[0].hta_dropped_last_step);
+  EXPECT_EQ(Names(dropped.ranks[0]),
+            (std::vector<std::string>{"ProfilerStep#1", "cudaLaunchKernel", "k_first_step"}));
+  TraceRun included = StepRun();
+  EXPECT_EQ(ApplyHtaConvention(included, HtaLastStep::kInclude), 2);
+  EXPECT_TRUE(included.ranks[0].hta_dropped_last_step);
+  EXPECT_EQ(Names(included.ranks[0]),
+            (std::vector<std::string>{"ProfilerStep#1", "cudaLaunchKernel", "k_first_step",
+                                      "ProfilerStep#2", "cudaLaunchKernel", "k_last_step",
+                                      "op_last_step", "op_within_end"}));
+}
+
+TEST(HtaConventionTest, OneProfilerStepNameFiltersNothing) {
+  TraceRun run;
+  run.ranks.push_back(ParseOrDie(KinetoJson(
+      R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":1000,"dur":100},)" +
+      Kernel("k_unlaunched", 1130, 10, 7, 99))));
+  EXPECT_EQ(ApplyHtaConvention(run, HtaLastStep::kInclude), 1);
+  EXPECT_FALSE(run.ranks[0].hta_dropped_last_step);
+  EXPECT_EQ(run.ranks[0].events.size(), 2u);
+}
+
 TEST(HtaAnalysesTest, NumpyRoundingAndPandasDescribe) {
   EXPECT_DOUBLE_EQ(RoundLikeNumpy(0.125, 2), 0.12);  // half to even
   EXPECT_DOUBLE_EQ(RoundLikeNumpy(0.135, 2), 0.14);

@@ -33,10 +33,18 @@ HtaKernelType HtaKernelTypeOf(std::string_view name);
 // rows before the drop, the rest of HTA's frame (Trace::hta_iterations, the symbols, the ranges).
 void ApplyHtaConvention(Trace& trace, bool drop_last_profiler_step);
 
-// Every rank of a run, dropping the last step when the run has at least two distinct names that
-// contain "ProfilerStep" (as HTA decides); a rank without distributedInfo is rank 0 (HTA's
+// HTA's include_last_profiler_step (a TraceAnalysis argument), for a run with at least two
+// distinct names that contain "ProfilerStep". kDrop (False, HTA's default): CPU events from the
+// last step's start on are dropped. kInclude (True): CPU events are kept when their ts, aligned
+// to the run's first timestamp, is at most the last step's end, which HTA leaves unaligned (so
+// in practice every one). Either way GPU kernels are kept only when a kept CPU event has their
+// correlation, and Trace::hta_dropped_last_step says the frame was filtered.
+enum class HtaLastStep { kDrop, kInclude };
+
+// Every rank of a run, filtered as `last_step` says when the run has at least two distinct names
+// that contain "ProfilerStep" (as HTA decides); a rank without distributedInfo is rank 0 (HTA's
 // default). Returns that count of names (capped at 2).
-int ApplyHtaConvention(TraceRun& run);
+int ApplyHtaConvention(TraceRun& run, HtaLastStep last_step = HtaLastStep::kDrop);
 
 // HTA's get_temporal_breakdown: GPU events = stream != -1; window = end of the last merged
 // interval - start of the first; compute = union of COMPUTATION kernels; idle = window - union;
