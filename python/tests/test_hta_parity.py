@@ -106,8 +106,14 @@ def test_bad_input(tmp_path):
         XpuperfAnalysis(trace_dir=str(tmp_path))
 
 
-def test_not_implemented_is_said(trace_dir, tmp_path):
+def test_a_name_hta_lacks_is_an_attribute_error(trace_dir, tmp_path):
+    """HTA 0.5.0's TraceAnalysis has no get_trace_diff (trace comparison is TraceDiff): both
+    raise AttributeError; xpuperf's says where to look."""
     path = os.path.join(trace_dir, "critical_path__simple_add__benchmark_result_493459_1694039959_trace.json.gz")
-    analysis = XpuperfAnalysis(trace_dir=single(tmp_path, path))
-    with pytest.raises(NotImplementedError, match="get_trace_diff"):
-        analysis.get_trace_diff()
+    directory = single(tmp_path, path)
+    with pytest.raises(AttributeError):
+        hta_trace_analysis.TraceAnalysis(trace_dir=directory).get_trace_diff()
+    with pytest.raises(AttributeError, match="TraceDiff.compare_traces"):
+        XpuperfAnalysis(trace_dir=directory).get_trace_diff()
+    with pytest.raises(AttributeError, match="get_temporal_breakdown"):
+        XpuperfAnalysis(trace_dir=directory).get_no_such_table()

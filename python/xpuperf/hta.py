@@ -10,7 +10,7 @@ include_last_profiler_step; docs/TRACES.md lists each rule), so the methods retu
 DataFrames: the same columns, dtypes and values (python/tests/test_hta_parity.py compares them
 with HTA itself). The temporal breakdown is computed natively; the others in pandas over the
 native reader's event columns, following HTA's definitions. `visualize` is accepted and ignored
-(no plots). Methods of HTA not listed in IMPLEMENTED raise NotImplementedError. TraceDiff,
+(no plots). IMPLEMENTED lists HTA's methods, all of them provided. TraceDiff,
 LabeledTrace and DeviceType stand for hta.trace_diff's (compare_traces, ops_diff).
 """
 
@@ -636,11 +636,15 @@ class TraceAnalysis:
         return frame
 
     def __getattr__(self, name: str):
+        # Every method of HTA 0.5.0's TraceAnalysis is here (IMPLEMENTED): another name is not
+        # HTA's either, and fails as in HTA, saying what there is.
+        hint = ""
         if name.startswith("get_"):
-            raise NotImplementedError(
-                f"xpuperf.hta.TraceAnalysis.{name} is not implemented yet (implemented: "
-                f"{', '.join(IMPLEMENTED)}); use hta.trace_analysis.TraceAnalysis for it")
-        raise AttributeError(name)
+            hint = f" (HTA's TraceAnalysis methods: {', '.join(IMPLEMENTED)}"
+            if "diff" in name:
+                hint += "; to compare traces: xpuperf.hta.TraceDiff.compare_traces, as in HTA"
+            hint += ")"
+        raise AttributeError(f"'TraceAnalysis' object has no attribute '{name}'{hint}")
 
 
 def _intersection_length(a, b) -> int:
