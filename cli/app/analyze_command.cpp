@@ -25,6 +25,9 @@ void AddAnalyzeCommand(CLI::App& app, CommandActions& actions) {
                    "xpuperf (default) or hta: read the trace and define the analyses as Holistic "
                    "Trace Analysis does (its numbers; docs/TRACES.md)")
       ->capture_default_str();
+  command->add_flag("--include-last-profiler-step", options->include_last_profiler_step,
+                    "With --convention hta: HTA's include_last_profiler_step=True (the last "
+                    "ProfilerStep kept; HTA's default drops it)");
   command->add_flag("--json", options->json, "Everything as one JSON document");
   command->add_option("--html", options->html, "Also write a single-file HTML report here");
   command->add_option("--top", options->top, "Rows of the top-k tables")->capture_default_str();

@@ -92,6 +92,10 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
       return kExitUsage;
     }
   }
+  if (options.include_last_profiler_step && options.convention != "hta") {
+    err << "xpuperf analyze: --include-last-profiler-step needs --convention hta\n";
+    return kExitUsage;
+  }
   if (options.convention != "hta" && std::find(options.analyses.begin(), options.analyses.end(),
                                                "hta") != options.analyses.end()) {
     err << "xpuperf analyze: the hta analysis (HTA's own tables) needs --convention hta\n";
@@ -162,7 +166,10 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     }
     run.ranks.push_back(std::move(one));
   }
-  if (options.convention == "hta") trace::ApplyHtaConvention(run);
+  if (options.convention == "hta") {
+    trace::ApplyHtaConvention(run, options.include_last_profiler_step ? trace::HtaLastStep::kInclude
+                                                                      : trace::HtaLastStep::kDrop);
+  }
   // Only what is shown is computed: the analyses asked for with -a (every one for the HTML
   // report), the text summary's temporal and idle parts, the critical path a range asks for.
   std::set<std::string> computed;
@@ -205,7 +212,10 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
   if (options.json) {
     std::set<std::string> wanted(options.analyses.begin(), options.analyses.end());
     nlohmann::json j = trace::ToJson(report, wanted);
-    if (options.convention == "hta") j["convention"] = "hta";
+    if (options.convention == "hta") {
+      j["convention"] = "hta";
+      j["include_last_profiler_step"] = options.include_last_profiler_step;
+    }
     if (telemetry) j["telemetry"] = *telemetry;
     out << j.dump(2) << "\n";
   } else {

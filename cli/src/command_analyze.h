@@ -14,18 +14,19 @@ namespace xpuperf::cli {
 
 struct AnalyzeOptions {
   std::string path;  // trace file, directory of per-rank traces, or memory timeline
-  std::vector<std::string> analyses;   // names from trace::AnalysisNames(); empty = all
-  bool json = false;                   // everything as one JSON document on out
-  std::string html;                    // also write a single-file HTML report here
-  int top = 10;                        // rows of the top-k tables
-  std::string convention = "xpuperf";  // "xpuperf" or "hta" (read and define as HTA does)
-  std::string critical_path_range;     // the critical path's window: a host range's name contains
-                                       // this (empty: the last ProfilerStep#N, else from the first
-                                       // GPU launch to the end)
-  std::string telemetry;               // a `record --out` directory to lay over the trace
-  std::string merged_trace;            // with telemetry: write ops + counter tracks here
-  double telemetry_offset_s = 0;       // with telemetry: added to the trace's wall times
-  std::string export_chrome;           // also write the run as Chrome-trace JSON here (Perfetto)
+  std::vector<std::string> analyses;        // names from trace::AnalysisNames(); empty = all
+  bool json = false;                        // everything as one JSON document on out
+  std::string html;                         // also write a single-file HTML report here
+  int top = 10;                             // rows of the top-k tables
+  std::string convention = "xpuperf";       // "xpuperf" or "hta" (read and define as HTA does)
+  bool include_last_profiler_step = false;  // with hta: HTA's include_last_profiler_step=True
+  std::string critical_path_range;  // the critical path's window: a host range's name contains
+                                    // this (empty: the last ProfilerStep#N, else from the first
+                                    // GPU launch to the end)
+  std::string telemetry;            // a `record --out` directory to lay over the trace
+  std::string merged_trace;         // with telemetry: write ops + counter tracks here
+  double telemetry_offset_s = 0;    // with telemetry: added to the trace's wall times
+  std::string export_chrome;        // also write the run as Chrome-trace JSON here (Perfetto)
   // Reads a directory in place of trace::ReadTraceRun (set under MPI: the files split over the
   // processes, command_analyze_mpi.cpp). Empty: ReadTraceRun.
   std::function<Result<trace::TraceRun>(const std::string& path)> read_directory;

@@ -131,6 +131,22 @@ TEST(AnalyzeCommandTest, HtaTablesOnlyUnderTheHtaConvention) {
   EXPECT_FALSE(nlohmann::json::parse(own.out)["ranks"][0].contains("hta"));
 }
 
+TEST(AnalyzeCommandTest, IncludeLastProfilerStepOnlyUnderTheHtaConvention) {
+  Outcome included = Analyze({.path = Data("step_trace.json"),
+                              .json = true,
+                              .convention = "hta",
+                              .include_last_profiler_step = true});
+  ASSERT_EQ(included.code, 0) << included.err;
+  EXPECT_TRUE(nlohmann::json::parse(included.out)["include_last_profiler_step"].get<bool>());
+  Outcome dropped = Analyze({.path = Data("step_trace.json"), .json = true, .convention = "hta"});
+  ASSERT_EQ(dropped.code, 0) << dropped.err;
+  EXPECT_FALSE(nlohmann::json::parse(dropped.out)["include_last_profiler_step"].get<bool>());
+  Outcome own = Analyze({.path = Data("step_trace.json"), .include_last_profiler_step = true});
+  EXPECT_EQ(own.code, 2);
+  EXPECT_NE(own.err.find("--include-last-profiler-step needs --convention hta"), std::string::npos)
+      << own.err;
+}
+
 TEST(AnalyzeCommandTest, Errors) {
   Outcome missing = Analyze({.path = Data("no_such_trace.json")});
   EXPECT_EQ(missing.code, 2);

@@ -6,7 +6,7 @@ For each trace given, runs Holistic Trace Analysis (the pinned package of requir
 (integer µs) exactly, percentages within 0.01 points, rows matched by key (rank). Nothing of HTA's
 output is stored: it is computed here, in the test run.
 
-  hta_referee.py XPUPERF [--generated N] TRACE...
+  hta_referee.py XPUPERF [--include-last-profiler-step] [--generated N] TRACE...
       exit 0 all agree, 1 a difference (each printed), 2 usage
 --generated N also writes N synthetic Kineto traces (fixed seeds; see generate()) to a temporary
 directory and compares on them: fractional and whole-µs timestamps, several ProfilerSteps, NCCL,
@@ -30,6 +30,10 @@ logging.disable(logging.CRITICAL)
 PCT_TOLERANCE = 0.01  # percentage points
 
 
+# --include-last-profiler-step: HTA's include_last_profiler_step=True on both sides.
+INCLUDE_LAST = []
+
+
 def load_hta(trace_path):
     """HTA's TraceAnalysis of one trace file (HTA reads a directory; one file in it is one rank,
     found by its "rank": N text)."""
@@ -37,7 +41,7 @@ def load_hta(trace_path):
 
     with tempfile.TemporaryDirectory() as tmp:
         os.symlink(os.path.abspath(trace_path), os.path.join(tmp, os.path.basename(trace_path)))
-        return TraceAnalysis(trace_dir=tmp)
+        return TraceAnalysis(trace_dir=tmp, include_last_profiler_step=bool(INCLUDE_LAST))
 
 
 def hta_temporal(analysis):
@@ -63,7 +67,8 @@ def hta_temporal(analysis):
 
 def xpuperf_temporal(xpuperf, trace_path):
     out = subprocess.run(
-        [xpuperf, "analyze", "--convention", "hta", "--json", "-a", "temporal", trace_path],
+        [xpuperf, "analyze", "--convention", "hta", *INCLUDE_LAST, "--json", "-a", "temporal",
+         trace_path],
         check=True, capture_output=True, text=True).stdout
     rows = {}
     for rank in json.loads(out)["ranks"]:
@@ -214,6 +219,8 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     xpuperf, traces = argv[1], list(argv[2:])
+    if traces[:1] == ["--include-last-profiler-step"]:
+        INCLUDE_LAST.append(traces.pop(0))
     generated = tempfile.TemporaryDirectory()
     if traces[:1] == ["--generated"]:
         count = int(traces[1])
@@ -227,7 +234,7 @@ def main(argv):
         name = os.path.basename(path)
         analysis = load_hta(path)
         # Every other table of HTA's, for the rank the file is read as.
-        our_tables = xpuperf_tables(xpuperf, path)
+        our_tables = xpuperf_tables(xpuperf, path, INCLUDE_LAST)
         for rank, tables in our_tables.items():
             found, tied = compare_tables(name, hta_tables(analysis, rank), tables)
             problems += found

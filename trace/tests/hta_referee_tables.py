@@ -108,10 +108,11 @@ def mark_ties(rows, series, key_name, key_type):
             rows[key_type(key)][TIES] = True
 
 
-def xpuperf_tables(xpuperf, trace_path):
-    """{rank: tables} from `xpuperf analyze --convention hta --json -a hta`."""
+def xpuperf_tables(xpuperf, trace_path, extra_args=()):
+    """{rank: tables} from `xpuperf analyze --convention hta [extra_args] --json -a hta`."""
     out = subprocess.run(
-        [xpuperf, "analyze", "--convention", "hta", "--json", "-a", "hta", trace_path],
+        [xpuperf, "analyze", "--convention", "hta", *extra_args, "--json", "-a", "hta",
+         trace_path],
         check=True, capture_output=True, text=True).stdout
     result = {}
     for rank in json.loads(out)["ranks"]:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest: HTA itself (requirements/hta.txt, in a cached virtual environment) against
 # `xpuperf analyze --convention hta` on every trace of the shared folder and on generated traces.
-#   hta_referee_test.sh XPUPERF TRACE_DIR
+#   hta_referee_test.sh XPUPERF TRACE_DIR [--include-last-profiler-step]
 # Exit 0 agree, 1 a difference, 77 (skip) when TRACE_DIR is absent: then only generated traces
 # would be left, and the real ones are the point.
 set -euo pipefail
@@ -19,4 +19,4 @@ for f in "$trace_dir"/*.json "$trace_dir"/*.json.gz; do
   case $f in *memory_timeline*) continue ;; esac  # a memory-timeline export, not a trace
   traces+=("$f")
 done
-exec "$venv/bin/python" "$here/hta_referee.py" "$xpuperf" --generated 8 "${traces[@]}"
+exec "$venv/bin/python" "$here/hta_referee.py" "$xpuperf" "${@:3}" --generated 8 "${traces[@]}"
