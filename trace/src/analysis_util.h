@@ -56,6 +56,7 @@ std::vector<StreamOps> GpuOpsByStream(const Trace& trace);
 // True for CPU ops whose inputs define a matrix product (defined with the reader).
 bool IsGemmOpName(std::string_view name);
 
-int64_t Percentile(std::vector<int64_t>& values, double q);  // nearest-rank on a copy-sorted input
+// Nearest-rank percentile (q in [0, 1]) of `values`, which it reorders (pass a copy to keep them).
+int64_t Percentile(std::vector<int64_t>& values, double q);
 
 }  // namespace xpuperf::trace::internal

@@ -31,8 +31,7 @@ LaunchStats ComputeLaunchStats(const Trace& trace) {
     calls[call.name].cpu_duration.Add(call.dur_ns);
   }
   result.delay.Finish();
-  std::vector<int64_t> copy = delays;
-  result.delay_p50_ns = internal::Percentile(copy, 0.5);
+  result.delay_p50_ns = internal::Percentile(delays, 0.5);
   result.delay_p90_ns = internal::Percentile(delays, 0.9);
   for (auto& [name, call] : calls) {
     call.name = std::string(trace.strings.Get(name));
