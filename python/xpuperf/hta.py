@@ -323,18 +323,21 @@ class TraceAnalysis:
             firsts.append(np.array([ns // 1000]).astype(self._frame(i)["ts"].dtype)[0])
         return min(firsts) if firsts else 0
 
+    def _series_by_rank(self, ranks: Optional[List[int]], series) -> Dict:
+        """{rank: series(pd, the rank's frame, the run's first ts)} for `ranks` (default [0]),
+        the ranks where it gives None left out."""
+        pd = _pandas()
+        first_ts = self._first_ts()
+        result = {rank: series(pd, self._frame(self._rank_index(rank)), first_ts)
+                  for rank in (ranks or [0])}
+        return {rank: df for rank, df in result.items() if df is not None}
+
     def get_queue_length_time_series(self, ranks: Optional[List[int]] = None) -> Dict:
         """{rank: DataFrame}: per CUDA stream the queue length (GPU ops launched and not yet
         started) at each change, with ts (µs from the run's first event), pid, tid, stream,
         indexed by the event's position in the file; ranks without launches are left out.
         `ranks` defaults to [0]."""
-        pd = _pandas()
-        if not ranks:
-            ranks = [0]
-        first_ts = self._first_ts()
-        result = {rank: _hta_frames.queue_length_time_series(
-            pd, self._frame(self._rank_index(rank)), first_ts) for rank in ranks}
-        return {rank: df for rank, df in result.items() if df is not None}
+        return self._series_by_rank(ranks, _hta_frames.queue_length_time_series)
 
     def get_queue_length_summary(self, ranks: Optional[List[int]] = None):
         """describe() of the queue length per rank and stream, over its change points as HTA
@@ -347,14 +350,8 @@ class TraceAnalysis:
         bandwidth in use (GB/s, from each op's args."memory bandwidth (GB/s)") at each op's start
         and end, ts in µs from the run's first event; ranks without memory ops are left out.
         `ranks` defaults to [0]."""
-        pd = _pandas()
-        if not ranks:
-            ranks = [0]
-        first_ts = self._first_ts()
-        result = {rank: _hta_frames.memory_bw_time_series(
-            pd, self._frame(self._rank_index(rank)), first_ts, native.hta_kernel_types)
-            for rank in ranks}
-        return {rank: df for rank, df in result.items() if df is not None}
+        return self._series_by_rank(ranks, lambda pd, frame, first_ts: (
+            _hta_frames.memory_bw_time_series(pd, frame, first_ts, native.hta_kernel_types)))
 
     def get_memory_bw_summary(self, ranks: Optional[List[int]] = None):
         """describe() of the memory bandwidth (GB/s) per rank and memory-op kind over the points
