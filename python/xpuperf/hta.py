@@ -192,7 +192,7 @@ class TraceAnalysis:
 
     def get_gpu_kernel_breakdown(self, visualize: bool = True, duration_ratio: float = 0.8,
                                  num_kernels: int = 10, include_memory_kernels: bool = True,
-                                 image_renderer: str = "notebook") -> Tuple:
+                                 image_renderer: str = "") -> Tuple:
         """(kernel_type_df, kernel_df): time per kernel type over all ranks (sum µs and % of
         their total; overlapping types as "A overlapping B"), and per kernel type and rank the
         kernels by total time (sum/max/min/mean µs, stddev), the ones past `duration_ratio` of
