@@ -117,3 +117,23 @@ def test_a_name_hta_lacks_is_an_attribute_error(trace_dir, tmp_path):
         XpuperfAnalysis(trace_dir=directory).get_trace_diff()
     with pytest.raises(AttributeError, match="get_temporal_breakdown"):
         XpuperfAnalysis(trace_dir=directory).get_no_such_table()
+
+
+def test_every_method_of_htas_is_here_with_its_parameters():
+    """xpuperf.hta.TraceAnalysis has every public method of HTA's, with the same parameter
+    names and defaults (straggler_identification_impl's default is None: xpuperf's metric)."""
+    import inspect
+
+    from xpuperf.hta import IMPLEMENTED
+
+    theirs = {n for n, _ in inspect.getmembers(hta_trace_analysis.TraceAnalysis,
+                                               inspect.isfunction) if not n.startswith("_")}
+    assert theirs == set(IMPLEMENTED)
+    for name in IMPLEMENTED:
+        expected = inspect.signature(getattr(hta_trace_analysis.TraceAnalysis, name)).parameters
+        actual = inspect.signature(getattr(XpuperfAnalysis, name)).parameters
+        assert list(expected) == list(actual), name
+        for parameter in expected:
+            if parameter == "straggler_identification_impl":
+                continue
+            assert expected[parameter].default == actual[parameter].default, (name, parameter)
