@@ -286,7 +286,7 @@ def test_call_stack_order_is_htas(seed):
     import numpy as np
     from hta.common.call_stack import Event, compare_events
 
-    from xpuperf._hta_old_call_stacks import END as _END, START as _START, sorted_points as _sorted_points
+    from xpuperf._hta_old_call_stacks import END, START, sorted_points
 
     rng = random.Random(seed)
     zero_durations = seed >= 4  # the fallback: compare_events itself
@@ -302,5 +302,5 @@ def test_call_stack_order_is_htas(seed):
         events.append(Event(row.index, row.ts, dur, 1))
         events.append(Event(row.index, row.ts + dur, dur, -1))
     events.sort(key=functools.cmp_to_key(compare_events))
-    expected = [(e.idx, _START if e.type == 1 else _END) for e in events]
-    assert _sorted_points(frame) == expected
+    expected = [(e.idx, START if e.type == 1 else END) for e in events]
+    assert sorted_points(frame) == expected
