@@ -35,9 +35,9 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 import numpy as np
 
 from xpuperf._hta_digraph import DiGraph
+from xpuperf._hta_kernel_annotations import decode
 from xpuperf._hta_launch_sync import Symbols, event_records, stream_wait_events
 from xpuperf._hta_old_call_stacks import CallStack, call_stacks
-from xpuperf._hta_trace_diff import shorten_name
 from xpuperf._hta_trace_writer import flow_event
 
 logger = logging.getLogger("xpuperf.hta")
@@ -88,13 +88,6 @@ class CPEdge:
     end: int
     weight: int = 0
     type: CPEdgeType = CPEdgeType.OPERATOR_KERNEL
-
-
-class _ByLabel:
-    """`.loc[label]` of a Series with unique labels, from a dict."""
-
-    def __init__(self, values: Dict):
-        self.loc = values
 
 
 class CPGraph(DiGraph):
@@ -306,9 +299,10 @@ class CPGraph(DiGraph):
         gpu_kernels.loc[is_sync, "sort_by"] = gpu_kernels[is_sync]["end_ts"]
         gpu_kernels.sort_values(by="sort_by", axis=0, inplace=True)
 
-        full_ts = self.full_trace_df.ts
-        if self.full_trace_df.index.is_unique:  # a dict: pandas' .loc per kernel is slow
-            full_ts = _ByLabel(dict(zip(self.full_trace_df.index.tolist(), full_ts.tolist())))
+        # ts of an event by label: a dict where labels are unique (pandas' .loc per kernel is slow)
+        full = self.full_trace_df
+        ts_at = (dict(zip(full.index.tolist(), full.ts.tolist())).__getitem__
+                 if full.index.is_unique else full.ts.loc.__getitem__)
         full_index_correlation = self.full_trace_df.index_correlation
         last_node: Dict[int, CPNode] = {}
         kernel_sync: Dict[int, Optional[int]] = {}
@@ -360,9 +354,9 @@ class CPGraph(DiGraph):
                 kernel_sync[eid] = None
             previous = last_node.get(stream)
             if (row.queue_length_runtime == 1 and row.queue_length == 0
-                    and (previous is None or previous.ts < full_ts.loc[runtime_index])
+                    and (previous is None or previous.ts < ts_at(runtime_index))
                     and (kernel_sync_index is None
-                         or kernel_sync_end.ts < full_ts.loc[runtime_index])):
+                         or kernel_sync_end.ts < ts_at(runtime_index))):
                 added = self._add_kernel_launch_delay_edge(runtime_index, start_node)
                 assert added, (f"Could not find runtime index = {runtime_index}, current kernel "
                                f"stream = {stream}, name = {self._get_node_name(eid)}, "
@@ -457,12 +451,7 @@ class CPGraph(DiGraph):
         if len(self.critical_path_nodes) == 0:
             return None
         pd, df = self._pd, self.trace_df
-        # HTA's decode_symbol_id_to_symbol_name (shortened names), for the ids in the frame.
-        for column, target in (("name", "s_name"), ("cat", "s_cat")):
-            if column in df.columns and df[column].dtype.kind == "i":
-                table = {i: shorten_name(self.sym_table[i]) if i >= 0 else ""
-                         for i in df[column].unique().tolist()}
-                df[target] = np.array([table[i] for i in df[column].tolist()], dtype=object)
+        decode(df, self.symbol_table, shorten=True)
         edges = pd.DataFrame.from_records(
             {"event_idx": self.get_event_attribution_for_edge(e), "duration": e.weight,
              "type": str(e.type.value)} for e in self.critical_path_edges_set)

@@ -151,13 +151,19 @@ def annotate(pd, kernels, frame, first_ts, symbols: SymbolTable) -> None:
     kernels["user_annotation"] = assigned
 
 
-def decode(kernels, symbols: SymbolTable, shorten: bool) -> None:
-    """HTA's decode_symbol_id_to_symbol_name: s_name, s_cat, s_user_annotation ("" for -1)."""
-    table = [shorten_name(s) for s in symbols.sym_table] if shorten else symbols.sym_table
+def decode(frame, symbols: SymbolTable, shorten: bool) -> None:
+    """HTA's decode_symbol_id_to_symbol_name: s_name, s_cat, s_user_annotation ("" for -1),
+    names shortened (HTA's shorten_name) when asked. Each distinct id is looked up once (HTA
+    shortens its whole table and calls a function per row: the same column)."""
 
-    def get_sym(idx):
-        return table[idx] if idx >= 0 else ""
+    def name_of(idx):
+        if idx < 0:
+            return ""
+        return shorten_name(symbols.sym_table[idx]) if shorten else symbols.sym_table[idx]
 
     for column in ("name", "cat", "user_annotation"):
-        if column in kernels.columns and kernels[column].dtype.kind == "i":
-            kernels[f"s_{column}"] = kernels[column].apply(get_sym)
+        if column in frame.columns and frame[column].dtype.kind == "i":
+            ids = frame[column]
+            # An empty column keeps the dtype pandas' apply gives it, as in HTA.
+            frame[f"s_{column}"] = (ids.map({i: name_of(i) for i in ids.unique().tolist()})
+                                    if len(ids) else ids.apply(name_of))
