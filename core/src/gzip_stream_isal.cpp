@@ -63,6 +63,10 @@ class IsalGzipStream final : public GzipStream {
     inflate_state& s = *state_;
     while (written < allowed && !done_) {
       Feed();
+      if (member_start_) {
+        member_start_ = false;
+        if (auto bad = ReservedFlagsSet()) return Fail(*bad);
+      }
       s.next_out = reinterpret_cast<uint8_t*>(out + written);
       s.avail_out = static_cast<uint32_t>(std::min(allowed - written, kMaxStep));
       const uint32_t before = s.avail_out;
@@ -85,6 +89,7 @@ class IsalGzipStream final : public GzipStream {
           s.crc_flag = ISAL_GZIP;
           s.next_in = next_in;
           s.avail_in = avail_in;
+          member_start_ = true;
           continue;
         }
         done_ = true;
@@ -108,9 +113,20 @@ class IsalGzipStream final : public GzipStream {
     failed_ = error;
     return error;
   }
+  // isal_inflate accepts a member header whose reserved flag bits (FLG bits 5-7, RFC 1952 2.3.1)
+  // are set; zlib refuses it, and so does xpuperf with either engine: one file, one outcome.
+  std::optional<Error> ReservedFlagsSet() const {
+    const size_t start = compressed_.size() - input_left_ - state_->avail_in;
+    constexpr size_t kFlagsAt = 3;
+    if (start + kFlagsAt >= compressed_.size()) return std::nullopt;  // truncated: isal says so
+    if ((static_cast<unsigned char>(compressed_[start + kFlagsAt]) & 0xe0) == 0)
+      return std::nullopt;
+    return Corrupt(start + kFlagsAt + 1, "unknown header flags set");
+  }
 
   std::unique_ptr<inflate_state> state_;  // ~50 KiB: on the heap
   size_t input_left_;
+  bool member_start_ = true;
   bool done_ = false;
   std::optional<Error> failed_;
 };
