@@ -58,7 +58,7 @@ class EventParser {
   void Finish();
 
  private:
-  Status ParseEvent(simdjson::ondemand::object object);
+  Status ParseEvent(simdjson::ondemand::object& object);
   // A legacy duration pair: 'B' events wait in trace_.events (phase 'B') on their thread's stack;
   // the 'E' of the same pid and tid closes the innermost one, which becomes a complete ('X') event.
   void BeginDuration(uint32_t index);
