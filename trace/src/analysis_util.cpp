@@ -92,32 +92,35 @@ namespace internal {
 
 LaunchIndex BuildLaunchIndex(const Trace& trace) {
   LaunchIndex index;
-  int64_t lo = INT64_MAX, hi = INT64_MIN, count = 0;
-  auto is_launch = [](const TraceEvent& e) {
-    return (e.kind == EventKind::kRuntime || e.kind == EventKind::kDriver) && e.correlation >= 0;
+  // One pass over the events (large, and read by every analysis): the launches' correlations and
+  // positions, in file order, then the index from that short list.
+  struct Launch {
+    int64_t correlation;
+    uint32_t event;
   };
-  for (const TraceEvent& e : trace.events) {
-    if (!is_launch(e)) continue;
+  std::vector<Launch> launches;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (uint32_t i = 0; i < trace.events.size(); ++i) {
+    const TraceEvent& e = trace.events[i];
+    if ((e.kind != EventKind::kRuntime && e.kind != EventKind::kDriver) || e.correlation < 0) {
+      continue;
+    }
     lo = std::min(lo, e.correlation);
     hi = std::max(hi, e.correlation);
-    ++count;
+    launches.push_back({e.correlation, i});
   }
-  if (count == 0) return index;
+  if (launches.empty()) return index;
+  const auto count = static_cast<int64_t>(launches.size());
   if (hi - lo < 16 * count + 1024) {  // at most 16 slots (128 bytes) per launch
     index.base_ = lo;
     index.dense_.assign(static_cast<size_t>(hi - lo + 1), -1);
-    for (uint32_t i = 0; i < trace.events.size(); ++i) {
-      const TraceEvent& e = trace.events[i];
-      if (!is_launch(e)) continue;
-      int64_t& slot = index.dense_[static_cast<size_t>(e.correlation - lo)];
-      if (slot < 0) slot = i;
+    for (const Launch& launch : launches) {
+      int64_t& slot = index.dense_[static_cast<size_t>(launch.correlation - lo)];
+      if (slot < 0) slot = launch.event;
     }
     return index;
   }
-  for (uint32_t i = 0; i < trace.events.size(); ++i) {
-    const TraceEvent& e = trace.events[i];
-    if (is_launch(e)) index.sparse_.emplace(e.correlation, i);
-  }
+  for (const Launch& launch : launches) index.sparse_.emplace(launch.correlation, launch.event);
   return index;
 }
 
