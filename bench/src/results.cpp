@@ -11,6 +11,7 @@
 
 #include "xpuperf/core/input_file.h"
 #include "xpuperf/core/json.h"
+#include "xpuperf/core/output_directory.h"
 #include "xpuperf/core/version.h"
 
 namespace xpuperf::bench {
@@ -113,38 +114,12 @@ std::string SummaryCsv(const std::vector<Measurement>& measurements) {
 }
 
 Status CheckResultDirectoryWritable(const std::string& directory) {
-  namespace fs = std::filesystem;
-  if (directory.empty()) return MakeError(ErrorCode::kInvalidArgument, "empty result directory");
-  std::error_code error;
-  if (fs::symlink_status(directory, error).type() != fs::file_type::not_found) {
+  Status status = PrepareNewDirectory(directory);
+  if (!status.ok() && status.error().message.ends_with(": it already exists")) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "result directory " + directory + " already exists; choose another --out");
   }
-  fs::path ancestor = fs::path(directory).parent_path();
-  if (ancestor.empty()) ancestor = ".";
-  while (!fs::exists(ancestor, error)) {
-    if (error && error.value() != ENOENT) {
-      return MakeError(ErrorCode::kInvalidArgument,
-                       fmt::format("cannot write {}: {}: {}", directory, ancestor.string(),
-                                   DescribeFileError(ancestor.string(), error.value())));
-    }
-    if (!ancestor.has_parent_path() || ancestor.parent_path() == ancestor) break;
-    ancestor = ancestor.parent_path();
-  }
-  if (!fs::is_directory(ancestor, error)) {
-    return MakeError(
-        ErrorCode::kInvalidArgument,
-        fmt::format("cannot write {}: {} is not a directory", directory, ancestor.string()));
-  }
-  // Probe with a directory of our own: access(2) answers yes to root on read-only places.
-  const fs::path probe = ancestor / fmt::format(".xpuperf-probe-{}", getpid());
-  if (!fs::create_directory(probe, error)) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     fmt::format("cannot write {}: {} is not writable ({})", directory,
-                                 ancestor.string(), error.message()));
-  }
-  fs::remove(probe, error);
-  return Status::Ok();
+  return status;
 }
 
 Status WriteResultDirectory(const std::string& directory,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "../src/bench_summary.h"
 #include "test_util.h"
@@ -13,6 +14,7 @@ namespace xpuperf::cli {
 namespace {
 
 using testing::RunXpuperf;
+using testing::RunXpuperfIn;
 
 TEST(CommandBenchTest, ListsBenchmarksAndSuites) {
   const auto result = RunXpuperf({"bench", "list"});
@@ -106,6 +108,52 @@ TEST(CommandBenchTest, TinyRunWritesTheResultDirectory) {
   // The same directory again is refused rather than overwritten.
   const auto again = RunXpuperf({"bench", "run", "--suite", suite, "--out", (dir / "r").string()});
   EXPECT_EQ(again.exit_code, 2);
+  std::filesystem::remove_all(dir);
+}
+
+// The README's main job from a directory without results/ (issue: "results is not a
+// directory"): the default results/<run id> and relative --out paths, with or without existing
+// parents, from an empty working directory; each refusal names its real reason.
+TEST(CommandBenchTest, RelativeResultDirectoriesWorkFromAnEmptyDirectory) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("xpuperf_bench_rel_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "empty");
+  const std::string suite = (dir / "tiny.yaml").string();
+  FILE* file = std::fopen(suite.c_str(), "w");
+  std::fputs(
+      "name: tiny\nsampling: {warmup_samples: 0, samples: 2, min_sample_seconds: 0.001}\n"
+      "benchmarks:\n  - benchmark: stream\n    sweep: [{kernel: triad, array_mib: 1}]\n",
+      file);
+  std::fclose(file);
+  const std::string cwd = (dir / "empty").string();
+  const auto by_default = RunXpuperfIn(cwd, {"bench", "run", "--suite", suite}, 120);
+  ASSERT_EQ(by_default.exit_code, 0) << by_default.err;
+  ASSERT_TRUE(std::filesystem::is_directory(dir / "empty" / "results"));
+  const auto runs = std::distance(std::filesystem::directory_iterator(dir / "empty" / "results"),
+                                  std::filesystem::directory_iterator());
+  EXPECT_EQ(runs, 1);
+  for (const std::string out : {"r1", "new/r2", "./new2/deep/r3", "../beside/r4"}) {
+    const auto run = RunXpuperfIn(cwd, {"bench", "run", "--suite", suite, "--out", out}, 120);
+    EXPECT_EQ(run.exit_code, 0) << out << ": " << run.err;
+    EXPECT_TRUE(std::filesystem::exists(dir / "empty" / out / "results.jsonl")) << out;
+    EXPECT_NE(run.out.find("results in " + out + "/"), std::string::npos) << run.out;
+  }
+  // Refusals, each before the suite runs, each with its reason.
+  std::ofstream(dir / "empty" / "afile") << "x";
+  const auto exists = RunXpuperfIn(cwd, {"bench", "run", "--suite", suite, "--out", "r1"});
+  EXPECT_EQ(exists.exit_code, 2);
+  EXPECT_NE(exists.err.find("r1 already exists"), std::string::npos) << exists.err;
+  const auto file_parent =
+      RunXpuperfIn(cwd, {"bench", "run", "--suite", suite, "--out", "afile/run"});
+  EXPECT_EQ(file_parent.exit_code, 2);
+  EXPECT_NE(file_parent.err.find("afile exists and is not a directory"), std::string::npos)
+      << file_parent.err;
+  const auto unwritable =
+      RunXpuperfIn(cwd, {"bench", "run", "--suite", suite, "--out", "/proc/xpuperf/run"});
+  EXPECT_EQ(unwritable.exit_code, 2);
+  EXPECT_NE(unwritable.err.find("/proc is not writable"), std::string::npos) << unwritable.err;
+  EXPECT_EQ(unwritable.err.find("suite tiny"), std::string::npos) << "refused before running";
   std::filesystem::remove_all(dir);
 }
 

@@ -37,6 +37,11 @@ std::string Slurp(const std::string& path) {
 }  // namespace
 
 CommandResult RunXpuperf(const std::vector<std::string>& args, double timeout_seconds) {
+  return RunXpuperfIn("", args, timeout_seconds);
+}
+
+CommandResult RunXpuperfIn(const std::string& working_directory,
+                           const std::vector<std::string>& args, double timeout_seconds) {
   char out_path[] = "/tmp/xpuperf-test-out-XXXXXX";
   char err_path[] = "/tmp/xpuperf-test-err-XXXXXX";
   const int out_fd = mkstemp(out_path);
@@ -54,6 +59,7 @@ CommandResult RunXpuperf(const std::vector<std::string>& args, double timeout_se
     std::vector<std::string> copy = args;
     for (std::string& a : copy) argv.push_back(a.data());
     argv.push_back(nullptr);
+    if (!working_directory.empty() && chdir(working_directory.c_str()) != 0) _exit(126);
     alarm(static_cast<unsigned>(timeout_seconds));
     execv(exe.c_str(), argv.data());
     _exit(127);

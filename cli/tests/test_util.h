@@ -17,5 +17,8 @@ struct CommandResult {
 };
 // Runs the built xpuperf with `args` (no shell interpretation of the arguments).
 CommandResult RunXpuperf(const std::vector<std::string>& args, double timeout_seconds = 30);
+// The same from `working_directory` (relative paths in `args` resolve there).
+CommandResult RunXpuperfIn(const std::string& working_directory,
+                           const std::vector<std::string>& args, double timeout_seconds = 30);
 
 }  // namespace xpuperf::cli::testing
