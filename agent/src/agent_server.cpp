@@ -202,7 +202,8 @@ Result<std::unique_ptr<AgentServer>> AgentServer::Start(const AgentOptions& opti
   }
   if (options.enable_ipc) {
     XPUPERF_ASSIGN_OR_RETURN(IpcEndpoint endpoint,
-                             IpcEndpoint::Bind(options.ipc_name, options.ipc_socket_dir));
+                             IpcEndpoint::Bind(options.ipc_name, options.ipc_socket_dir,
+                                               kineto::IpcSocketAccess::kAnyUser));
     impl->ipc.emplace(std::move(endpoint));
   }
   XPUPERF_ASSIGN_OR_RETURN(impl->listen_fd, BindListener(options.listen_host, options.port));

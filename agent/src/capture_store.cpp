@@ -36,6 +36,24 @@ bool IsFinishedName(std::string_view name) {
   return IsSafeName(name) && name.find(".tmp") == std::string_view::npos;
 }
 
+// Whether the open folder is one this agent created for a capture: owned by the agent's user and
+// holding the marker it wrote (a regular file of the agent's user, one link). Nobody else can
+// create a file of that user there, so a folder someone else made under the capture directory
+// (an administrator's, a restored backup's) is never taken over or served.
+bool IsOwnCaptureFolder(int folder_fd) {
+  struct stat folder {};
+  if (fstat(folder_fd, &folder) != 0 || !S_ISDIR(folder.st_mode) || folder.st_uid != geteuid()) {
+    return false;
+  }
+  struct stat marker {};
+  if (fstatat(folder_fd, kCaptureMarkerName, &marker, AT_SYMLINK_NOFOLLOW) != 0) return false;
+  return S_ISREG(marker.st_mode) && marker.st_uid == geteuid() && marker.st_nlink == 1;
+}
+
+Error NotACapture(std::string_view capture_id) {
+  return MakeError(ErrorCode::kNotFound, "no capture '" + std::string(capture_id) + "'");
+}
+
 }  // namespace
 
 bool IsSafeName(std::string_view name) {
@@ -77,11 +95,21 @@ Result<std::string> CaptureStore::Prepare(std::string_view capture_id) const {
   Dir root(open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (root.fd() < 0) return Io("capture directory '" + root_ + "'");
   const std::string id(capture_id);
-  if (mkdirat(root.fd(), id.c_str(), 0700) != 0 && errno != EEXIST) {
-    return Io("capture directory '" + root_ + "/" + id + "'");
-  }
+  const bool created = mkdirat(root.fd(), id.c_str(), 0700) == 0;
+  if (!created && errno != EEXIST) return Io("capture directory '" + root_ + "/" + id + "'");
   Dir folder(openat(root.fd(), id.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (folder.fd() < 0) return Io("capture directory '" + root_ + "/" + id + "'");
+  if (created) {
+    // The marker first, while the folder is still 0700: only then is it a capture folder.
+    const int marker = openat(folder.fd(), kCaptureMarkerName,
+                              O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (marker < 0) return Io("capture marker in '" + root_ + "/" + id + "'");
+    close(marker);
+  } else if (!IsOwnCaptureFolder(folder.fd())) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "capture id '" + id + "' names a folder of " + root_ +
+                         " that the agent did not create; it is left alone: choose another id");
+  }
   // Profiled processes of other users write here; the sticky bit keeps their files apart.
   if (fchmod(folder.fd(), 01777) != 0) return Io("chmod '" + root_ + "/" + id + "'");
   return root_ + "/" + id;
@@ -94,10 +122,12 @@ Result<std::vector<CaptureFile>> CaptureStore::List(std::string_view capture_id)
   const std::string path = root_ + "/" + std::string(capture_id);
   const int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
-    if (errno == ENOENT) {
-      return MakeError(ErrorCode::kNotFound, "no capture '" + std::string(capture_id) + "'");
-    }
+    if (errno == ENOENT) return NotACapture(capture_id);
     return Io("capture '" + path + "'");
+  }
+  if (!IsOwnCaptureFolder(fd)) {
+    close(fd);
+    return NotACapture(capture_id);
   }
   DIR* listing = fdopendir(fd);
   if (listing == nullptr) {
@@ -134,9 +164,7 @@ Result<FileChunk> CaptureStore::Read(std::string_view capture_id, std::string_vi
   }
   const std::string folder_path = root_ + "/" + std::string(capture_id);
   Dir folder(open(folder_path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (folder.fd() < 0) {
-    return MakeError(ErrorCode::kNotFound, "no capture '" + std::string(capture_id) + "'");
-  }
+  if (folder.fd() < 0 || !IsOwnCaptureFolder(folder.fd())) return NotACapture(capture_id);
   const std::string file_name(name);
   Dir file(openat(folder.fd(), file_name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (file.fd() < 0) return MakeError(ErrorCode::kNotFound, "no file '" + file_name + "'");

@@ -39,6 +39,11 @@ int RunAlertTest(const AlertTestOptions& options, std::ostream& out, std::ostrea
       err << "xpuperf: error: " << target.error().message << "\n";
       return kExitUsage;
     }
+    if (Status status = CheckOutputIsNotAnInput(options.timeline_out, options.files);
+        !status.ok()) {
+      err << "xpuperf: error: " << status.error().message << "\n";
+      return kExitUsage;
+    }
   }
   int status = kExitOk;
   for (const std::string& path : options.files) {

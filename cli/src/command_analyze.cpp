@@ -109,6 +109,17 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
       err << "xpuperf analyze: " << target.error().message << "\n";
       return kExitUsage;
     }
+    // Never over the only copy of what is being read (a trace, a rank of a directory, a
+    // recording's timeline).
+    std::vector<std::string> inputs =
+        InputFilesAt(options.path, {".json", ".json.gz", ".xplane.pb", ".pb"});
+    for (std::string& file : InputFilesAt(options.telemetry, {".csv", ".json", ".jsonl"})) {
+      inputs.push_back(std::move(file));
+    }
+    if (Status status = CheckOutputIsNotAnInput(*path, inputs); !status.ok()) {
+      err << "xpuperf analyze: " << status.error().message << "\n";
+      return kExitUsage;
+    }
   }
   std::error_code ec;
   if (!std::filesystem::exists(options.path, ec)) {

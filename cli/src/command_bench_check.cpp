@@ -164,6 +164,13 @@ int RunBenchCheck(const BenchCheckOptions& options, std::ostream& out, std::ostr
       err << kCommand << ": --export: " << target.error().message << "\n";
       return kExitUsage;
     }
+    std::vector<std::string> inputs =
+        InputFilesAt(options.results, {"results.jsonl", "environment.json", "summary.csv"});
+    inputs.push_back(options.spec);
+    if (Status status = CheckOutputIsNotAnInput(options.export_path, inputs); !status.ok()) {
+      err << kCommand << ": --export: " << status.error().message << "\n";
+      return kExitUsage;
+    }
   }
   auto run = bench::ReadResultDirectory(options.results);
   if (!run.ok()) return fail(run.error());

@@ -347,6 +347,15 @@ int RunRoofline(const RooflineOptions& options, std::ostream& out, std::ostream&
     if (Result<OutputTarget> target = PrepareOutput(*path); !target.ok()) {
       return Fail(err, "roofline", target.error());
     }
+    std::vector<std::string> inputs =
+        InputFilesAt(options.results_dir, {"results.jsonl", "environment.json", "summary.csv"});
+    for (const std::string& extra : {options.workload_file, options.spec}) inputs.push_back(extra);
+    for (std::string& file : InputFilesAt(options.trace, {".json", ".json.gz", ".pb"})) {
+      inputs.push_back(std::move(file));
+    }
+    if (Status status = CheckOutputIsNotAnInput(*path, inputs); !status.ok()) {
+      return Fail(err, "roofline", status.error());
+    }
   }
   Result<Built> built = Build(options, /*diagnose=*/false);
   if (!built.ok()) return Fail(err, "roofline", built.error());

@@ -55,17 +55,103 @@ std::string IpcSocketDirFromEnvironment() {
   return dir != nullptr ? std::string(dir) : std::string();
 }
 
-Result<IpcEndpoint> IpcEndpoint::Bind(std::string_view name, const std::string& socket_dir) {
+namespace {
+
+std::string KindOf(mode_t mode) {
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  return "not a socket";
+}
+
+// Whether some process is bound to the socket at `address` (a datagram connect succeeds).
+bool SocketIsLive(const IpcAddress& address) {
+  const int probe = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (probe < 0) return false;
+  const bool live =
+      connect(probe, reinterpret_cast<const sockaddr*>(&address.address), address.length) == 0;
+  close(probe);
+  return live;
+}
+
+// What may stand at the socket's path before bind: nothing, or a stale socket (removed here).
+Status ClearSocketPath(const std::string& path, const IpcAddress& address) {
+  struct stat info {};
+  if (lstat(path.c_str(), &info) != 0) {
+    if (errno == ENOENT) return {};
+    return MakeError(ErrorCode::kIo, "IPC socket '" + path + "': " + std::strerror(errno));
+  }
+  if (!S_ISSOCK(info.st_mode)) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "IPC socket path '" + path + "' exists and is " + KindOf(info.st_mode) +
+                         "; it is neither removed nor followed: remove it, or choose another "
+                         "KINETO_IPC_SOCKET_DIR");
+  }
+  if (SocketIsLive(address)) {
+    return MakeError(ErrorCode::kUnavailable, "IPC bind '" + path +
+                                                  "': a process is bound there (is dynolog or "
+                                                  "another agent running?)");
+  }
+  // Stale: left by a process that ended. Removed only while it is still that socket.
+  struct stat again {};
+  if (lstat(path.c_str(), &again) == 0 && S_ISSOCK(again.st_mode) && again.st_ino == info.st_ino &&
+      again.st_dev == info.st_dev) {
+    unlink(path.c_str());
+  }
+  return {};
+}
+
+// The socket directory of an endpoint every user reaches: a real directory that no other user
+// can empty of the agent's socket.
+Status CheckSharedSocketDirectory(const std::string& dir) {
+  struct stat info {};
+  if (lstat(dir.c_str(), &info) != 0) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "KINETO_IPC_SOCKET_DIR '" + dir + "': " + std::strerror(errno));
+  }
+  if (S_ISLNK(info.st_mode)) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "KINETO_IPC_SOCKET_DIR '" + dir +
+                         "' is a symbolic link; give the directory it names instead");
+  }
+  if (!S_ISDIR(info.st_mode)) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "KINETO_IPC_SOCKET_DIR '" + dir + "' is not a directory");
+  }
+  if ((info.st_mode & S_IWOTH) != 0 && (info.st_mode & S_ISVTX) == 0) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "KINETO_IPC_SOCKET_DIR '" + dir +
+                         "' is writable by every user without the sticky bit, so anyone could "
+                         "replace the agent's socket: chmod +t it (as /tmp), or use a directory "
+                         "that only the agent's user writes");
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<IpcEndpoint> IpcEndpoint::Bind(std::string_view name, const std::string& socket_dir,
+                                      IpcSocketAccess access) {
   XPUPERF_ASSIGN_OR_RETURN(IpcAddress address, MakeIpcAddress(name, socket_dir));
-  const int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0) return MakeError(ErrorCode::kIo, std::string("IPC socket: ") + std::strerror(errno));
   std::string path;
   if (!socket_dir.empty()) {
     path = address.address.sun_path;
-    unlink(path.c_str());
+    if (access == IpcSocketAccess::kAnyUser) {
+      XPUPERF_RETURN_IF_ERROR(CheckSharedSocketDirectory(socket_dir));
+    }
+    XPUPERF_RETURN_IF_ERROR(ClearSocketPath(path, address));
   }
-  if (bind(fd, reinterpret_cast<const sockaddr*>(&address.address), address.length) != 0) {
-    const int error = errno;
+  const int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return MakeError(ErrorCode::kIo, std::string("IPC socket: ") + std::strerror(errno));
+  // bind(2) creates the socket file with mode 0777 & ~umask and never follows a link at the path
+  // (EADDRINUSE when anything appeared there since the check): 0111 gives 0666.
+  const bool any_user = !path.empty() && access == IpcSocketAccess::kAnyUser;
+  const mode_t previous_umask = any_user ? umask(0111) : 0;
+  const int bound = bind(fd, reinterpret_cast<const sockaddr*>(&address.address), address.length);
+  const int error = errno;
+  if (any_user) umask(previous_umask);
+  if (bound != 0) {
     close(fd);
     const std::string shown =
         socket_dir.empty() ? "abstract name '" + std::string(name) + "'" : "'" + path + "'";
@@ -73,12 +159,31 @@ Result<IpcEndpoint> IpcEndpoint::Bind(std::string_view name, const std::string& 
                      "IPC bind " + shown + ": " + std::strerror(error) +
                          (error == EADDRINUSE ? " (is dynolog or another agent running?)" : ""));
   }
-  if (!path.empty()) chmod(path.c_str(), 0666);  // processes of any user may poll
-  return IpcEndpoint(fd, socket_dir, path);
+  IpcEndpoint endpoint(fd, socket_dir, path);
+  struct stat info {};
+  if (!path.empty() && lstat(path.c_str(), &info) == 0 && S_ISSOCK(info.st_mode)) {
+    endpoint.path_device_ = info.st_dev;
+    endpoint.path_inode_ = info.st_ino;
+  }
+  return endpoint;
+}
+
+void IpcEndpoint::RemoveOwnSocket() {
+  if (path_.empty()) return;
+  struct stat info {};
+  if (lstat(path_.c_str(), &info) == 0 && S_ISSOCK(info.st_mode) && info.st_dev == path_device_ &&
+      info.st_ino == path_inode_) {
+    unlink(path_.c_str());
+  }
+  path_.clear();
 }
 
 IpcEndpoint::IpcEndpoint(IpcEndpoint&& other) noexcept
-    : fd_(other.fd_), socket_dir_(std::move(other.socket_dir_)), path_(std::move(other.path_)) {
+    : fd_(other.fd_),
+      socket_dir_(std::move(other.socket_dir_)),
+      path_(std::move(other.path_)),
+      path_device_(other.path_device_),
+      path_inode_(other.path_inode_) {
   other.fd_ = -1;
   other.path_.clear();
 }
@@ -86,10 +191,12 @@ IpcEndpoint::IpcEndpoint(IpcEndpoint&& other) noexcept
 IpcEndpoint& IpcEndpoint::operator=(IpcEndpoint&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) close(fd_);
-    if (!path_.empty()) unlink(path_.c_str());
+    RemoveOwnSocket();
     fd_ = other.fd_;
     socket_dir_ = std::move(other.socket_dir_);
     path_ = std::move(other.path_);
+    path_device_ = other.path_device_;
+    path_inode_ = other.path_inode_;
     other.fd_ = -1;
     other.path_.clear();
   }
@@ -98,7 +205,7 @@ IpcEndpoint& IpcEndpoint::operator=(IpcEndpoint&& other) noexcept {
 
 IpcEndpoint::~IpcEndpoint() {
   if (fd_ >= 0) close(fd_);
-  if (!path_.empty()) unlink(path_.c_str());
+  RemoveOwnSocket();
 }
 
 Status IpcEndpoint::SendTo(std::string_view peer, std::string_view datagram) {

@@ -1,5 +1,6 @@
 #include "xpuperf/core/output_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -104,6 +105,43 @@ Result<OutputTarget> PrepareOutput(const std::string& path) {
   }
   XPUPERF_RETURN_IF_ERROR(CheckDirectoryWritable(target.resolved, path));
   return target;
+}
+
+Status CheckOutputIsNotAnInput(const std::string& output, const std::vector<std::string>& inputs) {
+  if (output.empty() || output == "-") return Status::Ok();
+  struct stat target {};
+  if (::stat(output.c_str(), &target) != 0) return Status::Ok();  // a new file
+  if (S_ISCHR(target.st_mode) || S_ISFIFO(target.st_mode)) return Status::Ok();
+  auto same = [&](const struct stat& info) {
+    return info.st_dev == target.st_dev && info.st_ino == target.st_ino;
+  };
+  for (const std::string& input : inputs) {
+    if (input.empty() || input == "-") continue;
+    struct stat info {};
+    if (::stat(input.c_str(), &info) != 0) continue;
+    if (same(info)) return Refuse(output, "it is the input " + input + "; choose another path");
+  }
+  return Status::Ok();
+}
+
+std::vector<std::string> InputFilesAt(const std::string& path,
+                                      const std::vector<std::string>& suffixes) {
+  struct stat info {};
+  if (path.empty() || ::stat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) return {path};
+  std::vector<std::string> files;
+  DIR* directory = ::opendir(path.c_str());
+  if (directory == nullptr) return files;
+  while (const dirent* entry = ::readdir(directory)) {
+    const std::string_view name = entry->d_name;
+    for (const std::string& suffix : suffixes) {
+      if (name.ends_with(suffix)) {
+        files.push_back(path + "/" + std::string(name));
+        break;
+      }
+    }
+  }
+  ::closedir(directory);
+  return files;
 }
 
 Result<OutputFile> OutputFile::Open(const std::string& path) {

@@ -1,7 +1,9 @@
 // The agent's capture directory: the only place a request can make a process write a trace, and
 // the only place files are served from. Layout: <root>/<capture id>/<files>. A capture's folder
 // is world-writable with the sticky bit (the profiled processes may run as other users and write
-// their own files there), the root is the agent's own.
+// their own files there), the root is the agent's own. Only folders the agent created (its
+// marker, kCaptureMarkerName, owned by its user) are capture folders: a folder someone else put
+// under the root is neither chmod'ed, reused nor served.
 //
 // Served files are the finished ones: regular files (never followed through a symbolic link),
 // with one link, whose name has no ".tmp" (Kineto writes <name>.tmp and renames; our tracer
@@ -24,6 +26,9 @@ inline constexpr uint64_t kMaxReadChunkBytes = 4ull << 20;    // per xpuperfCapt
 inline constexpr const char* kDefaultCaptureRoot =
     "/tmp/xpuperf-agent";  // Kineto writes under /tmp
 
+// The file the agent writes into each capture folder it creates; only folders holding it (owned
+// by the agent's user) are capture folders, prepared again or served.
+inline constexpr char kCaptureMarkerName[] = ".xpuperf-capture";
 // Capture ids and file names: 1..128 of [A-Za-z0-9._-], not starting with '.'.
 bool IsSafeName(std::string_view name);
 
@@ -50,7 +55,8 @@ class CaptureStore {
   Status Init() const;
   const std::string& root() const { return root_; }
   uint64_t max_file_bytes() const { return max_file_bytes_; }
-  // Creates <root>/<id> (01777) and returns its path; an existing one is reused.
+  // Creates <root>/<id> (01777, with the agent's marker) and returns its path; an existing one
+  // is reused only when the agent created it (kInvalidArgument otherwise: never taken over).
   Result<std::string> Prepare(std::string_view capture_id) const;
   // Finished files of a capture, by name; kNotFound for an unknown capture.
   Result<std::vector<CaptureFile>> List(std::string_view capture_id) const;

@@ -71,12 +71,30 @@ Result<IpcAddress> MakeIpcAddress(std::string_view name, const std::string& sock
 // The endpoint name of a received source address ("" when unnamed).
 std::string IpcNameOf(const sockaddr_un& address, socklen_t length, const std::string& socket_dir);
 
+// Who may send to a filesystem endpoint (abstract names have no mode).
+enum class IpcSocketAccess {
+  kOwner,    // the process umask's mode (a job's own endpoint: the root agent still reaches it)
+  kAnyUser,  // mode 0666, for the node agent that every job's processes poll
+};
+
 // A bound, non-blocking datagram socket (owns the descriptor). Thread-safety: one object per
 // thread.
 class IpcEndpoint {
  public:
-  // Binds `name` (a filesystem socket is unlinked first and made world-writable, as Kineto does).
-  static Result<IpcEndpoint> Bind(std::string_view name, const std::string& socket_dir);
+  // Binds `name`. Under a socket directory (KINETO_IPC_SOCKET_DIR), where other users may write
+  // when it is shared with jobs, a root daemon trusts nothing it finds there:
+  //   - a path that exists and is not a socket (a file, a symbolic link, a directory) is refused,
+  //     never removed or followed; a live socket there (another agent or dynolog answers) is
+  //     refused; only a stale socket (nobody bound: ECONNREFUSED) is removed;
+  //   - the socket gets its mode when bind creates it (the umask set around bind, for kAnyUser:
+  //     0666), never by a chmod of the path afterwards, which a swapped-in link would redirect;
+  //   - kAnyUser refuses a directory that every user may write without the sticky bit (anyone
+  //     could replace the socket), and a directory that is itself a symbolic link;
+  //   - the socket is removed on close only while the path still names the socket it bound.
+  // kAnyUser changes the process umask for the duration of bind(2): call it before the process
+  // starts threads that create files (the agent binds at start-up).
+  static Result<IpcEndpoint> Bind(std::string_view name, const std::string& socket_dir,
+                                  IpcSocketAccess access = IpcSocketAccess::kOwner);
   IpcEndpoint(IpcEndpoint&& other) noexcept;
   IpcEndpoint& operator=(IpcEndpoint&& other) noexcept;
   ~IpcEndpoint();
@@ -97,9 +115,13 @@ class IpcEndpoint {
  private:
   IpcEndpoint(int fd, std::string socket_dir, std::string path)
       : fd_(fd), socket_dir_(std::move(socket_dir)), path_(std::move(path)) {}
+  // Unlinks path_ when it still names the socket this endpoint created (device and inode).
+  void RemoveOwnSocket();
   int fd_ = -1;
   std::string socket_dir_;
   std::string path_;  // filesystem socket to unlink on close ("" for abstract names)
+  uint64_t path_device_ = 0;
+  uint64_t path_inode_ = 0;
 };
 
 // Environment of Kineto's fabric: KINETO_IPC_SOCKET_DIR ("" = abstract names).

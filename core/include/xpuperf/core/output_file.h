@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "xpuperf/core/status.h"
 
@@ -75,6 +76,17 @@ class OutputFile {
   std::FILE* file_ = nullptr;
   int cleanup_slot_ = -1;  // in the cancellation handler's list of temporary files
 };
+
+// Refuses an output that is one of the command's input files: the same file (device and inode,
+// through symbolic and hard links). A command that reads a directory passes the files it reads
+// there. kInvalidArgument "cannot write OUT: it is the input IN; choose another path". Ok when
+// the output does not exist yet, is "-", or is a character device or FIFO (written in place,
+// never replaced). Empty inputs are skipped.
+Status CheckOutputIsNotAnInput(const std::string& output, const std::vector<std::string>& inputs);
+// The files a command reads at `path`, for CheckOutputIsNotAnInput: `path` itself unless it is a
+// directory; else the entries directly inside whose names end with one of `suffixes`.
+std::vector<std::string> InputFilesAt(const std::string& path,
+                                      const std::vector<std::string>& suffixes);
 
 // Writes `contents` to `path` under the policy (Open + Write + Commit).
 Status WriteOutputFile(const std::string& path, std::string_view contents);
