@@ -14,6 +14,7 @@ packages=(
   python3-venv python3-pip python3-dev
   libcpp-httplib-dev libssl-dev libcrypt-dev prometheus-cpp-dev libdeflate-dev libisal-dev libdnnl-dev
   prometheus prometheus-alertmanager prometheus-node-exporter wrk likwid chromium
+  dpkg-dev file stress-ng
 )
 
 missing=()

@@ -37,7 +37,7 @@ TEST_F(InputFileTest, NonRegularFilesAreRefusedWithoutBlocking) {
   ASSERT_EQ(::mkfifo(Path("fifo").c_str(), 0600), 0);
   const auto start = std::chrono::steady_clock::now();
   auto fifo = ReadInputFile(Path("fifo"));
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20)) << "blocked";
   ASSERT_FALSE(fifo.ok());
   EXPECT_NE(fifo.error().message.find("FIFO"), std::string::npos) << fifo.error().message;
 

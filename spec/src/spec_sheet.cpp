@@ -207,8 +207,17 @@ Result<std::vector<SpecSheet>> LoadSpecSheets(const std::string& dir) {
 }
 
 std::string ShippedSpecSheetDir() {
-  // An installed xpuperf points XPUPERF_SPEC_DIR at share/xpuperf/spec.
   if (const char* dir = std::getenv("XPUPERF_SPEC_DIR"); dir != nullptr && *dir != '\0') return dir;
+  // An installed xpuperf (cmake --install, the Debian package) finds the sheets beside its binary,
+  // PREFIX/bin/xpuperf -> PREFIX/share/xpuperf/spec, wherever the prefix is; a build tree's binary
+  // reads the source tree's sheets.
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const std::filesystem::path installed =
+        self.parent_path().parent_path() / "share" / "xpuperf" / "spec";
+    if (std::filesystem::is_directory(installed, ec)) return installed.string();
+  }
   return XPUPERF_SPEC_SHEET_DIR;
 }
 

@@ -276,13 +276,12 @@ TEST(TpuBackendTest, SlowServerHitsTheDeadline) {
   TpuBackendConfig config;
   config.ports = {server->port()};
   config.deadline = std::chrono::milliseconds(100);
-  const auto start = std::chrono::steady_clock::now();
   auto backend = CreateTpuBackend(options, config);
   ASSERT_TRUE(backend.ok()) << backend.error().ToString();
   auto readings = (*backend)->Collect({});
-  const auto elapsed = std::chrono::steady_clock::now() - start;
-  // One timed-out listing per Collect (open + this one), not one per metric.
-  EXPECT_LT(elapsed, std::chrono::milliseconds(1500));
+  // One timed-out listing per Collect (open + this one), not one per metric: counted at the
+  // server, not timed (a loaded machine stretches any wall time).
+  EXPECT_LE(server->calls(), 2);
   const Reading& used = Find(readings, m::kMemoryUsed, "tpu0");
   EXPECT_EQ(used.state, ReadingState::kUnsupported);
   EXPECT_NE(used.reason.find("did not answer ListSupportedMetrics within 100 ms"),
