@@ -12,7 +12,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   clang-format clang-tidy tmux ccache libxml2-utils
   python3-venv python3-pip python3-dev
-  libcpp-httplib-dev libssl-dev libcrypt-dev prometheus-cpp-dev libdeflate-dev libisal-dev libdnnl-dev
+  libre2-dev libcpp-httplib-dev libssl-dev libcrypt-dev prometheus-cpp-dev libdeflate-dev libisal-dev libdnnl-dev
   prometheus prometheus-alertmanager prometheus-node-exporter wrk likwid chromium
   dpkg-dev file stress-ng
 )

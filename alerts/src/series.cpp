@@ -1,5 +1,7 @@
 #include "xpuperf/alerts/series.h"
 
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -146,29 +148,38 @@ std::string Labels::ToString() const {
   return out;
 }
 
+class CompiledRegex {
+ public:
+  explicit CompiledRegex(const std::string& pattern, const re2::RE2::Options& options)
+      : re2_(pattern, options) {}
+  const re2::RE2& re2() const { return re2_; }
+
+ private:
+  re2::RE2 re2_;
+};
+
 Result<LabelMatcher> LabelMatcher::Make(std::string name, Op op, std::string value) {
   LabelMatcher matcher{std::move(name), op, std::move(value), nullptr, nullptr};
   if (op == Op::kRegexMatch || op == Op::kRegexNoMatch) {
-    try {
-      // Prometheus anchors label regexes at both ends; ECMAScript is close to RE2 for the
-      // subset rule files use (alternation, classes, repetition). Backreferences are refused.
-      // libstdc++ compiles a regex by recursive descent: a bound on its length keeps a
-      // hostile pattern (thousands of nested groups) from overflowing the stack.
-      constexpr size_t kMaxPatternLength = 1024;
-      if (matcher.value.size() > kMaxPatternLength) {
-        return MakeError(ErrorCode::kParse, "regular expression longer than " +
-                                                std::to_string(kMaxPatternLength) + " characters");
-      }
-      if (matcher.value.find("\\1") != std::string::npos) {
-        return MakeError(ErrorCode::kParse, "backreferences are not RE2 syntax");
-      }
-      matcher.regex =
-          std::make_shared<const std::regex>("^(?:" + matcher.value + ")$", std::regex::ECMAScript);
-      matcher.memo = std::make_shared<std::unordered_map<std::string, bool>>();
-    } catch (const std::regex_error& e) {
-      return MakeError(ErrorCode::kParse,
-                       "invalid regular expression \"" + matcher.value + "\": " + e.what());
+    // Prometheus compiles "^(?:" + value + ")$" with Go's regexp (RE2 syntax); RE2 itself runs in
+    // time linear in the label value and without recursion, so no pattern can stall evaluation
+    // or overflow the stack. The length bound keeps a rule file from asking for a huge program;
+    // RE2's own memory budget refuses the rest.
+    constexpr size_t kMaxPatternLength = 16 * 1024;
+    if (matcher.value.size() > kMaxPatternLength) {
+      return MakeError(ErrorCode::kParse, "regular expression longer than " +
+                                              std::to_string(kMaxPatternLength) + " characters");
     }
+    re2::RE2::Options options;
+    options.set_log_errors(false);
+    options.set_max_mem(8 << 20);
+    auto compiled = std::make_shared<const CompiledRegex>("^(?:" + matcher.value + ")$", options);
+    if (!compiled->re2().ok()) {
+      return MakeError(ErrorCode::kParse, "invalid regular expression \"" + matcher.value +
+                                              "\": " + compiled->re2().error());
+    }
+    matcher.regex = std::move(compiled);
+    matcher.memo = std::make_shared<std::unordered_map<std::string, bool>>();
   }
   return matcher;
 }
@@ -188,7 +199,8 @@ bool LabelMatcher::Matches(std::string_view label_value) const {
       if (it != memo->end()) {
         matched = it->second;
       } else {
-        matched = std::regex_match(label_value.begin(), label_value.end(), *regex);
+        matched = re2::RE2::FullMatch(re2::StringPiece(label_value.data(), label_value.size()),
+                                      regex->re2());
         if (memo->size() >= kMemoEntries) memo->clear();
         memo->emplace(std::move(key), matched);
       }

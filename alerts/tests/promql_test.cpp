@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include "xpuperf/alerts/series.h"
+
 namespace xpuperf::alerts {
 namespace {
 
@@ -74,9 +76,13 @@ TEST(PromqlParse, RefusesNestingDeeperThanTheBoundInsteadOfOverflowingTheStack) 
     text += "1";
     EXPECT_NE(ParseError(text).find("nested deeper than 256 levels"), std::string::npos) << open;
   }
-  const std::string deep_regex = std::string(4000, '(') + "a" + std::string(4000, ')');
-  EXPECT_NE(ParseError("x{a=~\"" + deep_regex + "\"}").find("longer than 1024 characters"),
+  const std::string long_regex = std::string(9000, '(') + "a" + std::string(9000, ')');
+  EXPECT_NE(ParseError("x{a=~\"" + long_regex + "\"}").find("longer than 16384 characters"),
             std::string::npos);
+  // Deep but within the length bound: RE2 parses and compiles it without recursion (std::regex
+  // overflowed the stack on such a pattern).
+  const std::string deep_regex = std::string(4000, '(') + "a" + std::string(4000, ')');
+  EXPECT_EQ(ParseError("x{a=~\"" + deep_regex + "\"}"), "");
   std::string ok = std::string(50, '(') + "up" + std::string(50, ')');
   EXPECT_EQ(ParseError(ok), "");
 }
@@ -181,6 +187,56 @@ TEST_F(PromqlEval, OverTimeFunctionsAndAbsent) {
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].labels.ToString(), "{job=\"x\"}");
   EXPECT_TRUE(Eval("absent(g)", 0).empty());
+}
+
+}  // namespace
+}  // namespace xpuperf::alerts
+
+namespace xpuperf::alerts {
+namespace {
+
+// Label regexes run on RE2, as in Prometheus: linear in the value, no recursion. On std::regex the
+// first pattern took minutes (exponential backtracking) and a long value overflowed the stack.
+TEST(LabelRegex, HostilePatternsAndLongValuesEndWithTheRightAnswer) {
+  auto nested = LabelMatcher::Make("job", LabelMatcher::Op::kRegexMatch, "(a+)+b");
+  ASSERT_TRUE(nested.ok()) << nested.error().message;
+  EXPECT_FALSE(nested->Matches(std::string(100000, 'a')));
+  EXPECT_TRUE(nested->Matches(std::string(100000, 'a') + "b"));
+  auto star = LabelMatcher::Make("job", LabelMatcher::Op::kRegexMatch, "(a|b)*");
+  ASSERT_TRUE(star.ok());
+  EXPECT_TRUE(star->Matches(std::string(4 << 20, 'a')));
+  auto deep = LabelMatcher::Make("job", LabelMatcher::Op::kRegexMatch,
+                                 std::string(4000, '(') + "a" + std::string(4000, ')'));
+  ASSERT_TRUE(deep.ok()) << deep.error().message;
+  EXPECT_TRUE(deep->Matches("a"));
+  EXPECT_FALSE(deep->Matches("aa"));
+  auto negated = LabelMatcher::Make("job", LabelMatcher::Op::kRegexNoMatch, "(x+x+)+y");
+  ASSERT_TRUE(negated.ok());
+  EXPECT_TRUE(negated->Matches(std::string(50000, 'x')));
+}
+
+TEST(LabelRegex, PrometheusSemantics) {
+  // Anchored at both ends; RE2 syntax (classes, alternation, (?i), \d) works; backreferences
+  // and lookarounds are not RE2 and are refused.
+  auto anchored = LabelMatcher::Make("instance", LabelMatcher::Op::kRegexMatch, "node-\\d+");
+  ASSERT_TRUE(anchored.ok());
+  EXPECT_TRUE(anchored->Matches("node-12"));
+  EXPECT_FALSE(anchored->Matches("node-12.example"));
+  EXPECT_FALSE(anchored->Matches("xnode-12"));
+  auto folded = LabelMatcher::Make("job", LabelMatcher::Op::kRegexMatch, "(?i)Serve|agent");
+  ASSERT_TRUE(folded.ok());
+  EXPECT_TRUE(folded->Matches("SERVE"));
+  EXPECT_TRUE(folded->Matches("agent"));
+  auto empty = LabelMatcher::Make("job", LabelMatcher::Op::kRegexMatch, "");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->Matches(""));
+  EXPECT_FALSE(empty->Matches("x"));
+  for (const std::string bad : {"(a)\\1", "a(?=b)", "(", "a{2,1}"}) {
+    auto refused = LabelMatcher::Make("job", LabelMatcher::Op::kRegexMatch, bad);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.error().message.find("invalid regular expression"), std::string::npos)
+        << refused.error().message;
+  }
 }
 
 }  // namespace

@@ -142,17 +142,22 @@ class AlertReceiver::Impl {
     }
     port_ = port;
     httplib::Server* raw = server_.get();
-    listener_ = std::thread([raw] { raw->listen_after_bind(); });
-    // stop() before the listener thread runs would be lost (httplib only stops a running loop),
-    // and Stop() would then wait forever: wait until it runs.
-    for (int i = 0; i < 5000 && !raw->is_running(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    listener_ = std::thread([raw, this] {
+      raw->listen_after_bind();
+      listener_done_.store(true);
+    });
     return {};
   }
 
   void Stop() {
-    if (server_ != nullptr) server_->stop();
+    // stop() before the listener thread reaches its loop would be lost (httplib only stops a
+    // running loop) and the join would wait for ever: repeat it until the listener returned.
+    if (server_ != nullptr) {
+      while (listener_.joinable() && !listener_done_.load()) {
+        server_->stop();
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
     if (listener_.joinable()) listener_.join();
     std::list<CaptureThread> captures;
     {
@@ -430,6 +435,7 @@ class AlertReceiver::Impl {
   std::map<std::string, std::string> headers_;
   std::unique_ptr<httplib::Server> server_;
   std::thread listener_;
+  std::atomic<bool> listener_done_{false};  // set when listen_after_bind returned
 
   mutable std::mutex mutex_;
   bool stopping_ = false;

@@ -3,6 +3,9 @@
 #include <httplib.h>
 
 #include <array>
+#include <atomic>
+#include <chrono>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -164,14 +167,28 @@ class MetricsServer::Impl {
     tls_active_ = tls.has_value();
     httplib::Server* raw = server.get();
     server_ = std::move(server);
-    thread_ = std::thread([raw] { raw->listen_after_bind(); });
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    listener_done_ = done;
+    thread_ = std::thread([raw, done] {
+      raw->listen_after_bind();
+      done->store(true);
+    });
     return {};
   }
 
   void StopListening() {
-    if (server_ != nullptr) server_->stop();
+    // httplib's stop() only stops a loop that is running: a SIGTERM (or SIGHUP's re-bind) that
+    // came before the listener thread reached its loop was lost, and the join below waited for
+    // ever. Repeat stop() until the listener has returned.
+    if (server_ != nullptr) {
+      while (listener_done_ && !listener_done_->load()) {
+        server_->stop();
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
     if (thread_.joinable()) thread_.join();
     server_.reset();
+    listener_done_.reset();
   }
 
   Status Reload() {
@@ -267,6 +284,7 @@ class MetricsServer::Impl {
   std::mutex reload_mutex_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
+  std::shared_ptr<std::atomic<bool>> listener_done_;  // set when listen_after_bind returned
   int port_ = 0;
   bool tls_active_ = false;
 };

@@ -33,6 +33,9 @@ Status CheckReadable(const std::string& origin, const std::string& key, const st
   return {};
 }
 
+constexpr int kMinBcryptCost = 4;
+constexpr int kMaxBcryptCost = 14;
+
 bool IsBcrypt(const std::string& hash) {
   // $2a$, $2b$ or $2y$, a two-digit cost, '$', 53 characters of salt and hash.
   return hash.size() == 60 && hash[0] == '$' && hash[1] == '2' &&
@@ -121,6 +124,20 @@ Result<WebConfig> ParseWebConfig(const std::string& text, const std::string& ori
           }
           if (!IsBcrypt(hash)) {
             return Bad(origin, "basic_auth_users." + name + " is not a bcrypt hash ($2y$...)");
+          }
+          // bcrypt's cost doubles the work per step: cost 10 takes tens of milliseconds per
+          // check, 31 days. Sites keep 10-14 (exporter-toolkit's users); 4 is bcrypt's minimum.
+          const int cost = (hash[4] - '0') * 10 + (hash[5] - '0');
+          if (cost < kMinBcryptCost || cost > kMaxBcryptCost) {
+            return Bad(origin, "basic_auth_users." + name + ": bcrypt cost " +
+                                   std::to_string(cost) + " is outside " +
+                                   std::to_string(kMinBcryptCost) + ".." +
+                                   std::to_string(kMaxBcryptCost) +
+                                   " (every request would pin a worker); rehash it, e.g. "
+                                   "htpasswd -nbBC 12 USER PASSWORD");
+          }
+          if (config.basic_auth_users.count(name) != 0) {
+            return Bad(origin, "basic_auth_users." + name + " is given twice");
           }
           config.basic_auth_users[name] = hash;
         }

@@ -129,6 +129,16 @@ TEST_F(MetricsServerTest, BasicAuthFromWebConfigAndReload) {
   std::filesystem::remove_all(dir);
 }
 
+// A stop that comes right after the start, before the listener thread reached its loop (a
+// SIGTERM at start-up), was lost and the join waited for ever: each of these must return.
+TEST_F(MetricsServerTest, AStopRightAfterTheStartIsNeverLost) {
+  for (int i = 0; i < 200; ++i) {
+    std::unique_ptr<MetricsServer> server = Serve();
+    ASSERT_NE(server, nullptr);
+    server->Stop();
+  }
+}
+
 TEST_F(MetricsServerTest, BadWebConfigFailsAtStart) {
   ServerOptions options;
   options.listen = {"127.0.0.1", 0};

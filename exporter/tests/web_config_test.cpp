@@ -75,6 +75,42 @@ TEST(BasicAuthTest, Base64) {
   ASSERT_TRUE(DecodeBase64("YQ", out));
   EXPECT_EQ(out, "a");
   EXPECT_FALSE(DecodeBase64("a b", out));
+  // Nothing after the padding, at most two '=', and a padded text is whole quads.
+  EXPECT_FALSE(DecodeBase64("dTpzZWNyZXQ=junk", out));
+  EXPECT_FALSE(DecodeBase64("dTpzZWNyZXQ=x", out));
+  EXPECT_FALSE(DecodeBase64("YQ===", out));
+  EXPECT_FALSE(DecodeBase64("YQ=", out));
+  EXPECT_TRUE(DecodeBase64("YQ==", out));
+}
+
+// Second hostile-input round: the scheme is case-insensitive (RFC 7617), a password with a NUL
+// and bytes after it is not the password before the NUL, junk after base64 padding is refused.
+TEST(BasicAuthTest, SchemeCaseNulAndTrailingJunk) {
+  BasicAuth auth(std::map<std::string, std::string>{{"u", kHash}});
+  EXPECT_TRUE(auth.Check("basic dTpzZWNyZXQ="));
+  EXPECT_TRUE(auth.Check("BASIC dTpzZWNyZXQ="));
+  EXPECT_FALSE(auth.Check("Basic dTpzZWNyZXQAanVuaw=="));  // u:secret\0junk
+  EXPECT_FALSE(auth.Check("Basic dTpzZWNyZXQ=junk"));
+}
+
+TEST(WebConfigTest, BcryptCostsOutsideTheSaneRangeAndDuplicateUsersAreRefused) {
+  auto error = [](const std::string& text) {
+    auto c = ParseWebConfig(text, "'w.yml'");
+    return c.ok() ? std::string("ok") : c.error().message;
+  };
+  std::string hash = kHash;
+  for (const std::string cost : {"03", "15", "31", "99"}) {
+    hash.replace(4, 2, cost);
+    EXPECT_NE(error("basic_auth_users:\n  alice: " + hash + "\n")
+                  .find("basic_auth_users.alice: bcrypt cost " + std::to_string(std::stoi(cost)) +
+                        " is outside 4..14"),
+              std::string::npos)
+        << cost;
+  }
+  EXPECT_NE(error(std::string("basic_auth_users:\n  bob: ") + kHash + "\n  bob: " + kHash + "\n")
+                .find("bob is given twice"),
+            std::string::npos)
+      << error(std::string("basic_auth_users:\n  bob: ") + kHash + "\n  bob: " + kHash + "\n");
 }
 
 }  // namespace

@@ -2,10 +2,11 @@
 // Each plane is walked twice over the same bytes: once for its metadata maps and line names
 // (serializers write lines before the maps, so names are not known on the first sight of an
 // event), once for the events.
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <optional>
 #include <unordered_map>
 
@@ -609,13 +610,30 @@ Result<Trace> ReadXSpaceFile(const std::string& path) {
                          std::to_string(MaxDecompressedBytes()) +
                          " bytes (raise it with --max-decompressed-bytes)");
   }
-  if (size == 0) return ParseXSpace({}, path);
-  void* at = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd(), 0);
-  if (at == MAP_FAILED) return MakeError(ErrorCode::kIo, path + ": cannot map the file");
-  madvise(at, size, MADV_SEQUENTIAL);
-  auto parsed = ParseXSpace(std::string_view(static_cast<const char*>(at), size), path);
-  munmap(at, size);
-  return parsed;
+  if (size == 0) {
+    return MakeError(ErrorCode::kParse,
+                     path + ": empty file (an XLA profile holds at least one plane)");
+  }
+  // Read into memory, not mapped: a file truncated while it is read (a profile still being
+  // written, or cut by another process) would raise SIGBUS on the first page past its new end.
+  std::string bytes(static_cast<size_t>(size), '\0');
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t got =
+        pread(file.fd(), bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      return MakeError(ErrorCode::kIo, path + ": read failed: " + std::strerror(errno));
+    }
+    if (got == 0) {
+      return MakeError(ErrorCode::kIo, path + ": the file shrank from " + std::to_string(size) +
+                                           " to " + std::to_string(done) +
+                                           " bytes while being read (truncated by another "
+                                           "process?)");
+    }
+    done += static_cast<size_t>(got);
+  }
+  return ParseXSpace(bytes, path);
 }
 
 }  // namespace xpuperf::trace

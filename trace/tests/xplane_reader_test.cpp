@@ -256,6 +256,11 @@ TEST(XPlaneReaderTest, FilesAndDirectoriesReadThroughTheRunReader) {
   auto as_dir = ReadXSpaceFile(run_dir.string());
   ASSERT_FALSE(as_dir.ok());
   EXPECT_NE(as_dir.error().message.find("directory"), std::string::npos) << as_dir.error().message;
+  // An empty file is no profile (it was analysed as an empty trace).
+  std::ofstream(dir / "empty.xplane.pb").close();
+  auto empty = ReadXSpaceFile((dir / "empty.xplane.pb").string());
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.error().message.find("empty file"), std::string::npos) << empty.error().message;
   fs::remove_all(dir);
 }
 

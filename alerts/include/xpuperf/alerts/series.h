@@ -9,7 +9,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <regex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -92,14 +91,18 @@ struct Point {
   double value = 0;
 };
 
+class CompiledRegex;  // series.cpp: an RE2 program
+
 struct LabelMatcher {
   enum class Op { kEqual, kNotEqual, kRegexMatch, kRegexNoMatch };
   std::string name;
   Op op = Op::kEqual;
   std::string value;
-  std::shared_ptr<const std::regex> regex;  // fully anchored, for the two regex ops
-  // Regex results by label value (label values repeat across evaluations and std::regex is slow);
-  // bounded. Makes Matches unsafe to call from two threads at once on copies of one matcher.
+  // The compiled pattern for the two regex ops: RE2, matched against the whole value (Prometheus
+  // anchors label regexes at both ends). Opaque here so that RE2 stays a private dependency.
+  std::shared_ptr<const CompiledRegex> regex;
+  // Regex results by label value (label values repeat across evaluations); bounded. Makes Matches
+  // unsafe to call from two threads at once on copies of one matcher.
   std::shared_ptr<std::unordered_map<std::string, bool>> memo;
 
   static Result<LabelMatcher> Make(std::string name, Op op, std::string value);

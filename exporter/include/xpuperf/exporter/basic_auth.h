@@ -22,11 +22,13 @@ class BasicAuth {
 
  private:
   std::map<std::string, std::string> users_;
+  std::string dummy_hash_;  // for unknown users: the cost of the costliest configured hash
   std::mutex mutex_;
   std::set<std::string> accepted_;  // user '\0' password '\0' hash of successful checks
 };
 
-// Decodes standard base64 (with or without padding); false on a character outside the alphabet.
+// Decodes standard base64 (with or without padding); false on a character outside the alphabet,
+// or anything after the padding.
 bool DecodeBase64(std::string_view in, std::string& out);
 // True when crypt_rn(password, hash) reproduces hash (compared in constant time).
 bool BcryptMatches(const std::string& password, const std::string& hash);
