@@ -37,7 +37,9 @@ def test_wheel_installs_and_imports_without_build_tools(tmp_path):
     # --no-build-isolation: the build backend and nanobind come from this (pinned) environment.
     build = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-q",
-         "-w", str(wheels), "-C", f"build-dir={build_root}/python-wheel", SOURCE_DIR],
+         "-w", str(wheels), "-C", f"build-dir={build_root}/python-wheel",
+         # The main build's flags, so that ccache serves what build/ compiled.
+         "-C", "cmake.build-type=RelWithDebInfo", SOURCE_DIR],
         capture_output=True, text=True)
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
     (wheel,) = list(wheels.glob("xpuperf-*.whl"))
