@@ -157,6 +157,44 @@ TEST(CommandBenchTest, RelativeResultDirectoriesWorkFromAnEmptyDirectory) {
   std::filesystem::remove_all(dir);
 }
 
+// Every other writer with a relative path from an empty working directory: report files next to
+// it or under ./, directories (record --out) with missing parents created; a file into a folder
+// that does not exist is refused naming that folder, before any work.
+TEST(CommandBenchTest, EveryWriterTakesRelativePathsFromAnEmptyDirectory) {
+  const std::string data = XPUPERF_TEST_DATA_DIR;
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("xpuperf_writers_rel_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string cwd = dir.string();
+  const std::string results = data + "/roofline/results-cpu";
+  auto roofline = RunXpuperfIn(cwd, {"roofline", results, "--spec", "none", "--html", "report.html",
+                                     "--svg", "./roofline.svg"});
+  EXPECT_EQ(roofline.exit_code, 0) << roofline.err;
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "report.html"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "roofline.svg"));
+  auto missing =
+      RunXpuperfIn(cwd, {"roofline", results, "--spec", "none", "--html", "nowhere/report.html"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("the directory nowhere does not exist"), std::string::npos)
+      << missing.err;
+  auto check = RunXpuperfIn(cwd, {"bench", "check", data + "/check/pass", "--spec",
+                                  data + "/check/test-sheet.yaml", "--export", "check.json"});
+  EXPECT_LE(check.exit_code, 1) << check.err;
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "check.json")) << check.err;
+  auto analyze =
+      RunXpuperfIn(cwd, {"analyze", data + "/analyze/base.json", "--html", "./analysis.html"}, 120);
+  EXPECT_EQ(analyze.exit_code, 0) << analyze.err;
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "analysis.html"));
+  for (const std::string out : {"rec", "deep/er/rec"}) {
+    auto record = RunXpuperfIn(
+        cwd, {"record", "--backend", "cpu", "--no-html", "--out", out, "--", "true"}, 120);
+    EXPECT_EQ(record.exit_code, 0) << out << ": " << record.err;
+    EXPECT_TRUE(std::filesystem::is_regular_file(dir / out / "summary.json")) << out;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace xpuperf::cli
 

@@ -42,6 +42,33 @@ Summary StopOk() {
   return summary.ok() ? *summary : Summary{};
 }
 
+// A relative trace path from an empty working directory (the output policy resolves it there);
+// a relative path into a folder that does not exist is refused by Start, naming the folder.
+TEST(TracerTest, RelativePathsFromAnEmptyWorkingDirectory) {
+  const std::filesystem::path previous = std::filesystem::current_path();
+  const std::filesystem::path empty =
+      std::filesystem::temp_directory_path() / ("xpuperf-tracer-rel-" + std::to_string(getpid()));
+  std::filesystem::remove_all(empty);
+  std::filesystem::create_directories(empty);
+  std::filesystem::current_path(empty);
+  Options options;
+  options.path = "trace.json";
+  ASSERT_TRUE(Start(options).ok());
+  StopOk();
+  EXPECT_TRUE(std::filesystem::is_regular_file(empty / "trace.json"));
+  options.path = "./again.json";
+  ASSERT_TRUE(Start(options).ok());
+  StopOk();
+  EXPECT_TRUE(std::filesystem::is_regular_file(empty / "again.json"));
+  options.path = "missing/trace.json";
+  auto refused = Start(options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("the directory missing does not exist"), std::string::npos)
+      << refused.error().message;
+  std::filesystem::current_path(previous);
+  std::filesystem::remove_all(empty);
+}
+
 TEST(TracerTest, NestedScopesAreNestedCompleteEvents) {
   const Options options = OptionsFor("nesting.json");
   ASSERT_TRUE(Start(options).ok());
