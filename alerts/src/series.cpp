@@ -165,7 +165,7 @@ Result<LabelMatcher> LabelMatcher::Make(std::string name, Op op, std::string val
     // time linear in the label value and without recursion, so no pattern can stall evaluation
     // or overflow the stack. The length bound keeps a rule file from asking for a huge program;
     // RE2's own memory budget refuses the rest.
-    constexpr size_t kMaxPatternLength = 16 * 1024;
+    constexpr size_t kMaxPatternLength = size_t{16} * 1024;
     if (matcher.value.size() > kMaxPatternLength) {
       return MakeError(ErrorCode::kParse, "regular expression longer than " +
                                               std::to_string(kMaxPatternLength) + " characters");
