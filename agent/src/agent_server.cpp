@@ -123,6 +123,9 @@ class AgentServer::Impl {
       }
     }
     Stream stream(fd, ssl);
+    // The whole request and reply within the I/O timeout: a client sending a byte every few
+    // seconds held a worker for as long as it liked. A stop signal ends the wait too.
+    stream.SetDeadline(options.io_timeout_seconds);
     auto request = stream.ReadFrame(kMaxRequestBytes);
     if (!request.ok()) return;  // bad length or a dropped connection: close, as dynolog does
     std::optional<std::string> reply = HandleRpcRequest(context, *request);

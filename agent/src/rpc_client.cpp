@@ -173,6 +173,9 @@ Result<nlohmann::json> CallAgent(const AgentEndpoint& endpoint, nlohmann::json r
     }
   }
   Stream stream(fd, ssl);
+  // The whole exchange within the timeout, not only each read: a trickling agent cannot hold
+  // capture (one byte every few seconds kept every read within its own timeout).
+  stream.SetDeadline(timeout_seconds);
   if (Status sent = stream.WriteAll(FrameMessage(request.dump())); !sent.ok()) {
     return Unreachable(endpoint, sent.error().message);
   }

@@ -1,13 +1,18 @@
 #include "stream.h"
 
 #include <openssl/err.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <ctime>
 
 #include "xpuperf/agent/rpc_protocol.h"
+#include "xpuperf/core/cancellation.h"
 
 namespace xpuperf::agent {
 
@@ -19,9 +24,49 @@ Stream::~Stream() {
   if (fd_ >= 0) close(fd_);
 }
 
+namespace {
+int64_t NowNs() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+}  // namespace
+
+void Stream::SetDeadline(double seconds) {
+  deadline_seconds_ = seconds;
+  deadline_ns_ = seconds > 0 ? NowNs() + static_cast<int64_t>(seconds * 1e9) : 0;
+}
+
+Status Stream::WaitReady(short events) {
+  if (ssl_ != nullptr && (events & POLLIN) != 0 && SSL_pending(ssl_) > 0) return {};
+  while (true) {
+    if (CancellationRequested()) {
+      return MakeError(ErrorCode::kIo, "stopped by a signal while waiting for the agent");
+    }
+    int wait_ms = 100;
+    if (deadline_ns_ != 0) {
+      const int64_t left_ns = deadline_ns_ - NowNs();
+      if (left_ns <= 0) {
+        char text[96];
+        std::snprintf(text, sizeof(text), "no whole message within %.3g s (the overall deadline)",
+                      deadline_seconds_);
+        return MakeError(ErrorCode::kIo, text);
+      }
+      wait_ms = static_cast<int>(std::min<int64_t>(100, left_ns / 1'000'000 + 1));
+    }
+    pollfd waiter{fd_, events, 0};
+    const int ready = poll(&waiter, 1, wait_ms);
+    if (ready > 0) return {};
+    if (ready < 0 && errno != EINTR) {
+      return MakeError(ErrorCode::kIo, std::string("poll: ") + std::strerror(errno));
+    }
+  }
+}
+
 Status Stream::ReadExact(char* out, size_t bytes) {
   size_t done = 0;
   while (done < bytes) {
+    XPUPERF_RETURN_IF_ERROR(WaitReady(POLLIN));
     ssize_t got;
     if (ssl_ != nullptr) {
       const int n =
@@ -49,6 +94,7 @@ Status Stream::ReadExact(char* out, size_t bytes) {
 Status Stream::WriteAll(std::string_view bytes) {
   size_t done = 0;
   while (done < bytes.size()) {
+    XPUPERF_RETURN_IF_ERROR(WaitReady(POLLOUT));
     ssize_t sent;
     if (ssl_ != nullptr) {
       const int n = SSL_write(ssl_, bytes.data() + done,

@@ -1,11 +1,17 @@
 #include "xpuperf/agent/agent_server.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "fake_kineto.h"
 #include "xpuperf/agent/rpc_client.h"
@@ -54,6 +60,83 @@ TEST_F(AgentServerTest, AnswersDynologsStatusAndVersion) {
   auto version = Call(*server, {{"fn", "getVersion"}});
   ASSERT_TRUE(version.ok());
   EXPECT_TRUE((*version)["version"].get<std::string>().starts_with("xpuperf "));
+}
+
+// Connects to 127.0.0.1:port (a raw TCP client); -1 on failure.
+int ConnectRaw(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// A client that sends its request a byte every 200 ms, for ever, kept the agent's only worker:
+// every read finished within the I/O timeout. The whole request now has that timeout, so the
+// worker is free again and a real request is answered (within the client's generous 30 s).
+TEST_F(AgentServerTest, ATricklingClientCannotHoldAWorker) {
+  AgentOptions options;
+  options.workers = 1;
+  options.io_timeout_seconds = 1;
+  auto server = Start(options);
+  ASSERT_TRUE(server);
+  std::atomic<bool> stop{false};
+  std::thread trickler([&] {
+    while (!stop.load()) {
+      const int fd = ConnectRaw(server->port());
+      if (fd < 0) return;
+      const std::string frame = FrameMessage(R"({"fn":"getStatus"})");
+      for (char c : frame) {
+        if (stop.load() || send(fd, &c, 1, MSG_NOSIGNAL) != 1) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      }
+      close(fd);
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the trickler holds the worker
+  auto status = CallAgent({"127.0.0.1", server->port()}, {{"fn", "getStatus"}}, {}, 30);
+  stop.store(true);
+  trickler.join();
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  EXPECT_EQ((*status)["status"], 1);
+}
+
+// An agent that answers a byte every 200 ms, for ever, held `capture` for ever: every read got a
+// byte within its timeout. The call now ends at its overall deadline and says so.
+TEST(AgentClientTest, ATricklingAgentEndsAtTheOverallDeadline) {
+  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(listen(listener, 4), 0);
+  socklen_t length = sizeof(address);
+  getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+  const int port = ntohs(address.sin_port);
+  std::atomic<bool> stop{false};
+  std::thread agent([&] {
+    const int fd = accept(listener, nullptr, nullptr);
+    if (fd < 0) return;
+    const std::string header("\x7f\x00\x00\x00", 4);  // a frame of 127 bytes, never finished
+    for (size_t i = 0; !stop.load(); ++i) {
+      const char c = i < header.size() ? header[i] : ' ';
+      if (send(fd, &c, 1, MSG_NOSIGNAL) != 1) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    close(fd);
+  });
+  auto reply = CallAgent({"127.0.0.1", port}, {{"fn", "getStatus"}}, {}, 1.5);
+  stop.store(true);
+  agent.join();
+  close(listener);
+  ASSERT_FALSE(reply.ok());
+  EXPECT_NE(reply.error().message.find("overall deadline"), std::string::npos)
+      << reply.error().message;
 }
 
 TEST_F(AgentServerTest, ClosesUnknownCallsWithoutAReplyAndKeepsServing) {
