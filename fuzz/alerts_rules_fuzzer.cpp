@@ -1,6 +1,7 @@
 // Fuzzes what users give the built-in rule engine: rule files (YAML, PromQL, templates), promtool
-// series notation and alert state files. First byte selects the parser. A parsed expression is
-// also evaluated over a small fixed history, so the evaluator sees every shape the parser accepts.
+// series notation, alert state files and label regexes. First byte selects the parser. A parsed
+// expression is also evaluated over a small fixed history, so the evaluator sees every shape the
+// parser accepts.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -8,6 +9,7 @@
 #include "xpuperf/alerts/promql.h"
 #include "xpuperf/alerts/promtool_test.h"
 #include "xpuperf/alerts/rule_file.h"
+#include "xpuperf/alerts/series.h"
 #include "xpuperf/alerts/state_file.h"
 
 using namespace xpuperf::alerts;
@@ -35,7 +37,7 @@ const MemorySeriesSource& History() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 4) {
+  switch (data[0] % 5) {
     case 0: {
       auto expr = ParseExpr(text);
       if (expr.ok()) (void)Evaluate(**expr, History(), 300000);
@@ -57,6 +59,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 3:
       (void)ParseAlertState(text);
       break;
+    case 4: {
+      // A label regex (RE2) and a label value, split at the first newline: any pattern compiles
+      // or is refused, and matching any value ends.
+      const size_t newline = text.find('\n');
+      const std::string pattern = text.substr(0, newline);
+      const std::string value = newline == std::string::npos ? "" : text.substr(newline + 1);
+      auto matcher = LabelMatcher::Make("l", LabelMatcher::Op::kRegexMatch, pattern);
+      if (matcher.ok()) (void)matcher->Matches(value);
+      break;
+    }
   }
   return 0;
 }

@@ -114,6 +114,10 @@ def main():
         return 1
     env = dict(os.environ, PATH=os.path.dirname(os.path.abspath(xpuperf)) + os.pathsep +
                os.environ.get("PATH", ""))
+    # The quick suite's collectives run under mpirun: Open MPI's runtime keeps its allocations until
+    # exit, so in sanitizer runs its ranks must not fail on leak reports about them.
+    if "ASAN_OPTIONS" in env:
+        env["ASAN_OPTIONS"] += ":detect_leaks=0"
     failures, servers, address = [], [], README_ADDRESS
     with tempfile.TemporaryDirectory(prefix="xpuperf-readme-") as cwd:
         assert not os.listdir(cwd)
