@@ -102,6 +102,35 @@ TEST_F(CaptureTest, GathersTwoAgentsAndReportsTheOneThatFails) {
   EXPECT_FALSE(again.ok());
 }
 
+// A relative --out with missing parents, from an empty working directory: created there, as
+// record --out and bench run --out are.
+TEST_F(CaptureTest, ARelativeOutDirectoryFromAnEmptyWorkingDirectory) {
+  auto a = StartAgent("rel");
+  ASSERT_TRUE(a);
+  agent::testing::FakeKinetoProcess pa("xpuperf-capture-test-" + std::to_string(getpid()) + "-rel",
+                                       303, 9);
+  for (int i = 0; i < 100 && a->registry().Live().empty(); ++i) usleep(20000);
+  const fs::path previous = fs::current_path();
+  fs::create_directories(root_ / "empty");
+  fs::current_path(root_ / "empty");
+  CaptureOptions options;
+  options.hosts = {"127.0.0.1:" + std::to_string(a->port())};
+  options.job_id = 9;
+  options.duration_ms = 50;
+  options.start_in_seconds = 0;
+  options.wait_seconds = 10;
+  options.out_dir = "captures/run-1";
+  options.rpc_timeout_seconds = 2;
+  std::ostringstream log;
+  auto report = RunCapture(options, log);
+  fs::current_path(previous);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  EXPECT_EQ(report->ok_hosts(), 1u) << log.str();
+  EXPECT_TRUE(fs::exists(root_ / "empty" / "captures" / "run-1" / "manifest.json"));
+  EXPECT_TRUE(fs::exists(root_ / "empty" / "captures" / "run-1" /
+                         ("127.0.0.1_" + std::to_string(a->port())) / "trace_303.json"));
+}
+
 // Our own tracer registers like a Kineto process and is captured without a restart.
 TEST_F(CaptureTest, CapturesAProgramInstrumentedWithXpuperfScope) {
   auto a = StartAgent("tracer");
