@@ -111,8 +111,7 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     }
     // Never over the only copy of what is being read (a trace, a rank of a directory, a
     // recording's timeline).
-    std::vector<std::string> inputs =
-        InputFilesAt(options.path, {".json", ".json.gz", ".xplane.pb", ".pb"});
+    std::vector<std::string> inputs = InputFilesAt(options.path, {".json", ".json.gz", ".pb"});
     for (std::string& file : InputFilesAt(options.telemetry, {".csv", ".json", ".jsonl"})) {
       inputs.push_back(std::move(file));
     }

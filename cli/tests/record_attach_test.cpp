@@ -4,8 +4,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
-
 #include "record_test_util.h"
 #include "test_util.h"
 
@@ -29,19 +27,18 @@ pid_t SpawnSleeper(double seconds) {
 TEST_F(RecordTest, PidIsFollowedUntilItExitsAndExitsZero) {
   const pid_t job = SpawnSleeper(1.0);
   const fs::path out = dir_ / "out";
-  const auto start = std::chrono::steady_clock::now();
+  // A record that kept following the exited job would never end: the child's alarm (300 s, far
+  // beyond the 1 s job on any load) kills it, and the exit code below says so. No clock here.
   auto r = RunXpuperf({"record", "--pid", std::to_string(job), "--backend", "cpu", "--rate", "20",
-                       "--no-html", "--out", out.string(), "--json"});
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                       "--no-html", "--out", out.string(), "--json"},
+                      300);
   ::waitpid(job, nullptr, 0);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_LT(wall, 60.0) << "record kept following a process that had exited";
+  ASSERT_EQ(r.exit_code, 0) << "record did not end after the job exited: " << r.err;
   json summary = json::parse(r.out);
   EXPECT_EQ(summary["pid"], job);
   EXPECT_FALSE(summary["partial"].get<bool>());
+  // Followed until the job exited (a lower bound: load only lengthens it).
   EXPECT_GE(summary["duration_seconds"].get<double>(), 0.5);
-  EXPECT_LE(summary["duration_seconds"].get<double>(), 60.0);
   EXPECT_GE(summary["ticks"].get<int>(), 1);  // sampled at all (how many depends on the load)
   // The job's process tree is what "job peak" memory is about: it was seen.
   const json* memory = Find(summary["memory"], "cpu0", "device", "cpu0");

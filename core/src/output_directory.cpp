@@ -1,6 +1,5 @@
 #include "xpuperf/core/output_directory.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,14 +52,8 @@ Status PrepareNewDirectory(const std::string& given) {
   const std::string path = WithoutTrailingSlashes(given);
   struct stat info {};
   if (::lstat(path.c_str(), &info) == 0) return Refuse(given, "it already exists");
-  if (errno != ENOENT) {
-    const int error = errno;
-    if (error == ENOTDIR) {
-      // Some ancestor is a file: found by the walk below, which names it.
-    } else {
-      return Refuse(given, std::strerror(error));
-    }
-  }
+  // ENOTDIR: some ancestor is a file, which the walk below finds and names.
+  if (errno != ENOENT && errno != ENOTDIR) return Refuse(given, std::strerror(errno));
   // The nearest ancestor that exists decides; the missing ones between are created later.
   for (std::string ancestor = ParentOf(path); !ancestor.empty(); ancestor = ParentOf(ancestor)) {
     if (::stat(ancestor.c_str(), &info) != 0) {
@@ -75,24 +68,6 @@ Status PrepareNewDirectory(const std::string& given) {
   }
   // Unreachable for a relative path ("." exists unless the working directory was removed).
   return Refuse(given, "no existing parent directory (was the working directory removed?)");
-}
-
-Status CreateNewDirectory(const std::string& given) {
-  XPUPERF_RETURN_IF_ERROR(PrepareNewDirectory(given));
-  const std::string path = WithoutTrailingSlashes(given);
-  // Each missing component from the top down; EEXIST on a parent is fine (another run made it).
-  for (size_t slash = path.find('/', 1); slash != std::string::npos;
-       slash = path.find('/', slash + 1)) {
-    const std::string part = path.substr(0, slash);
-    if (::mkdir(part.c_str(), 0777) != 0 && errno != EEXIST) {
-      return Refuse(given, part + ": " + std::strerror(errno));
-    }
-  }
-  if (::mkdir(path.c_str(), 0777) != 0) {
-    const int error = errno;
-    return Refuse(given, error == EEXIST ? std::string("it already exists") : std::strerror(error));
-  }
-  return Status::Ok();
 }
 
 }  // namespace xpuperf

@@ -112,14 +112,13 @@ Status CheckOutputIsNotAnInput(const std::string& output, const std::vector<std:
   struct stat target {};
   if (::stat(output.c_str(), &target) != 0) return Status::Ok();  // a new file
   if (S_ISCHR(target.st_mode) || S_ISFIFO(target.st_mode)) return Status::Ok();
-  auto same = [&](const struct stat& info) {
-    return info.st_dev == target.st_dev && info.st_ino == target.st_ino;
-  };
   for (const std::string& input : inputs) {
     if (input.empty() || input == "-") continue;
     struct stat info {};
-    if (::stat(input.c_str(), &info) != 0) continue;
-    if (same(info)) return Refuse(output, "it is the input " + input + "; choose another path");
+    if (::stat(input.c_str(), &info) == 0 && info.st_dev == target.st_dev &&
+        info.st_ino == target.st_ino) {
+      return Refuse(output, "it is the input " + input + "; choose another path");
+    }
   }
   return Status::Ok();
 }

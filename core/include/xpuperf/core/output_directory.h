@@ -2,8 +2,8 @@
 // and any other "--out DIR" that must not exist yet), next to the file policy of output_file.h.
 // docs/POLICIES.md states it for users:
 //   - The directory must not exist yet (a run never mixes its files with another's).
-//   - Missing parents are created, as `mkdir -p` does, relative to the working directory for a
-//     relative path: "results/run-1" works in a directory without "results/".
+//   - Missing parents are allowed (the writer creates them, as `mkdir -p` does), relative to the
+//     working directory for a relative path: "results/run-1" works where "results/" is missing.
 //   - The nearest existing ancestor ("." for a relative path with none) must be a directory in
 //     which xpuperf may create entries, probed by creating one (access(2) says yes to root on
 //     read-only places).
@@ -23,8 +23,5 @@ namespace xpuperf {
 // kInvalidArgument "cannot create PATH: REASON" on refusal ("it already exists" for anything
 // there: a directory, a file, a link, dangling or not).
 Status PrepareNewDirectory(const std::string& path);
-
-// PrepareNewDirectory, then creates `path` with its missing parents (mode 0777 & ~umask).
-Status CreateNewDirectory(const std::string& path);
 
 }  // namespace xpuperf
