@@ -20,14 +20,14 @@ case "$targets" in
   parsers) fuzz_targets="parsers_fuzzer" ;;
   trace) fuzz_targets="trace_reader_fuzzer" ;;
   gpu) fuzz_targets="gpu_parsers_fuzzer" ;;
-  exporter) fuzz_targets="exporter_input_fuzzer" ;;
+  exporter) fuzz_targets="exporter_input_fuzzer http_request_fuzzer" ;;
   record) fuzz_targets="record_timeline_fuzzer bmc_power_fuzzer" ;;
   alerts) fuzz_targets="alerts_rules_fuzzer" ;;
   agent) fuzz_targets="agent_fuzzer" ;;
   ceilings) fuzz_targets="cpu_ceilings_fuzzer" ;;
   xplane) fuzz_targets="xplane_reader_fuzzer" ;;
   files) fuzz_targets="$(for t in $file_targets; do echo -n "${t}_fuzzer "; done)" ;;
-  all) fuzz_targets="parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer exporter_input_fuzzer record_timeline_fuzzer bmc_power_fuzzer alerts_rules_fuzzer agent_fuzzer cpu_ceilings_fuzzer xplane_reader_fuzzer $(for t in $file_targets; do echo -n "${t}_fuzzer "; done)" ;;
+  all) fuzz_targets="parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer exporter_input_fuzzer http_request_fuzzer record_timeline_fuzzer bmc_power_fuzzer alerts_rules_fuzzer agent_fuzzer cpu_ceilings_fuzzer xplane_reader_fuzzer $(for t in $file_targets; do echo -n "${t}_fuzzer "; done)" ;;
   *) echo "fuzz.sh: unknown target set '$targets' (parsers, trace, gpu, exporter, record, alerts, agent, ceilings, xplane, files, all)" >&2; exit 2 ;;
 esac
 cmake --build build-fuzz --target $fuzz_targets
@@ -74,12 +74,18 @@ if [ "$targets" = gpu ] || [ "$targets" = all ]; then
   for f in backends/amd/tests/data/trees/*/sys/class/drm/card*/device/pp_dpm_*; do gpu_seed 3 "$f"; done
   ./build-fuzz/fuzz/gpu_parsers_fuzzer -max_total_time="$seconds" -max_len=4096 "$gpu_corpus"
 fi
-# The exporter's inputs (web config, Accept, Authorization, --listen), seeded from fuzz/corpus/exporter.
+# The exporter's inputs (web config, Accept, Authorization, --listen), seeded from fuzz/corpus/exporter,
+# and the HTTP request parser.
 if [ "$targets" = exporter ] || [ "$targets" = all ]; then
   exporter_corpus=build-fuzz/corpus-exporter
   mkdir -p "$exporter_corpus"
   cp fuzz/corpus/exporter/* "$exporter_corpus/"
   ./build-fuzz/fuzz/exporter_input_fuzzer -max_total_time="$seconds" -max_len=8192 "$exporter_corpus"
+  # The HTTP request parser of serve and capture --on-alert, seeded from fuzz/corpus/http.
+  http_corpus=build-fuzz/corpus-http
+  mkdir -p "$http_corpus"
+  cp fuzz/corpus/http/* "$http_corpus/"
+  ./build-fuzz/fuzz/http_request_fuzzer -max_total_time="$seconds" -max_len=4096 "$http_corpus"
 fi
 # The recording reader (analyze --telemetry), seeded from fuzz/corpus/record.
 if [ "$targets" = record ] || [ "$targets" = all ]; then

@@ -218,11 +218,12 @@ int Notifier::DeliverDue(int64_t now_ms) {
   for (ReceiverState& receiver : receivers_) {
     // In order: a later delivery never overtakes an earlier one for the same receiver.
     while (!receiver.queue.empty() && receiver.queue.front().next_attempt_ms <= now_ms) {
+      if (cancel_ != nullptr && cancel_->load()) return delivered;
       Delivery& d = receiver.queue.front();
       const std::string url = receiver.config.kind == ReceiverKind::kAlertmanager
                                   ? receiver.config.url + "/api/v2/alerts"
                                   : receiver.config.url;
-      Result<int> status = poster_({url, d.body, &receiver.config});
+      Result<int> status = poster_({url, d.body, &receiver.config, cancel_});
       d.attempts++;
       if (status.ok() && *status >= 200 && *status < 300) {
         receiver.stats.sent++;
@@ -251,6 +252,66 @@ int Notifier::DeliverDue(int64_t now_ms) {
     }
   }
   return delivered;
+}
+
+std::optional<int64_t> Notifier::NextDueMs() const {
+  std::optional<int64_t> next;
+  for (const ReceiverState& receiver : receivers_) {
+    if (receiver.queue.empty()) continue;
+    const int64_t due = receiver.queue.front().next_attempt_ms;
+    if (!next || due < *next) next = due;
+  }
+  return next;
+}
+
+Status ValidateReceiverUrl(std::string_view url, std::string_view option) {
+  auto bad = [&](std::string_view why) {
+    return MakeError(ErrorCode::kInvalidArgument, fmt::format("{} '{}': {}", option, url, why));
+  };
+  std::string_view rest = url;
+  if (rest.starts_with("https://")) {
+    rest.remove_prefix(8);
+  } else if (rest.starts_with("http://")) {
+    rest.remove_prefix(7);
+  } else {
+    return bad("not an http:// or https:// URL");
+  }
+  for (char c : url) {
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
+      return bad("blank or control character");
+  }
+  const std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
+  if (authority.find('@') != std::string_view::npos) {
+    return bad("credentials in the URL (use a credentials file)");
+  }
+  std::string_view host = authority;
+  std::string_view port;
+  if (host.starts_with('[')) {
+    const size_t close = host.find(']');
+    if (close == std::string_view::npos) return bad("unclosed IPv6 address");
+    port = host.substr(close + 1);
+    host = host.substr(1, close - 1);
+    if (!port.empty() && !port.starts_with(':')) return bad("junk after the IPv6 address");
+    if (!port.empty()) port.remove_prefix(1);
+  } else if (const size_t colon = host.rfind(':'); colon != std::string_view::npos) {
+    port = host.substr(colon + 1);
+    host = host.substr(0, colon);
+  }
+  if (host.empty()) return bad("no host");
+  if (authority.find(':') != std::string_view::npos && !authority.starts_with('[') &&
+      authority.find(':') != authority.rfind(':')) {
+    return bad("an IPv6 address needs brackets");
+  }
+  if (authority.ends_with(':')) return bad("empty port");
+  if (!port.empty()) {
+    if (port.size() > 5 ||
+        !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return bad("the port is not a number");
+    }
+    const int number = std::stoi(std::string(port));
+    if (number < 1 || number > 65535) return bad("the port is not in 1..65535");
+  }
+  return Status::Ok();
 }
 
 }  // namespace xpuperf::alerts

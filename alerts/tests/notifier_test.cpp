@@ -187,3 +187,23 @@ TEST(AlertStateFileTest, IntegersOutOfRangeAreErrorsNamingTheField) {
 
 }  // namespace
 }  // namespace xpuperf::alerts
+
+namespace xpuperf::alerts {
+namespace {
+
+TEST(ReceiverUrl, BrokenUrlsAreRefusedAtStartNamingTheOption) {
+  for (const char* good : {"http://127.0.0.1:9093", "https://am.example:443/prefix",
+                           "http://[::1]:9093", "http://am"}) {
+    EXPECT_TRUE(ValidateReceiverUrl(good, "--alertmanager").ok()) << good;
+  }
+  for (const char* bad : {"not a url", "ftp://x", "http://h:99999", "http://h:0", "http://:80",
+                          "http://h:", "http://h:9o93", "http://u:p@h", "http://h/a b",
+                          "http://::1:9093", "http://[::1", ""}) {
+    const Status s = ValidateReceiverUrl(bad, "--alertmanager");
+    ASSERT_FALSE(s.ok()) << bad;
+    EXPECT_TRUE(s.error().message.starts_with("--alertmanager '")) << s.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace xpuperf::alerts

@@ -1,10 +1,5 @@
 // The HTTP side and the capture threads of `capture --on-alert` (alert_receiver.h).
-#ifndef CPPHTTPLIB_OPENSSL_SUPPORT  // Debian's cpp-httplib.pc defines it already
-#define CPPHTTPLIB_OPENSSL_SUPPORT
-#endif
 #include "xpuperf/capture/alert_receiver.h"
-
-#include <httplib.h>
 
 #include <atomic>
 #include <deque>
@@ -23,6 +18,7 @@
 #include "xpuperf/exporter/basic_auth.h"
 #include "xpuperf/exporter/tls_context.h"
 #include "xpuperf/exporter/web_config.h"
+#include "xpuperf/http/server.h"
 
 namespace xpuperf::capture {
 
@@ -109,56 +105,41 @@ class AlertReceiver::Impl {
     auth_ = std::make_unique<exporter::BasicAuth>(web.basic_auth_users);
     headers_ = web.headers;
     headers_.emplace("X-Content-Type-Options", "nosniff");
+    http::ServerOptions http;
+    http.host = options_.listen_host;
+    http.port = options_.port;
+    http.workers = 4;
+    http.max_open_connections = 256;
+    http.max_connections_per_client = 64;
+    http.request_timeout_seconds = 10;
+    http.idle_timeout_seconds = 10;
+    http.write_timeout_seconds = 10;
+    // Bodies are counted as they arrive (chunked ones too) and refused (413) past 1 MiB;
+    // compressed bodies are refused (415): Alertmanager sends plain JSON.
+    http.limits.max_body_bytes = kMaxWebhookBodyBytes;
+    http.limits.methods = {"GET", "HEAD", "POST"};
     if (web.tls) {
       const exporter::TlsConfig config = *web.tls;
-      SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
-      if (ctx == nullptr) return MakeError(ErrorCode::kInternal, "TLS: cannot create a context");
-      Status checked = exporter::ConfigureTls(*ctx, config);
-      SSL_CTX_free(ctx);
-      if (!checked.ok()) {
-        return MakeError(checked.error().code, "web config '" + options_.web_config_path +
-                                                   "': " + checked.error().message);
-      }
-      auto ssl = std::make_unique<httplib::SSLServer>(
-          [config](SSL_CTX& c) { return exporter::ConfigureTls(c, config).ok(); });
-      if (!ssl->is_valid()) return MakeError(ErrorCode::kInvalidArgument, "TLS setup failed");
-      server_ = std::move(ssl);
-      tls_ = true;
-    } else {
-      server_ = std::make_unique<httplib::Server>();
+      const std::string path = options_.web_config_path;
+      http.configure_tls = [config, path](SSL_CTX& ctx) -> Status {
+        Status checked = exporter::ConfigureTls(ctx, config);
+        if (checked.ok()) return {};
+        return MakeError(checked.error().code,
+                         "web config '" + path + "': " + checked.error().message);
+      };
     }
-    Routes(*server_);
-    int port = options_.port;
-    if (port == 0) {
-      port = server_->bind_to_any_port(options_.listen_host);
-    } else if (!server_->bind_to_port(options_.listen_host, port)) {
-      port = -1;
-    }
-    if (port <= 0) {
-      return MakeError(ErrorCode::kUnavailable,
-                       "cannot listen on " + options_.listen_host + ":" +
-                           std::to_string(options_.port) +
-                           " (address in use, or not an address of this host)");
-    }
-    port_ = port;
-    httplib::Server* raw = server_.get();
-    listener_ = std::thread([raw, this] {
-      raw->listen_after_bind();
-      listener_done_.store(true);
-    });
+    auto server = http::Server::Start(
+        std::move(http),
+        [this](const http::Request& req, http::Response& res) { Handle(req, res); });
+    if (!server.ok()) return server.error();
+    server_ = std::move(server).value();
+    port_ = server_->port();
+    tls_ = server_->tls();
     return {};
   }
 
   void Stop() {
-    // stop() before the listener thread reaches its loop would be lost (httplib only stops a
-    // running loop) and the join would wait for ever: repeat it until the listener returned.
-    if (server_ != nullptr) {
-      while (listener_.joinable() && !listener_done_.load()) {
-        server_->stop();
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-    }
-    if (listener_.joinable()) listener_.join();
+    if (server_ != nullptr) server_->Stop();
     std::list<CaptureThread> captures;
     {
       std::lock_guard lock(mutex_);
@@ -189,47 +170,35 @@ class AlertReceiver::Impl {
   bool tls_ = false;
 
  private:
-  void Routes(httplib::Server& server) {
-    server.set_read_timeout(10, 0);
-    server.set_write_timeout(10, 0);
-    server.set_payload_max_length(kMaxWebhookBodyBytes);  // larger: 413
-    server.new_task_queue = [] { return new httplib::ThreadPool(4); };
-    server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-      for (const auto& [name, value] : headers_) res.set_header(name, value);
-      const bool webhook = req.path == "/" || req.path == "/webhook";
-      const bool decisions = req.path == "/api/v1/decisions";
-      const char* allowed = webhook ? "POST" : "GET, HEAD";
-      const bool method_ok =
-          webhook ? req.method == "POST" : (req.method == "GET" || req.method == "HEAD");
-      if ((webhook || decisions) && !method_ok) {
-        res.status = 405;
-        res.set_header("Allow", allowed);
-        res.set_content(std::string("only ") + allowed + "\n", "text/plain; charset=utf-8");
-        return httplib::Server::HandlerResponse::Handled;
-      }
-      if (auth_->enabled() && !auth_->Check(req.get_header_value("Authorization"))) {
-        res.status = 401;
-        res.set_header("WWW-Authenticate", "Basic");
-        res.set_content("Unauthorized\n", "text/plain; charset=utf-8");
-        return httplib::Server::HandlerResponse::Handled;
-      }
-      return httplib::Server::HandlerResponse::Unhandled;
-    });
-    auto post = [this](const httplib::Request& req, httplib::Response& res) {
+  void Handle(const http::Request& req, http::Response& res) {
+    for (const auto& [name, value] : headers_) res.SetHeader(name, value);
+    const bool webhook = req.path == "/" || req.path == "/webhook";
+    const bool decisions = req.path == "/api/v1/decisions";
+    const char* allowed = webhook ? "POST" : "GET, HEAD";
+    const bool method_ok =
+        webhook ? req.method == "POST" : (req.method == "GET" || req.method == "HEAD");
+    if ((webhook || decisions) && !method_ok) {
+      res.status = 405;
+      res.SetHeader("Allow", allowed);
+      res.SetBody(std::string("only ") + allowed + "\n", "text/plain; charset=utf-8");
+      return;
+    }
+    if (auth_->enabled() && !auth_->Check(std::string(req.HeaderValue("Authorization")))) {
+      res.status = 401;
+      res.SetHeader("WWW-Authenticate", "Basic");
+      res.SetBody("Unauthorized\n", "text/plain; charset=utf-8");
+      return;
+    }
+    if (webhook) {
       res.status = HandleWebhook(req.body);
-      res.set_content(res.status == 200 ? "ok\n" : "not an Alertmanager webhook message (v4)\n",
-                      "text/plain; charset=utf-8");
-    };
-    server.Post("/", post);
-    server.Post("/webhook", post);
-    server.Get("/api/v1/decisions", [this](const httplib::Request&, httplib::Response& res) {
-      res.set_content(DecisionsJson(), "application/json");
-    });
-    server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-      if (res.body.empty()) {
-        res.set_content(std::to_string(res.status) + "\n", "text/plain; charset=utf-8");
-      }
-    });
+      res.SetBody(res.status == 200 ? "ok\n" : "not an Alertmanager webhook message (v4)\n",
+                  "text/plain; charset=utf-8");
+    } else if (decisions) {
+      res.SetBody(DecisionsJson(), "application/json");
+    } else {
+      res.status = 404;
+      res.SetBody("404 page not found\n", "text/plain; charset=utf-8");
+    }
   }
 
   void Consider(const ReceivedAlert& alert) {
@@ -433,9 +402,7 @@ class AlertReceiver::Impl {
   AlertTrigger trigger_;
   std::unique_ptr<exporter::BasicAuth> auth_;
   std::map<std::string, std::string> headers_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread listener_;
-  std::atomic<bool> listener_done_{false};  // set when listen_after_bind returned
+  std::unique_ptr<http::Server> server_;
 
   mutable std::mutex mutex_;
   bool stopping_ = false;

@@ -1,6 +1,9 @@
 #include "xpuperf/capture/alert_receiver.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -164,6 +167,53 @@ TEST_F(AlertReceiverTest, BadBodiesAre400AndTheReceiverGoesOn) {
   EXPECT_NE(log_.str().find("refused a webhook message: body is not JSON"), std::string::npos);
   EXPECT_EQ((*receiver)->HandleWebhook(Webhook("firing", {{"alertname", "A"}})), 200);
   EXPECT_NE(log_.str().find("skipped: not opted in"), std::string::npos);
+}
+
+// One raw exchange: sends `request` (stopping when the receiver closes) and reads to the close.
+std::string Exchange(int port, const std::string& head, const std::string& chunk, int chunks) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) return "";
+  timeval timeout{60, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  auto send_all = [fd](const std::string& data) {
+    return ::send(fd, data.data(), data.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(data.size());
+  };
+  bool open = send_all(head);
+  for (int i = 0; open && i < chunks; ++i) open = send_all(chunk);
+  std::string answer;
+  char buffer[4096];
+  for (ssize_t n; (n = ::recv(fd, buffer, sizeof(buffer), 0)) > 0;) answer.append(buffer, n);
+  ::close(fd);
+  return answer;
+}
+
+// Bodies are counted as they arrive: a chunked body past 1 MiB is refused at the chunk that
+// crosses it, a compressed one before it is read; a chunked webhook within the limit is served.
+TEST_F(AlertReceiverTest, ChunkedAndCompressedBodiesAreBoundedAsTheyArrive) {
+  auto receiver = AlertReceiver::Start(Options(1778));
+  ASSERT_TRUE(receiver.ok());
+  const int port = (*receiver)->port();
+  const std::string chunk = "10000\r\n" + std::string(0x10000, ' ') + "\r\n";  // 64 KiB each
+  const std::string big =
+      Exchange(port, "POST /webhook HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", chunk, 64);
+  EXPECT_EQ(big.rfind("HTTP/1.1 413 ", 0), 0u) << big.substr(0, 200);
+  const std::string gzip = Exchange(
+      port, "POST /webhook HTTP/1.1\r\nContent-Encoding: gzip\r\nContent-Length: 300000\r\n\r\n",
+      std::string(1000, 'x'), 300);
+  EXPECT_EQ(gzip.rfind("HTTP/1.1 415 ", 0), 0u) << gzip.substr(0, 200);
+  const std::string body = Webhook("firing", {{"alertname", "A"}});
+  char size[32];
+  std::snprintf(size, sizeof(size), "%zx\r\n", body.size());
+  const std::string ok = Exchange(port,
+                                  "POST /webhook HTTP/1.1\r\nTransfer-Encoding: chunked\r\n"
+                                  "Connection: close\r\n\r\n" +
+                                      std::string(size) + body + "\r\n0\r\n\r\n",
+                                  "", 0);
+  EXPECT_EQ(ok.rfind("HTTP/1.1 200 ", 0), 0u) << ok;
 }
 
 TEST_F(AlertReceiverTest, RefusesARemoteListenerWithoutTlsOrUsersAndBadOptions) {

@@ -28,7 +28,15 @@ void AddServeCommand(CLI::App& app, CommandActions& actions) {
       ->add_option("--history", serve.history_seconds,
                    "Seconds of snapshots kept in memory for rules (one per interval)")
       ->capture_default_str();
-  command->add_option("--max-connections", serve.max_connections, "Connections served at once")
+  command->add_option("--max-connections", serve.max_connections, "Requests answered at once")
+      ->capture_default_str();
+  command
+      ->add_option("--max-open-connections", serve.max_open_connections,
+                   "Open connections in all; at the cap the longest-waiting idle one is closed")
+      ->capture_default_str();
+  command
+      ->add_option("--max-connections-per-client", serve.max_connections_per_client,
+                   "Open connections per client address; more are closed at once")
       ->capture_default_str();
   command
       ->add_option("--pod-resources-socket", serve.pod_resources_socket,

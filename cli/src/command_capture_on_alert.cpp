@@ -141,6 +141,10 @@ int RunCaptureOnAlert(const CaptureCommandOptions& options, std::ostream& out, s
     am_password = line.substr(colon + 1);
   }
   for (size_t i = 0; i < options.alertmanagers.size(); ++i) {
+    if (Status s = alerts::ValidateReceiverUrl(options.alertmanagers[i], "--alertmanager");
+        !s.ok()) {
+      return usage(s.error().message);
+    }
     alerts::ReceiverConfig am;
     am.name = "alertmanager-" + std::to_string(i);
     am.url = options.alertmanagers[i];

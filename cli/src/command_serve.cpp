@@ -11,6 +11,7 @@
 
 #if XPUPERF_WITH_EXPORTER
 #include "serve_alerts.h"
+#include "xpuperf/alerts/notifier.h"
 #include "xpuperf/builtin_backends.h"
 #include "xpuperf/exporter/bench_check_series.h"
 #include "xpuperf/exporter/exporter.h"
@@ -47,6 +48,22 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
   }
   if (!(options.pod_refresh_seconds >= 0.05 && options.pod_refresh_seconds <= 3600)) {
     err << "xpuperf: error: --pod-refresh must be between 0.05 and 3600 seconds\n";
+    return kExitUsage;
+  }
+  for (const std::string& url : options.alertmanagers) {
+    if (Status s = alerts::ValidateReceiverUrl(url, "--alertmanager"); !s.ok()) {
+      err << "xpuperf: error: " << s.error().message << "\n";
+      return kExitUsage;
+    }
+  }
+  for (const std::string& url : options.webhooks) {
+    if (Status s = alerts::ValidateReceiverUrl(url, "--webhook"); !s.ok()) {
+      err << "xpuperf: error: " << s.error().message << "\n";
+      return kExitUsage;
+    }
+  }
+  if (!(options.alert_resend_seconds >= 1 && options.alert_resend_seconds <= 86400)) {
+    err << "xpuperf: error: --alert-resend must be between 1 and 86400 seconds\n";
     return kExitUsage;
   }
   // The state file is rewritten at every change for as long as the daemon runs: a path the output
@@ -132,6 +149,8 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
   server_options.listen = *listen;
   server_options.web_config_path = options.web_config;
   server_options.max_connections = options.max_connections;
+  server_options.max_open_connections = options.max_open_connections;
+  server_options.max_connections_per_client = options.max_connections_per_client;
   const std::string host = NodeName();
   server_options.snapshot_json = [host](const exporter::RawSnapshot& raw) {
     MetricsSnapshot snap;
@@ -186,7 +205,7 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
 
 int RunServe(const ServeOptions&, std::ostream&, std::ostream& err) {
   err << "xpuperf: error: unsupported: this xpuperf was built without the exporter's libraries "
-         "(cpp-httplib, OpenSSL, libdeflate, libxcrypt)\n";
+         "(OpenSSL, libdeflate, libxcrypt, yaml-cpp)\n";
   return kExitFailure;
 }
 

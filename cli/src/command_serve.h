@@ -16,7 +16,9 @@ struct ServeOptions {
   double deadline_seconds = 0;  // 0 = max(2 x interval, 2 s)
   std::string web_config;       // exporter-toolkit web config (TLS, basic auth)
   std::vector<std::string> metrics;
-  int max_connections = 64;
+  int max_connections = 64;  // requests answered at once
+  int max_open_connections = 1024;
+  int max_connections_per_client = 256;
   double history_seconds = 300;  // in-memory history for rules (serve --rules)
   // Kubernetes: the kubelet's pod-resources socket (used when it exists) and extra resource names
   // whose device ids are GPU or TPU ids.

@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "xpuperf/alerts/notifier_thread.h"
 #include "xpuperf/alerts/rule_engine.h"
 #include "xpuperf/alerts/state_file.h"
 #include "xpuperf/exporter/exposition.h"
@@ -20,8 +21,9 @@ class ServeAlerts::Impl {
   Impl(std::vector<alerts::RuleFile> files, const ServeAlertOptions& options, double interval,
        std::ostream& log)
       : engine_(std::move(files)),
-        notifier_(Receivers(options), NotifierOptions(options, interval),
+        restored_(Receivers(options), NotifierOptions(options, interval),
                   alerts::DefaultHttpPoster(10)),
+        notifier_options_(NotifierOptions(options, interval)),
         state_file_(options.state_file),
         log_(log) {}
 
@@ -54,11 +56,18 @@ class ServeAlerts::Impl {
       return saved.error();
     }
     engine_.RestoreAlerts(saved->alerts);
-    alerts::RestoreReceivers(saved->receivers, notifier_);
+    alerts::RestoreReceivers(saved->receivers, restored_);
     return Status::Ok();
   }
 
+  // Each receiver's deliveries run on a thread of their own: evaluation never waits on a
+  // receiver, and a receiver that hangs delays no other.
   void Start() {
+    for (alerts::ReceiverState& receiver : restored_.receivers()) {
+      alerts::Notifier one({receiver.config}, notifier_options_, alerts::DefaultHttpPoster(10));
+      one.receivers()[0] = std::move(receiver);
+      notifiers_.push_back(std::make_unique<alerts::NotifierThread>(std::move(one)));
+    }
     worker_ = std::thread([this] { Run(); });
   }
 
@@ -68,6 +77,7 @@ class ServeAlerts::Impl {
       stop_ = true;
     }
     wake_.notify_all();
+    for (const auto& notifier : notifiers_) notifier->Stop();  // cancels posts in flight
     if (worker_.joinable()) worker_.join();
   }
 
@@ -150,8 +160,8 @@ class ServeAlerts::Impl {
     for (const alerts::RuleEvalError& e : engine_.EvaluateAll(source_, t_ms)) {
       log_ << "xpuperf serve: rule " << e.rule << ": " << e.message << "\n";
     }
-    notifier_.Update(engine_.Alerts(), t_ms);
-    notifier_.DeliverDue(t_ms);
+    const std::vector<const alerts::Alert*> alerts = engine_.Alerts();
+    for (const auto& notifier : notifiers_) notifier->Update(alerts, t_ms);
     Export();
     WriteState(t_ms);
   }
@@ -180,7 +190,10 @@ class ServeAlerts::Impl {
     alerts::AlertStateSnapshot snapshot;
     snapshot.written_at_ms = t_ms;
     for (const alerts::Alert* a : engine_.Alerts()) snapshot.alerts.push_back(*a);
-    snapshot.receivers = notifier_.receivers();
+    for (const auto& notifier : notifiers_) {
+      for (alerts::ReceiverState& r : notifier->receivers())
+        snapshot.receivers.push_back(std::move(r));
+    }
     if (Status s = alerts::WriteAlertStateFile(state_file_, snapshot); !s.ok()) {
       log_ << "xpuperf serve: error: " << s.error().message << "\n";
     }
@@ -190,7 +203,9 @@ class ServeAlerts::Impl {
   static constexpr int64_t kHistoryMs = int64_t{60} * 60 * 1000;
 
   alerts::RuleEngine engine_;
-  alerts::Notifier notifier_;
+  alerts::Notifier restored_;  // the receivers as restored, until Start() hands them over
+  alerts::NotifierOptions notifier_options_;
+  std::vector<std::unique_ptr<alerts::NotifierThread>> notifiers_;  // one per receiver
   alerts::MemorySeriesSource source_;
   std::map<std::string, alerts::Labels> live_;
   std::string state_file_;

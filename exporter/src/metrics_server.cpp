@@ -1,7 +1,5 @@
 #include "xpuperf/exporter/metrics_server.h"
 
-#include <httplib.h>
-
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -11,11 +9,11 @@
 
 #include "gzip.h"
 #include "health_json.h"
-#include "listen_socket.h"
 #include "xpuperf/exporter/basic_auth.h"
 #include "xpuperf/exporter/exposition.h"
 #include "xpuperf/exporter/tls_context.h"
 #include "xpuperf/exporter/web_config.h"
+#include "xpuperf/http/server.h"
 
 namespace xpuperf::exporter {
 
@@ -84,17 +82,6 @@ bool AcceptsGzip(const std::string& header) {
   return false;
 }
 
-void ServeBody(httplib::Response& res, const std::shared_ptr<const std::string>& body,
-               std::string_view content_type) {
-  // A provider with a known length: served as is (httplib compresses only plain bodies), with no
-  // copy of the cached text.
-  const size_t size = body->size();
-  res.set_content_provider(size, std::string(content_type),
-                           [body](size_t offset, size_t length, httplib::DataSink& sink) {
-                             return sink.write(body->data() + offset, length);
-                           });
-}
-
 }  // namespace
 
 class MetricsServer::Impl {
@@ -135,60 +122,34 @@ class MetricsServer::Impl {
       std::lock_guard<std::mutex> lock(config_mutex_);
       tls = tls_;
     }
-    std::unique_ptr<httplib::Server> server;
+    http::ServerOptions http;
+    http.host = options_.listen.host;
+    http.port = port;
+    http.workers = options_.max_connections;
+    http.max_open_connections = options_.max_open_connections;
+    http.max_connections_per_client = options_.max_connections_per_client;
+    http.request_timeout_seconds = options_.read_timeout_seconds;
+    http.idle_timeout_seconds = options_.read_timeout_seconds;
+    http.write_timeout_seconds = options_.write_timeout_seconds;
+    http.limits.max_body_bytes = 0;  // GET and HEAD carry no body
+    http.limits.methods = {"GET", "HEAD"};
     if (tls) {
       const TlsConfig config = *tls;
-      auto ssl = std::make_unique<httplib::SSLServer>(
-          [config](SSL_CTX& ctx) { return ConfigureTls(ctx, config).ok(); });
-      if (!ssl->is_valid()) return MakeError(ErrorCode::kInvalidArgument, "TLS setup failed");
-      server = std::move(ssl);
-    } else {
-      server = std::make_unique<httplib::Server>();
+      http.configure_tls = [config](SSL_CTX& ctx) { return ConfigureTls(ctx, config); };
     }
-    Routes(*server);
-    const ListenSocket socket(*server);
-    const std::string& host = options_.listen.host;
-    if (port == 0) {
-      port = server->bind_to_any_port(host);
-      if (port < 0) port = 0;
-    } else if (!server->bind_to_port(host, port)) {
-      port = 0;
-    }
-    if (port == 0) {
-      return MakeError(ErrorCode::kUnavailable,
-                       "cannot listen on " + host + ":" + std::to_string(options_.listen.port) +
-                           " (address in use, or not an address of this host)");
-    }
-    if (!socket.RaiseBacklog()) {
-      return MakeError(ErrorCode::kUnavailable,
-                       "cannot set the listen backlog on " + host + ":" + std::to_string(port));
-    }
-    port_ = port;
+    auto server = http::Server::Start(
+        std::move(http),
+        [this](const http::Request& req, http::Response& res) { Handle(req, res); });
+    if (!server.ok()) return server.error();
+    port_ = (*server)->port();
     tls_active_ = tls.has_value();
-    httplib::Server* raw = server.get();
-    server_ = std::move(server);
-    auto done = std::make_shared<std::atomic<bool>>(false);
-    listener_done_ = done;
-    thread_ = std::thread([raw, done] {
-      raw->listen_after_bind();
-      done->store(true);
-    });
+    server_ = std::move(server).value();
     return {};
   }
 
   void StopListening() {
-    // httplib's stop() only stops a loop that is running: a SIGTERM (or SIGHUP's re-bind) that
-    // came before the listener thread reached its loop was lost, and the join below waited for
-    // ever. Repeat stop() until the listener has returned.
-    if (server_ != nullptr) {
-      while (listener_done_ && !listener_done_->load()) {
-        server_->stop();
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-    }
-    if (thread_.joinable()) thread_.join();
+    if (server_ != nullptr) server_->Stop();
     server_.reset();
-    listener_done_.reset();
   }
 
   Status Reload() {
@@ -205,73 +166,48 @@ class MetricsServer::Impl {
     return {};
   }
 
-  void Routes(httplib::Server& server) {
-    const auto read_us = static_cast<time_t>(options_.read_timeout_seconds * 1e6);
-    const auto write_us = static_cast<time_t>(options_.write_timeout_seconds * 1e6);
-    server.set_read_timeout(read_us / 1000000, read_us % 1000000);
-    server.set_write_timeout(write_us / 1000000, write_us % 1000000);
-    server.set_keep_alive_timeout(static_cast<time_t>(options_.read_timeout_seconds));
-    server.set_keep_alive_max_count(1000);
-    server.set_payload_max_length(0);  // GET and HEAD carry no body
-    // Head and body go out in separate writes: without TCP_NODELAY, Nagle's algorithm and the
-    // client's delayed ACK hold each keep-alive response back ~40 ms.
-    server.set_tcp_nodelay(true);
-    const size_t threads = static_cast<size_t>(std::max(1, options_.max_connections));
-    server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-
-    server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-      AddHeaders(res);
-      if (req.method != "GET" && req.method != "HEAD") {
-        res.status = 405;
-        res.set_header("Allow", "GET, HEAD");
-        res.set_content("only GET and HEAD\n", "text/plain; charset=utf-8");
-        return httplib::Server::HandlerResponse::Handled;
-      }
-      std::shared_ptr<BasicAuth> auth;
-      {
-        std::lock_guard<std::mutex> lock(config_mutex_);
-        auth = auth_;
-      }
-      if (auth->enabled() && !auth->Check(req.get_header_value("Authorization"))) {
-        res.status = 401;
-        res.set_header("WWW-Authenticate", "Basic");
-        res.set_content("Unauthorized\n", "text/plain; charset=utf-8");
-        return httplib::Server::HandlerResponse::Handled;
-      }
-      return httplib::Server::HandlerResponse::Unhandled;
-    });
-    server.Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
-      const ExpositionFormat format = NegotiateFormat(req.get_header_value("Accept"));
-      const bool gzip = AcceptsGzip(req.get_header_value("Accept-Encoding"));
-      res.set_header("Vary", "Accept, Accept-Encoding");
-      if (gzip) res.set_header("Content-Encoding", "gzip");
-      ServeBody(res, cache_.Get(format, gzip), ContentType(format));
-    });
-    server.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
+  void Handle(const http::Request& req, http::Response& res) {
+    AddHeaders(res);
+    if (req.method != "GET" && req.method != "HEAD") {
+      res.status = 405;
+      res.SetHeader("Allow", "GET, HEAD");
+      res.SetBody("only GET and HEAD\n", "text/plain; charset=utf-8");
+      return;
+    }
+    std::shared_ptr<BasicAuth> auth;
+    {
+      std::lock_guard<std::mutex> lock(config_mutex_);
+      auth = auth_;
+    }
+    if (auth->enabled() && !auth->Check(std::string(req.HeaderValue("Authorization")))) {
+      res.status = 401;
+      res.SetHeader("WWW-Authenticate", "Basic");
+      res.SetBody("Unauthorized\n", "text/plain; charset=utf-8");
+      return;
+    }
+    if (req.path == "/metrics") {
+      const ExpositionFormat format = NegotiateFormat(std::string(req.HeaderValue("Accept")));
+      const bool gzip = AcceptsGzip(std::string(req.HeaderValue("Accept-Encoding")));
+      res.SetHeader("Vary", "Accept, Accept-Encoding");
+      if (gzip) res.SetHeader("Content-Encoding", "gzip");
+      res.SetSharedBody(cache_.Get(format, gzip), std::string(ContentType(format)));
+    } else if (req.path == "/health") {
       const HealthReport report = exporter_.Health();
       res.status = report.healthy ? 200 : 503;
-      res.set_content(HealthJson(report), "application/json");
-    });
-    server.Get("/api/v1/snapshot", [this](const httplib::Request&, httplib::Response& res) {
-      if (!options_.snapshot_json) {
-        res.status = 404;
-        return;
-      }
-      res.set_content(options_.snapshot_json(exporter_.Raw()), "application/json");
-    });
-    server.Get("/", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content(kLandingPage, "text/html; charset=utf-8");
-    });
-    server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-      if (res.body.empty()) {
-        res.set_content(std::to_string(res.status) + "\n", "text/plain; charset=utf-8");
-      }
-    });
+      res.SetBody(HealthJson(report), "application/json");
+    } else if (req.path == "/api/v1/snapshot" && options_.snapshot_json) {
+      res.SetBody(options_.snapshot_json(exporter_.Raw()), "application/json");
+    } else if (req.path == "/") {
+      res.SetBody(kLandingPage, "text/html; charset=utf-8");
+    } else {
+      res.status = 404;
+      res.SetBody("404 page not found\n", "text/plain; charset=utf-8");
+    }
   }
 
-  void AddHeaders(httplib::Response& res) {
+  void AddHeaders(http::Response& res) {
     std::lock_guard<std::mutex> lock(config_mutex_);
-    for (const auto& [name, value] : headers_) res.set_header(name, value);
+    for (const auto& [name, value] : headers_) res.SetHeader(name, value);
   }
 
   Exporter& exporter_;
@@ -282,9 +218,7 @@ class MetricsServer::Impl {
   std::map<std::string, std::string> headers_;
   std::optional<TlsConfig> tls_;
   std::mutex reload_mutex_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  std::shared_ptr<std::atomic<bool>> listener_done_;  // set when listen_after_bind returned
+  std::unique_ptr<http::Server> server_;
   int port_ = 0;
   bool tls_active_ = false;
 };
@@ -296,6 +230,14 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::Start(Exporter& exporter,
                                                             ServerOptions options) {
   if (options.max_connections < 1 || options.max_connections > 4096) {
     return MakeError(ErrorCode::kInvalidArgument, "--max-connections must be 1-4096");
+  }
+  if (options.max_open_connections < 1 || options.max_open_connections > 65536) {
+    return MakeError(ErrorCode::kInvalidArgument, "--max-open-connections must be 1-65536");
+  }
+  if (options.max_connections_per_client < 1 ||
+      options.max_connections_per_client > options.max_open_connections) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "--max-connections-per-client must be 1 to --max-open-connections");
   }
   auto impl = std::make_unique<Impl>(exporter, std::move(options));
   XPUPERF_ASSIGN_OR_RETURN(WebConfig config, impl->ReadConfig());

@@ -5,7 +5,11 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <regex>
+#include <thread>
 
 #include "xpuperf/alerts/notifier.h"
 #include "xpuperf/core/version.h"
@@ -34,7 +38,39 @@ HttpPoster DefaultHttpPoster(double timeout_seconds) {
     client.enable_server_certificate_verification(true);
     httplib::Headers headers = {{"User-Agent", std::string("xpuperf/") + kVersion}};
     const std::string path = m[2].matched ? m[2].str() : "/";
+    // The watchdog: at the total deadline, or once the caller cancels, the connection is shut
+    // down, which ends a connect, send or read that is in progress.
+    std::mutex mutex;
+    std::condition_variable done_cv;
+    bool done = false;
+    bool stopped = false;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::thread watchdog([&] {
+      std::unique_lock lock(mutex);
+      while (!done) {
+        if (std::chrono::steady_clock::now() >= deadline ||
+            (post.cancel != nullptr && post.cancel->load())) {
+          stopped = true;
+          client.stop();
+          // stop() only shuts a socket down while a request is in flight: repeat until done.
+        }
+        done_cv.wait_for(lock, std::chrono::milliseconds(20));
+      }
+    });
     auto response = client.Post(path, headers, post.body, "application/json");
+    {
+      std::lock_guard lock(mutex);
+      done = true;
+    }
+    done_cv.notify_one();
+    watchdog.join();
+    if (!response && stopped) {
+      const bool cancelled = post.cancel != nullptr && post.cancel->load();
+      return MakeError(ErrorCode::kUnavailable,
+                       cancelled ? fmt::format("POST {}: cancelled", post.url)
+                                 : fmt::format("POST {}: no complete answer within {} s", post.url,
+                                               timeout_seconds));
+    }
     if (!response) {
       return MakeError(ErrorCode::kUnavailable,
                        fmt::format("POST {}: {}", post.url, httplib::to_string(response.error())));

@@ -4,13 +4,17 @@ fires GpuHot from the exporter's own history, Debian's Alertmanager 0.25 (loopba
 webhook receive it with its labels and annotations, /metrics exports xpuperf_alerts, and
 `xpuperf alert list` reads the state file. Then the GPU is lost (the fake NVML's lost_when_file):
 its series go stale and the alert resolves in Alertmanager and at the webhook. Standard library
-only; shares its Alertmanager and webhook helpers with alertmanager_test.py."""
+only; shares its Alertmanager and webhook helpers with alertmanager_test.py.
+
+Then a silent Alertmanager (accepts, never answers) beside the webhook: evaluation goes on
+(xpuperf_alerts on /metrics), the webhook still gets its message, and SIGTERM ends serve."""
 import argparse
 import json
 import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -43,6 +47,47 @@ def wait_until(condition, seconds, what):
             return value
         time.sleep(0.2)
     raise SystemExit(f"FAILED: timed out waiting for {what}")
+
+
+def silent_alertmanager(args, work, scenario, env):
+    """A receiver that hangs must hold neither evaluation, another receiver, nor the stop."""
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)  # accepted by the kernel, never read, never answered
+    Webhook.messages.clear()
+    hook_port = free_port()
+    hook = HTTPServer(("127.0.0.1", hook_port), Webhook)
+    threading.Thread(target=hook.serve_forever, daemon=True).start()
+    rules = os.path.join(work, "rules.yml")
+    log = open(os.path.join(work, "serve-silent.log"), "w+")
+    serve = subprocess.Popen(
+        [args.xpuperf, "serve", "--listen", "127.0.0.1:0", "--interval", "0.5", "--backend",
+         "nvidia", "--rules", rules, "--alertmanager",
+         f"http://127.0.0.1:{silent.getsockname()[1]}", "--webhook",
+         f"http://127.0.0.1:{hook_port}/hook", "--alert-resend", "1"],
+        env=env, stdout=subprocess.DEVNULL, stderr=log)
+    try:
+        def log_text():
+            log.seek(0)
+            return log.read()
+        port = int(wait_until(lambda: (re.search(r"listening on http://[^ ]+:(\d+)", log_text())
+                                       or [None, None])[1], 30, "serve to listen"))
+        wait_until(lambda: [m for m in Webhook.messages if m["status"] == "firing"], 30,
+                   "the webhook beside a silent Alertmanager")
+        check(True, "a silent Alertmanager delays no other receiver")
+
+        def exported():
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+                return 'alertstate="firing"' in r.read().decode()
+        wait_until(exported, 30, "xpuperf_alerts while the Alertmanager hangs")
+        check(True, "evaluation goes on while a post hangs")
+        serve.send_signal(signal.SIGTERM)
+        check(serve.wait(30) == 0, "serve stops while a post hangs")
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+        hook.shutdown()
+        silent.close()
 
 
 def main():
@@ -125,6 +170,8 @@ def main():
         check(len(firing) == 1, "and exactly one firing message")
         serve.send_signal(signal.SIGTERM)
         check(serve.wait(15) == 0, "serve exits cleanly on SIGTERM")
+        os.unlink(lose)  # GPU 0 is back, hot again
+        silent_alertmanager(args, work, scenario, env)
     finally:
         if serve.poll() is None:
             serve.kill()

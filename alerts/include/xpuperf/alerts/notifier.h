@@ -10,10 +10,12 @@
 // repeats a notification. Not thread-safe: the evaluating thread calls Update and DeliverDue.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,9 +43,9 @@ struct NotifierOptions {
   size_t queue_capacity = 1000;  // deliveries waiting per receiver
   int64_t initial_backoff_ms = 1'000;
   int64_t max_backoff_ms = 60'000;
-  int max_attempts = 10;  // then the delivery is dropped (and counted)
-  double timeout_seconds = 10;
-  std::string external_url;  // generatorURL / externalURL
+  int max_attempts = 10;        // then the delivery is dropped (and counted)
+  double timeout_seconds = 10;  // one post in all: connect, send and the whole answer
+  std::string external_url;     // generatorURL / externalURL
 };
 
 // One HTTP POST; returns the status code, or an error for a network failure.
@@ -51,9 +53,12 @@ struct HttpPost {
   std::string url;
   std::string body;  // JSON
   const ReceiverConfig* receiver = nullptr;
+  const std::atomic<bool>* cancel = nullptr;  // set: the post is abandoned at once
 };
 using HttpPoster = std::function<Result<int>(const HttpPost&)>;
-// POSTs with cpp-httplib (http and https).
+// POSTs with cpp-httplib (http and https). `timeout_seconds` bounds the whole post (a watchdog
+// shuts the connection down at the deadline, or when the post's `cancel` is set), not only each
+// read: a peer that trickles its answer cannot hold the caller longer.
 HttpPoster DefaultHttpPoster(double timeout_seconds);
 
 struct Delivery {
@@ -84,8 +89,12 @@ class Notifier {
 
   // Queues what the current alerts need sent (call after each evaluation).
   void Update(const std::vector<const Alert*>& alerts, int64_t now_ms);
-  // Sends what is due; returns how many deliveries succeeded.
+  // Sends what is due; returns how many deliveries succeeded. Stops early once cancelled.
   int DeliverDue(int64_t now_ms);
+  // When the next queued delivery is due; none when every queue is empty.
+  std::optional<int64_t> NextDueMs() const;
+  // Posts in flight are abandoned, and DeliverDue returns, once `*cancel` is set.
+  void set_cancel(const std::atomic<bool>* cancel) { cancel_ = cancel; }
 
   std::vector<ReceiverState>& receivers() { return receivers_; }
   const std::vector<ReceiverState>& receivers() const { return receivers_; }
@@ -103,7 +112,12 @@ class Notifier {
   std::vector<ReceiverState> receivers_;
   NotifierOptions options_;
   HttpPoster poster_;
+  const std::atomic<bool>* cancel_ = nullptr;
 };
+
+// A receiver URL given on the command line: http:// or https://, a host, an optional port in
+// 1..65535, an optional path, no blanks or control characters. The error names `option`.
+Status ValidateReceiverUrl(std::string_view url, std::string_view option);
 
 // Alertmanager's fingerprint of a label set (FNV-1a 64 over sorted names and values), as hex.
 std::string AlertFingerprint(const Labels& labels);

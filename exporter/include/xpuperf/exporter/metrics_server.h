@@ -27,9 +27,13 @@ Result<ListenAddress> ParseListenAddress(std::string_view text);
 struct ServerOptions {
   ListenAddress listen{"127.0.0.1", kDefaultPort};
   std::string web_config_path;  // empty = plain HTTP without auth
-  // Connections served at once; further ones wait in the kernel's accept queue.
+  // Requests answered at once (workers). Connections that are still sending their request, or
+  // idle between keep-alive requests, wait on the event loop and hold no worker.
   int max_connections = 64;
-  double read_timeout_seconds = 5;  // whole request head, and between keep-alive requests
+  int max_open_connections = 1024;       // at the cap the longest-waiting idle connection is closed
+  int max_connections_per_client = 256;  // per remote address; more are closed at accept
+  double read_timeout_seconds = 5;       // a request's head (from its first byte), a TLS handshake,
+                                         // and the wait between keep-alive requests
   double write_timeout_seconds = 10;
   // Body of /api/v1/snapshot (the `metrics --json` document); empty = 404.
   std::function<std::string(const RawSnapshot&)> snapshot_json;
