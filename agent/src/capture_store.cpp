@@ -40,6 +40,31 @@ bool IsFinishedName(std::string_view name) {
 // holding the marker it wrote (a regular file of the agent's user, one link). Nobody else can
 // create a file of that user there, so a folder someone else made under the capture directory
 // (an administrator's, a restored backup's) is never taken over or served.
+bool IsOwnCaptureFolder(int folder_fd);
+
+// Folders of `root_fd` that hold the agent's marker.
+int CountCaptureFolders(int root_fd) {
+  const int copy = dup(root_fd);
+  if (copy < 0) return 0;
+  DIR* dir = fdopendir(copy);
+  if (dir == nullptr) {
+    close(copy);
+    return 0;
+  }
+  int count = 0;
+  while (const dirent* entry = readdir(dir)) {
+    if (entry->d_name[0] == '.') continue;
+    const std::string marker = std::string(entry->d_name) + "/" + kCaptureMarkerName;
+    struct stat st {};
+    if (fstatat(root_fd, marker.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+        st.st_uid == geteuid()) {
+      ++count;
+    }
+  }
+  closedir(dir);
+  return count;
+}
+
 bool IsOwnCaptureFolder(int folder_fd) {
   struct stat folder {};
   if (fstat(folder_fd, &folder) != 0 || !S_ISDIR(folder.st_mode) || folder.st_uid != geteuid()) {
@@ -95,6 +120,13 @@ Result<std::string> CaptureStore::Prepare(std::string_view capture_id) const {
   Dir root(open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (root.fd() < 0) return Io("capture directory '" + root_ + "'");
   const std::string id(capture_id);
+  struct stat existing {};
+  if (fstatat(root.fd(), id.c_str(), &existing, AT_SYMLINK_NOFOLLOW) != 0 &&
+      CountCaptureFolders(root.fd()) >= kMaxCaptureFolders) {
+    return MakeError(ErrorCode::kUnavailable, "the capture directory '" + root_ + "' holds " +
+                                                  std::to_string(kMaxCaptureFolders) +
+                                                  " capture folders (the limit): remove old ones");
+  }
   const bool created = mkdirat(root.fd(), id.c_str(), 0700) == 0;
   if (!created && errno != EEXIST) return Io("capture directory '" + root_ + "/" + id + "'");
   Dir folder(openat(root.fd(), id.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));

@@ -10,7 +10,16 @@ std::string ProcessRegistry::Poll(int64_t job_id, const std::vector<int32_t>& pi
                                   AgentClock::time_point now) {
   if (pids.empty()) return "";
   std::lock_guard lock(mutex_);
-  auto [it, inserted] = processes_.try_emplace({job_id, pids.front()});
+  const std::pair<int64_t, int32_t> key{job_id, pids.front()};
+  if (processes_.size() >= kMaxRegisteredProcesses && !processes_.contains(key)) {
+    std::erase_if(processes_,
+                  [&](const auto& entry) { return now - entry.second.last_seen > silence_limit_; });
+    if (processes_.size() >= kMaxRegisteredProcesses) {
+      ++refused_;
+      return "";
+    }
+  }
+  auto [it, inserted] = processes_.try_emplace(key);
   ProcessRecord& record = it->second;
   if (inserted) {
     record.pid = pids.front();
@@ -58,6 +67,11 @@ std::vector<ProcessRecord> ProcessRegistry::Live() const {
   std::vector<ProcessRecord> live;
   for (const auto& [key, record] : processes_) live.push_back(record);
   return live;
+}
+
+uint64_t ProcessRegistry::refused() const {
+  std::lock_guard lock(mutex_);
+  return refused_;
 }
 
 int ProcessRegistry::CountForJob(int64_t job_id) const {

@@ -86,3 +86,28 @@ TEST_F(CaptureStoreTest, AMarkerPlantedByAnotherUserDoesNotCount) {
 
 }  // namespace
 }  // namespace xpuperf::agent
+
+namespace xpuperf::agent {
+namespace {
+
+TEST(CaptureStoreLimitTest, NewCaptureFoldersStopAtTheLimit) {
+  const fs::path root =
+      fs::temp_directory_path() / ("xpuperf-capture-limit-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  CaptureStore store(root.string());
+  ASSERT_TRUE(store.Init().ok());
+  for (int i = 0; i < kMaxCaptureFolders; ++i) {
+    ASSERT_TRUE(store.Prepare("c" + std::to_string(i)).ok()) << i;
+  }
+  const auto refused = store.Prepare("one-more");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("(the limit): remove old ones"), std::string::npos)
+      << refused.error().message;
+  EXPECT_TRUE(store.Prepare("c7").ok()) << "an existing capture folder is still served";
+  fs::remove_all(root / "c0");
+  EXPECT_TRUE(store.Prepare("one-more").ok());
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace xpuperf::agent

@@ -51,3 +51,24 @@ TEST(ProcessRegistry, DropsSilentProcesses) {
 
 }  // namespace
 }  // namespace xpuperf::agent
+
+namespace xpuperf::agent {
+namespace {
+
+TEST(ProcessRegistryLimitTest, RegistrationsStopAtTheCapAndSilentOnesMakeRoom) {
+  ProcessRegistry registry(std::chrono::seconds(60));
+  const auto start = AgentClock::now();
+  for (size_t i = 0; i < kMaxRegisteredProcesses + 10; ++i) {
+    registry.Poll(1, {static_cast<int32_t>(i + 1)}, "endpoint", false, start);
+  }
+  EXPECT_EQ(registry.Live().size(), kMaxRegisteredProcesses);
+  EXPECT_EQ(registry.refused(), 10u);
+  // A known process still polls; after the silence limit a new one takes a silent one's place.
+  registry.Poll(1, {1}, "endpoint", false, start + std::chrono::seconds(61));
+  registry.Poll(1, {999999}, "endpoint", false, start + std::chrono::seconds(62));
+  EXPECT_EQ(registry.Live().size(), 2u);
+  EXPECT_EQ(registry.refused(), 10u);
+}
+
+}  // namespace
+}  // namespace xpuperf::agent

@@ -60,6 +60,8 @@ Result<Labels> ParseSeriesLabels(const std::string& text) {
 }
 
 constexpr int64_t kMaxEvaluationSteps = 10'000'000;
+// Samples of all input series of one test: a file of many long series is refused, not expanded.
+constexpr size_t kMaxTestSamples = 20'000'000;
 
 std::string QuoteYaml(const std::string& s) {
   std::string out = "'";
@@ -188,11 +190,18 @@ Result<PromtoolTestReport> RunPromtoolTestFile(const std::string& path,
                          fmt::format("{}: {}: interval must be positive", path, test_name));
       }
       MemorySeriesSource source;
+      size_t test_samples = 0;  // every input series of this test together
       timeline += fmt::format("  - name: {}\n    interval: {}\n    input_series:\n",
                               QuoteYaml(test_name), DurationString(interval));
       for (const YAML::Node& series : test["input_series"]) {
         XPUPERF_ASSIGN_OR_RETURN(Labels labels, ParseSeriesLabels(series["series"].Scalar()));
         XPUPERF_ASSIGN_OR_RETURN(auto values, ParseSeriesValues(series["values"].Scalar()));
+        test_samples += values.size();
+        if (test_samples > kMaxTestSamples) {
+          return MakeError(ErrorCode::kInvalidArgument,
+                           fmt::format("{}: {}: input series hold more than {} samples in all",
+                                       path, test_name, kMaxTestSamples));
+        }
         for (size_t i = 0; i < values.size(); ++i) {
           if (values[i]) source.Append(labels, {static_cast<int64_t>(i) * interval, *values[i]});
         }

@@ -8,6 +8,18 @@
 
 namespace xpuperf::alerts {
 
+namespace {
+
+// Cuts an expansion at kMaxExpandedBytes (at a UTF-8 boundary) and says so.
+void CutExpansion(std::string& out) {
+  size_t end = kMaxExpandedBytes;
+  while (end > 0 && (static_cast<unsigned char>(out[end]) & 0xC0) == 0x80) --end;
+  out.resize(end);
+  out += fmt::format("... (cut at {} bytes)", kMaxExpandedBytes);
+}
+
+}  // namespace
+
 std::string GoFloatString(double value) {
   if (std::isnan(value)) return "NaN";
   if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
@@ -103,6 +115,10 @@ std::string AlertTemplate::Expand(const Labels& labels, double value,
                                   const Labels& external_labels) const {
   std::string out;
   for (const Piece& p : pieces_) {
+    if (out.size() > kMaxExpandedBytes) {
+      CutExpansion(out);  // many references to long label values
+      return out;
+    }
     switch (p.kind) {
       case Piece::Kind::kText:
         out += p.text;
@@ -129,6 +145,7 @@ std::string AlertTemplate::Expand(const Labels& labels, double value,
         break;
     }
   }
+  if (out.size() > kMaxExpandedBytes) CutExpansion(out);
   return out;
 }
 

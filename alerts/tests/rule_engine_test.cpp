@@ -3,7 +3,12 @@
 #include "xpuperf/alerts/rule_engine.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "xpuperf/alerts/promtool_test.h"
 #include "xpuperf/alerts/rule_file.h"
 #include "xpuperf/alerts/template.h"
 
@@ -163,6 +168,42 @@ TEST_F(Engine, RestoredAlertsKeepTheirTimers) {
   Step(second, 5, 90);
   ASSERT_EQ(State(second), AlertState::kFiring);  // 5 minutes since the first activation
   EXPECT_EQ(second.Alerts()[0]->active_at_ms, 0);
+}
+
+}  // namespace
+}  // namespace xpuperf::alerts
+
+namespace xpuperf::alerts {
+namespace {
+
+TEST(AlertTemplateBounds, AnExpansionIsCutAndSaysSo) {
+  std::string text;
+  for (int i = 0; i < 200; ++i) text += "{{ $labels.big }}";
+  auto tmpl = AlertTemplate::Parse(text);
+  ASSERT_TRUE(tmpl.ok());
+  const std::string out = tmpl->Expand(Labels({{"big", std::string(4096, 'x')}}), 1, Labels());
+  EXPECT_LE(out.size(), kMaxExpandedBytes + 64);
+  EXPECT_TRUE(out.ends_with("... (cut at 65536 bytes)")) << out.substr(out.size() - 40);
+}
+
+TEST(AlertTestBounds, InputSeriesAreBoundedInAll) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("xpuperf-alert-test-bounds-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir / "rules.yml") << "groups:\n  - name: g\n    rules:\n      - alert: A\n"
+                                        "        expr: x > 1\n";
+  }
+  std::string test = "rule_files: [rules.yml]\ntests:\n  - interval: 1m\n    input_series:\n";
+  for (int i = 0; i < 3; ++i) {
+    test += "      - series: 'x{i=\"" + std::to_string(i) + "\"}'\n        values: '1+0x9000000'\n";
+  }
+  { std::ofstream(dir / "test.yml") << test; }
+  auto report = RunPromtoolTestFile((dir / "test.yml").string());
+  std::filesystem::remove_all(dir);
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.error().message.find("more than 20000000 samples in all"), std::string::npos)
+      << report.error().message;
 }
 
 }  // namespace

@@ -35,8 +35,9 @@ int64_t NowMs() {
       .count();
 }
 
-// A capture id from the alert name and the agent: [A-Za-z0-9._-], at most 128 characters.
-std::string CaptureIdFor(const TriggerDecision& d) {
+// The part of a capture id that names the alert and the agent: "alert-<name>-<agent>", of
+// [A-Za-z0-9._-].
+std::string CapturePrefixFor(const TriggerDecision& d) {
   std::string base = d.alertname + "-" + d.agent;
   for (char& c : base) {
     const bool safe =
@@ -44,9 +45,24 @@ std::string CaptureIdFor(const TriggerDecision& d) {
     if (!safe) c = '_';
   }
   if (base.size() > 80) base.resize(80);
-  std::string id = StampedCaptureId("alert-" + base);
-  if (id.front() == '.') id.front() = '_';
-  return id;
+  return "alert-" + base;
+}
+
+// A capture id from the alert name and the agent: [A-Za-z0-9._-], at most 128 characters.
+std::string CaptureIdFor(const TriggerDecision& d) { return StampedCaptureId(CapturePrefixFor(d)); }
+
+// Capture folders in `root` made for this alert name and agent (prefix-stamp-random).
+int CountCaptureFolders(const std::string& root, const std::string& prefix) {
+  std::error_code ec;
+  int count = 0;
+  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() > prefix.size() + 1 && name.starts_with(prefix + "-") &&
+        name.find('-', prefix.size() + 1) != std::string::npos) {
+      ++count;
+    }
+  }
+  return count;
 }
 
 // A label set as one key (names are unique and sorted in the map).
@@ -215,6 +231,17 @@ class AlertReceiver::Impl {
     if (d.action == TriggerAction::kSkip) {
       record["reason"] = d.reason;
       Log("alert " + Name(d) + ": skipped: " + d.reason);
+      Remember(std::move(record));
+      return;
+    }
+    const int kept = CountCaptureFolders(options_.out_root, CapturePrefixFor(d));
+    if (kept >= options_.max_captures_per_alert) {
+      trigger_.Finished(d);
+      record["action"] = "skip";
+      record["reason"] = std::to_string(kept) + " capture folders of this alert are kept in " +
+                         options_.out_root + " (--max-captures-per-alert " +
+                         std::to_string(options_.max_captures_per_alert) + "): remove old ones";
+      Log("alert " + Name(d) + ": skipped: " + record["reason"].get<std::string>());
       Remember(std::move(record));
       return;
     }

@@ -50,6 +50,7 @@ std::string FailedStatus(const json& reply) {
 struct HostJob {
   agent::AgentEndpoint endpoint;
   HostOutcome outcome;
+  uint64_t bytes = 0;  // fetched from this host so far
 };
 
 class HostCapture {
@@ -116,6 +117,10 @@ class HostCapture {
           fetched.insert(name);
           continue;
         }
+        if (fetched.size() >= options_.max_files_per_host) {
+          return fail("the agent listed more than " + std::to_string(options_.max_files_per_host) +
+                      " files for one capture");
+        }
         if (Status got = Fetch(job, name, size); !got.ok()) return fail(got.error().message);
         fetched.insert(name);
       }
@@ -167,9 +172,18 @@ class HostCapture {
       if (!exporter::DecodeBase64(chunk->value("data", ""), bytes)) {
         return MakeError(ErrorCode::kParse, name + ": the agent sent bad base64");
       }
+      if (bytes.size() > agent::kMaxReadChunkBytes) {
+        return MakeError(ErrorCode::kParse, name + ": the agent sent more than was asked for");
+      }
       offset += bytes.size();
       if (offset > options_.max_file_bytes) {
         return MakeError(ErrorCode::kInvalidArgument, name + ": grew past the size limit");
+      }
+      job.bytes += bytes.size();
+      if (job.bytes > options_.max_bytes_per_host) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "the agent's files passed " + std::to_string(options_.max_bytes_per_host) +
+                             " bytes in all for one capture");
       }
       XPUPERF_RETURN_IF_ERROR(file.Write(bytes));
       if (chunk->value("eof", true) || bytes.empty()) break;

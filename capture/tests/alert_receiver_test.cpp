@@ -159,6 +159,29 @@ TEST_F(AlertReceiverTest, AFailedCaptureIsReportedOnTheAlertToo) {
       "capture failed: "));
 }
 
+// Capture folders do not grow without bound: at --max-captures-per-alert folders of one alert
+// name and node, a firing alert is skipped with the reason.
+TEST_F(AlertReceiverTest, CaptureFoldersPerAlertAreBounded) {
+  auto options = Options(1778);
+  options.max_captures_per_alert = 2;
+  for (const char* old : {"alert-Hot-127.0.0.1_1778-20260101T000000Z-000001",
+                          "alert-Hot-127.0.0.1_1778-20260101T000100Z-000002"}) {
+    fs::create_directories(fs::path(options.out_root) / old);
+  }
+  auto receiver = AlertReceiver::Start(options);
+  ASSERT_TRUE(receiver.ok());
+  const json labels = {
+      {"alertname", "Hot"}, {"hostname", "127.0.0.1"}, {"xpuperf_capture", "true"}};
+  EXPECT_EQ((*receiver)->HandleWebhook(Webhook("firing", labels)), 200);
+  const json decisions = json::parse((*receiver)->DecisionsJson())["decisions"];
+  ASSERT_EQ(decisions.size(), 1u) << decisions.dump();
+  EXPECT_EQ(decisions[0]["action"], "skip");
+  EXPECT_NE(decisions[0]["reason"].get<std::string>().find("--max-captures-per-alert 2"),
+            std::string::npos)
+      << decisions.dump();
+  EXPECT_EQ(json::parse((*receiver)->DecisionsJson())["captures_running"], 0);
+}
+
 TEST_F(AlertReceiverTest, BadBodiesAre400AndTheReceiverGoesOn) {
   auto receiver = AlertReceiver::Start(Options(1778));
   ASSERT_TRUE(receiver.ok());

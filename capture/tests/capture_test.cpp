@@ -131,6 +131,39 @@ TEST_F(CaptureTest, ARelativeOutDirectoryFromAnEmptyWorkingDirectory) {
                          ("127.0.0.1_" + std::to_string(a->port())) / "trace_303.json"));
 }
 
+// What one agent hands over is bounded: past the file count or the byte total the host fails
+// with the reason and nothing more is fetched.
+TEST_F(CaptureTest, AnAgentsFilesAreBoundedInCountAndBytes) {
+  auto a = StartAgent("bounds");
+  ASSERT_TRUE(a);
+  agent::testing::FakeKinetoProcess pa(
+      "xpuperf-capture-test-" + std::to_string(getpid()) + "-bounds", 304, 9);
+  for (int i = 0; i < 100 && a->registry().Live().empty(); ++i) usleep(20000);
+  for (const bool count : {true, false}) {
+    CaptureOptions options;
+    options.hosts = {"127.0.0.1:" + std::to_string(a->port())};
+    options.job_id = 9;
+    options.duration_ms = 50;
+    options.start_in_seconds = 0;
+    options.wait_seconds = 10;
+    options.out_dir = (root_ / (count ? "count" : "bytes")).string();
+    options.rpc_timeout_seconds = 2;
+    if (count) {
+      options.max_files_per_host = 0;
+    } else {
+      options.max_bytes_per_host = 1;
+    }
+    std::ostringstream log;
+    auto report = RunCapture(options, log);
+    ASSERT_TRUE(report.ok()) << report.error().message;
+    ASSERT_EQ(report->hosts.size(), 1u);
+    EXPECT_FALSE(report->hosts[0].ok);
+    EXPECT_NE(report->hosts[0].error.find(count ? "listed more than 0 files" : "bytes in all"),
+              std::string::npos)
+        << report->hosts[0].error;
+  }
+}
+
 // Our own tracer registers like a Kineto process and is captured without a restart.
 TEST_F(CaptureTest, CapturesAProgramInstrumentedWithXpuperfScope) {
   auto a = StartAgent("tracer");

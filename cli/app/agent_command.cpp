@@ -105,6 +105,11 @@ void AddCaptureCommand(CLI::App& app, CommandActions& actions) {
   command->add_option("--max-concurrent", c.max_concurrent, "--on-alert: captures at once")
       ->capture_default_str();
   command
+      ->add_option("--max-captures-per-alert", c.max_captures_per_alert,
+                   "--on-alert: capture folders kept per alert name and node; then alerts are "
+                   "skipped until old ones are removed")
+      ->capture_default_str();
+  command
       ->add_option("--max-duration-ms", c.max_duration_ms,
                    "--on-alert: longest capture an alert's annotation may ask for")
       ->capture_default_str();

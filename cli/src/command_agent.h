@@ -52,6 +52,7 @@ struct CaptureCommandOptions {
   int agent_port = 1778;
   double cooldown_seconds = 600;
   int max_concurrent = 2;
+  int max_captures_per_alert = 50;
   int64_t max_duration_ms = 60000;
   double findings_ttl_seconds = 4 * 3600;
 };

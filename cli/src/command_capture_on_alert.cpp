@@ -111,6 +111,10 @@ int RunCaptureOnAlert(const CaptureCommandOptions& options, std::ostream& out, s
   receiver.policy.cooldown =
       std::chrono::milliseconds(static_cast<int64_t>(options.cooldown_seconds * 1000));
   receiver.policy.max_concurrent = options.max_concurrent;
+  if (options.max_captures_per_alert < 1 || options.max_captures_per_alert > 100000) {
+    return usage("--max-captures-per-alert must be 1..100000");
+  }
+  receiver.max_captures_per_alert = options.max_captures_per_alert;
   receiver.findings_ttl =
       std::chrono::milliseconds(static_cast<int64_t>(options.findings_ttl_seconds * 1000));
   std::vector<std::string> allowed = SplitCommas(options.hosts);

@@ -29,6 +29,9 @@ inline constexpr const char* kDefaultCaptureRoot =
 // The file the agent writes into each capture folder it creates; only folders holding it (owned
 // by the agent's user) are capture folders, prepared again or served.
 inline constexpr char kCaptureMarkerName[] = ".xpuperf-capture";
+// Capture folders the agent keeps at most; a new capture beyond it is refused until old folders
+// are removed (RPC clients cannot fill the disk with empty folders).
+inline constexpr int kMaxCaptureFolders = 1000;
 // Capture ids and file names: 1..128 of [A-Za-z0-9._-], not starting with '.'.
 bool IsSafeName(std::string_view name);
 

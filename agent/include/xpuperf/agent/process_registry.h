@@ -43,6 +43,10 @@ struct TriggerResult {
 // Job ids in requests: an exact id, or any job (xpuperf's own requests without --job-id).
 inline constexpr int64_t kAnyJob = -1;
 
+// Registered processes at most: a local client cannot grow the agent (or a listing) without
+// bound. At the cap, silent processes are dropped first; then a new process is refused (counted).
+inline constexpr size_t kMaxRegisteredProcesses = 4096;
+
 class ProcessRegistry {
  public:
   explicit ProcessRegistry(std::chrono::milliseconds silence_limit = std::chrono::seconds(60))
@@ -61,11 +65,14 @@ class ProcessRegistry {
   std::vector<ProcessRecord> Live() const;  // by job, then pid
   // Processes registered for a job (the `ctxt` reply of older Kineto).
   int CountForJob(int64_t job_id) const;
+  // New processes refused at kMaxRegisteredProcesses.
+  uint64_t refused() const;
 
  private:
   const std::chrono::milliseconds silence_limit_;
   mutable std::mutex mutex_;
   std::map<std::pair<int64_t, int32_t>, ProcessRecord> processes_;  // (job, leaf pid)
+  uint64_t refused_ = 0;
 };
 
 }  // namespace xpuperf::agent

@@ -12,6 +12,9 @@
 
 namespace xpuperf::alerts {
 
+// An expanded annotation or label is cut here ("... (cut at 65536 bytes)" ends it).
+inline constexpr size_t kMaxExpandedBytes = 64 * 1024;
+
 class AlertTemplate {
  public:
   static Result<AlertTemplate> Parse(std::string_view text);

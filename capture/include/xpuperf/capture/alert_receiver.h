@@ -50,6 +50,9 @@ struct AlertReceiverOptions {
   // alert.
   CaptureOptions capture;
   std::string out_root;  // captures go to out_root/<capture id>/
+  // Capture folders kept per alert name and node in out_root; at the limit a firing alert is
+  // skipped (and says why) until old folders are removed.
+  int max_captures_per_alert = 50;
   std::chrono::milliseconds findings_ttl = std::chrono::hours(4);  // endsAt of a findings alert
   size_t max_findings_bytes = 4096;                                // xpuperf_findings is cut here
   CaptureAnalyser analyse;

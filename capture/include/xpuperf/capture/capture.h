@@ -30,6 +30,10 @@ struct CaptureOptions {
   double wait_seconds = 60;              // after the trace window: how long to wait for the files
   int process_limit = 1000;              // per host
   uint64_t max_file_bytes = 4ull << 30;  // larger files are not fetched
+  // What one agent may hand over in one capture: files, and bytes in all. Past either the host
+  // fails with the reason (an agent that lists new files for ever cannot fill the disk).
+  size_t max_files_per_host = 1024;
+  uint64_t max_bytes_per_host = 16ull << 30;
   std::string out_dir;
   std::string capture_id;  // "" = generated (capture-<UTC time>-<random>)
   agent::ClientSecurity security;
