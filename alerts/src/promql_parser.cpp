@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "xpuperf/alerts/promql.h"
@@ -91,7 +92,9 @@ class Parser {
     int& depth;
   };
   static std::string TooDeep() {
-    return fmt::format("expression nested deeper than {} levels", kMaxNesting);
+    return fmt::format(
+        "expression nested deeper than {} levels (parentheses, calls, aggregations and signs)",
+        kMaxNesting);
   }
 
   Error Fail(size_t at, std::string reason) const {
@@ -240,11 +243,12 @@ class Parser {
   }
 
   Result<Expr> ParseUnary() {
-    NestingGuard guard(depth_);
-    if (depth_ > kMaxNesting) return Fail(pos_, TooDeep());
     SkipSpace();
     const size_t at = pos_;
     if (Consume("-") || Consume("+")) {
+      // A sign is one level; parentheses, calls and aggregations are one each (ParseBinary).
+      NestingGuard guard(depth_);
+      if (depth_ > kMaxNesting) return Fail(at, TooDeep());
       const bool negative = text_[at] == '-';
       XPUPERF_ASSIGN_OR_RETURN(Expr operand, ParseUnary());
       if (operand->kind != NodeKind::kNumber) {
@@ -597,6 +601,13 @@ Result<int64_t> ParseDuration(std::string_view text) {
       return MakeError(ErrorCode::kParse, fmt::format("duration \"{}\" out of range", text));
     }
     pos = digits_end + kUnits[unit].first.size();
+  }
+  // Prometheus holds durations in Go's time.Duration (int64 nanoseconds, ~292 years): longer
+  // ones are "out of range" there, so here too.
+  constexpr int64_t kMaxDurationMs = std::numeric_limits<int64_t>::max() / 1'000'000;
+  if (total > kMaxDurationMs) {
+    return MakeError(ErrorCode::kParse,
+                     fmt::format("duration \"{}\" out of range (at most 292 years)", text));
   }
   return total;
 }

@@ -56,7 +56,7 @@ Result<std::vector<TemplatedPair>> TemplatedMap(const Located& loc, const YAML::
   if (!node.IsMap()) return loc.At(node, fmt::format("'{}' must be a map", key));
   for (const auto& item : node) {
     const std::string name = item.first.Scalar();
-    if (!IsValidLabelName(name)) {
+    if (!IsValidLabelName(name) || (label_values && name == "__name__")) {
       return loc.At(item.first, fmt::format("invalid {} name \"{}\"",
                                             label_values ? "label" : "annotation", name));
     }

@@ -44,6 +44,18 @@ Integer IntegerAt(const json& object, const char* key) {
   return IntegerValue<Integer>(object.at(key), key);
 }
 
+// Milliseconds since 1970 that RFC 3339 can write (up to 9999-12-31T23:59:59.999Z): a negative
+// or huge time from a damaged file would reach Alertmanager as an invalid timestamp.
+constexpr int64_t kLastWritableMs = 253402300799999;
+
+int64_t TimeValue(const json& v, const std::string& key) {
+  const auto ms = IntegerValue<int64_t>(v, key);
+  if (ms < 0 || ms > kLastWritableMs) throw BadInteger{key + " (a time between 1970 and 9999)"};
+  return ms;
+}
+
+int64_t TimeAt(const json& object, const char* key) { return TimeValue(object.at(key), key); }
+
 AlertState StateFromName(const std::string& name) {
   if (name == "firing") return AlertState::kFiring;
   if (name == "pending") return AlertState::kPending;
@@ -78,10 +90,10 @@ Alert AlertFromJson(const json& j) {
   // JSON has no NaN: nlohmann writes it as null.
   a.value = j.at("value").is_null() ? NAN : j.at("value").get<double>();
   a.state = StateFromName(j.at("state").get<std::string>());
-  a.active_at_ms = IntegerAt<int64_t>(j, "active_at_ms");
-  a.fired_at_ms = IntegerAt<int64_t>(j, "fired_at_ms");
-  a.resolved_at_ms = IntegerAt<int64_t>(j, "resolved_at_ms");
-  a.keep_firing_since_ms = IntegerAt<int64_t>(j, "keep_firing_since_ms");
+  a.active_at_ms = TimeAt(j, "active_at_ms");
+  a.fired_at_ms = TimeAt(j, "fired_at_ms");
+  a.resolved_at_ms = TimeAt(j, "resolved_at_ms");
+  a.keep_firing_since_ms = TimeAt(j, "keep_firing_since_ms");
   return a;
 }
 
@@ -127,13 +139,13 @@ Result<AlertStateSnapshot> ParseAlertState(std::string_view text) {
     if (IntegerAt<int>(root, "schema_version") != kSchemaVersion) {
       return MakeError(ErrorCode::kParse, "alert state file: unknown schema_version");
     }
-    snapshot.written_at_ms = IntegerAt<int64_t>(root, "written_at_ms");
+    snapshot.written_at_ms = TimeAt(root, "written_at_ms");
     for (const json& a : root.at("alerts")) snapshot.alerts.push_back(AlertFromJson(a));
     for (const json& r : root.at("receivers")) {
       ReceiverState state;
       state.config.name = r.at("name").get<std::string>();
       for (const auto& [key, value] : r.at("last_queued_ms").items()) {
-        state.last_queued_ms[key] = IntegerValue<int64_t>(value, "last_queued_ms");
+        state.last_queued_ms[key] = TimeValue(value, "last_queued_ms");
       }
       for (const auto& [key, value] : r.at("queued_state").items()) {
         state.queued_state[key] = StateFromName(value.get<std::string>());
@@ -142,7 +154,8 @@ Result<AlertStateSnapshot> ParseAlertState(std::string_view text) {
         Delivery delivery;
         delivery.body = d.at("body").get<std::string>();
         delivery.attempts = IntegerAt<int>(d, "attempts");
-        delivery.next_attempt_ms = IntegerAt<int64_t>(d, "next_attempt_ms");
+        if (delivery.attempts < 0) throw BadInteger{"attempts"};
+        delivery.next_attempt_ms = TimeAt(d, "next_attempt_ms");
         for (const json& pair : d.at("alerts")) {
           delivery.alerts.emplace_back(pair.at(0).get<std::string>(),
                                        StateFromName(pair.at(1).get<std::string>()));
@@ -182,10 +195,16 @@ void RestoreReceivers(const std::vector<ReceiverState>& saved, Notifier& notifie
   for (ReceiverState& receiver : notifier.receivers()) {
     for (const ReceiverState& s : saved) {
       if (s.config.name != receiver.config.name) continue;
-      receiver.queue = s.queue;
+      // The queue's cap holds on restore too (the newest are kept), and a restored delivery is
+      // due at once: a retry time from the file cannot hold the queue back.
+      const size_t capacity = notifier.options().queue_capacity;
+      const size_t skip = s.queue.size() > capacity ? s.queue.size() - capacity : 0;
+      receiver.queue.assign(s.queue.begin() + static_cast<std::ptrdiff_t>(skip), s.queue.end());
+      for (Delivery& d : receiver.queue) d.next_attempt_ms = 0;
       receiver.last_queued_ms = s.last_queued_ms;
       receiver.queued_state = s.queued_state;
       receiver.stats = s.stats;
+      receiver.stats.dropped += skip;
       receiver.last_error = s.last_error;
     }
   }

@@ -191,6 +191,36 @@ TEST(AlertStateFileTest, IntegersOutOfRangeAreErrorsNamingTheField) {
 namespace xpuperf::alerts {
 namespace {
 
+// A damaged state file: times Alertmanager could not parse are refused; a delivery due at the end
+// of time and a queue over the cap are not trusted on restore.
+TEST(AlertStateFileTest, ADamagedFileIsNotTrusted) {
+  for (const char* time : {"-5", "9223372036854775807", "253402300800000"}) {
+    const std::string text = fmt::format(
+        R"({{"schema_version": 1, "written_at_ms": {}, "alerts": [], "receivers": []}})", time);
+    const auto parsed = ParseAlertState(text);
+    ASSERT_FALSE(parsed.ok()) << time;
+    EXPECT_NE(parsed.error().message.find("between 1970 and 9999"), std::string::npos)
+        << parsed.error().message;
+  }
+  ReceiverState saved;
+  saved.config.name = "am";
+  for (int i = 0; i < 5; ++i) {
+    Delivery d;
+    d.body = "[" + std::to_string(i) + "]";
+    d.next_attempt_ms = 253402300799999;  // "retry at the end of time"
+    saved.queue.push_back(d);
+  }
+  FakeReceiver fake;
+  NotifierOptions options;
+  options.queue_capacity = 3;
+  Notifier notifier({Receivers()[0]}, options, fake.Poster());
+  RestoreReceivers({saved}, notifier);
+  ASSERT_EQ(notifier.receivers()[0].queue.size(), 3u);
+  EXPECT_EQ(notifier.receivers()[0].queue.front().body, "[2]") << "the newest are kept";
+  EXPECT_EQ(notifier.receivers()[0].stats.dropped, 2u);
+  EXPECT_EQ(notifier.DeliverDue(1000), 3) << "restored deliveries are due at once";
+}
+
 TEST(ReceiverUrl, BrokenUrlsAreRefusedAtStartNamingTheOption) {
   for (const char* good : {"http://127.0.0.1:9093", "https://am.example:443/prefix",
                            "http://[::1]:9093", "http://am"}) {

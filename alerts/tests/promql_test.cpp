@@ -76,6 +76,10 @@ TEST(PromqlParse, RefusesNestingDeeperThanTheBoundInsteadOfOverflowingTheStack) 
     text += "1";
     EXPECT_NE(ParseError(text).find("nested deeper than 256 levels"), std::string::npos) << open;
   }
+  // The message counts what the user wrote: 256 parentheses parse, 257 do not.
+  const auto nested = [](int n) { return std::string(n, '(') + "1" + std::string(n, ')'); };
+  EXPECT_EQ(ParseError(nested(255)), "");
+  EXPECT_NE(ParseError(nested(257)).find("nested deeper than 256 levels"), std::string::npos);
   const std::string long_regex = std::string(9000, '(') + "a" + std::string(9000, ')');
   EXPECT_NE(ParseError("x{a=~\"" + long_regex + "\"}").find("longer than 16384 characters"),
             std::string::npos);

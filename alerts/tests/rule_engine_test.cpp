@@ -208,3 +208,26 @@ TEST(AlertTestBounds, InputSeriesAreBoundedInAll) {
 
 }  // namespace
 }  // namespace xpuperf::alerts
+
+namespace xpuperf::alerts {
+namespace {
+
+// What promtool refuses is refused here too.
+TEST(RuleFile, RefusesWhatPromtoolRefuses) {
+  auto with = [](const std::string& rule_lines) {
+    return ParseRuleFile(
+        "groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: up == 0\n" + rule_lines,
+        "r.yml");
+  };
+  auto too_long = with("        for: 300000y\n");
+  ASSERT_FALSE(too_long.ok());
+  EXPECT_NE(too_long.error().message.find("out of range"), std::string::npos);
+  EXPECT_TRUE(with("        for: 292y\n").ok());
+  auto name_label = with("        labels:\n          __name__: x\n");
+  ASSERT_FALSE(name_label.ok());
+  EXPECT_NE(name_label.error().message.find("invalid label name \"__name__\""), std::string::npos)
+      << name_label.error().message;
+}
+
+}  // namespace
+}  // namespace xpuperf::alerts

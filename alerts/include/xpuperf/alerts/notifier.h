@@ -97,6 +97,7 @@ class Notifier {
   void set_cancel(const std::atomic<bool>* cancel) { cancel_ = cancel; }
 
   std::vector<ReceiverState>& receivers() { return receivers_; }
+  const NotifierOptions& options() const { return options_; }
   const std::vector<ReceiverState>& receivers() const { return receivers_; }
 
   // JSON bodies, exposed for tests.
