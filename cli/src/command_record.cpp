@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <ctime>
 #include <filesystem>
+#include <limits>
 #include <ostream>
 
 #include "xpuperf/cli/session_factory.h"
@@ -29,7 +30,7 @@ std::string DefaultOutDir() {
 }
 
 int Usage(std::ostream& err, const std::string& message) {
-  err << "xpuperf record: " << message << "\n";
+  err << "xpuperf: error: " << message << "\n";
   return kExitUsage;
 }
 
@@ -40,22 +41,27 @@ int RunRecord(const RecordCommandOptions& options, std::ostream& out, std::ostre
     return Usage(err, "--rate must be between 0.1 and 10000 Hz");
   }
   constexpr double kMaxDurationS = 366.0 * 24 * 3600;
-  if (!(options.duration_s >= 0 && options.duration_s <= kMaxDurationS)) {
-    return Usage(err, "--duration must be between 0 and 31622400 seconds (a year)");
+  // An option given explicitly is never taken as "not given": --duration 0 and --pid -1 are
+  // errors, not "until interrupted" and "system-wide".
+  if (options.duration_s && !(*options.duration_s > 0 && *options.duration_s <= kMaxDurationS)) {
+    return Usage(err,
+                 "--duration must be more than 0 and at most 31622400 seconds (a year); leave it "
+                 "out to record until interrupted");
   }
-  if (options.pid == 0 || options.pid < -1) {
+  if (options.pid && (*options.pid <= 0 || *options.pid > std::numeric_limits<int32_t>::max())) {
     return Usage(err, "--pid must be a positive process id");
   }
-  if (!options.command.empty() && options.pid > 0) {
+  const int pid = options.pid ? static_cast<int>(*options.pid) : 0;
+  if (!options.command.empty() && pid > 0) {
     return Usage(err, "give either a command (after --) or --pid, not both");
   }
-  if (!options.command.empty() && options.duration_s > 0) {
+  if (!options.command.empty() && options.duration_s) {
     return Usage(err,
                  "--duration is for --pid or a system-wide recording; with a command the "
                  "recording lasts as long as the command");
   }
-  if (options.pid > 0 && !record::ProcessIsRunning(options.pid)) {
-    err << "xpuperf record: no running process " << options.pid << " to attach to\n";
+  if (pid > 0 && !record::ProcessIsRunning(pid)) {
+    err << "xpuperf record: no running process " << pid << " to attach to\n";
     return kExitFailure;
   }
   // A BMC answers a power query in tens to hundreds of ms and updates its reading about once a
@@ -93,8 +99,8 @@ int RunRecord(const RecordCommandOptions& options, std::ostream& out, std::ostre
   // The job is a real process even when --root points the backends at a recorded tree.
   record.root = "/";
   record.command = options.command;
-  record.attach_pid = std::max(0, options.pid);
-  record.duration_s = options.duration_s;
+  record.attach_pid = pid;
+  record.duration_s = options.duration_s.value_or(0);
   record.html = options.html;
   // The BMC is this machine's: not read when the backends read a recorded tree (--root).
   if (options.ipmi && options.common.root == "/") {

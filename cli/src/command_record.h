@@ -1,7 +1,9 @@
 // `xpuperf record`: a job's energy, power, memory and utilisation over time.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,8 +16,8 @@ struct RecordCommandOptions {
   double rate_hz = 10;
   std::string out;                   // output directory; empty = xpuperf-record-<time>
   std::vector<std::string> command;  // the job (after --)
-  int pid = -1;                      // attach to this process instead (-1: not given)
-  double duration_s = 0;             // stop after this long (attach or system-wide)
+  std::optional<int64_t> pid;        // attach to this process instead
+  std::optional<double> duration_s;  // stop after this long (attach or system-wide)
   bool json = false;                 // the summary as JSON on out (the table goes to err always)
   bool html = true;
   bool ipmi = true;          // the BMC's power reading through ipmitool

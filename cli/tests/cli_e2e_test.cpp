@@ -88,6 +88,10 @@ TEST(CliTest, UsageErrorsExitTwoWithOneLine) {
   ExpectUsageError({"devices", "--root", "/no/such/dir"}, "/no/such/dir");
   ExpectUsageError({"devices", "--backend", "quantum"}, "unknown backend 'quantum'");
   ExpectUsageError({"metrics", "--pid", "-5"}, "--pid must be a positive process id");
+  // Given explicitly, never read as "not given": not the whole machine, not for ever.
+  ExpectUsageError({"record", "--pid", "-1", "--duration", "1"}, "--pid must be a positive");
+  ExpectUsageError({"record", "--pid", "0"}, "--pid must be a positive");
+  ExpectUsageError({"record", "--duration", "0"}, "--duration must be more than 0");
   ExpectUsageError({"frobnicate"}, "unknown command 'frobnicate'");
   ExpectUsageError({}, "subcommand is required");
 }

@@ -201,6 +201,14 @@ TEST_F(HostileInputTest, EveryWriterChecksItsPathFirst) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   ExpectOneLineNaming(r, "summary.json: is a directory");
   EXPECT_FALSE(fs::exists(Path("ran"))) << "the job ran before the output was refused";
+  // A FIFO (or a device) where the summary goes would swallow it at the end: refused first.
+  fs::remove(Path("rec/summary.json"));
+  ASSERT_EQ(mkfifo(Path("rec/summary.json").c_str(), 0600), 0);
+  r = RunXpuperf({"record", "--backend", "cpu", "--out", Path("rec"), "--", "touch", Path("ran")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  ExpectOneLineNaming(r, "summary.json: it is a device or FIFO");
+  EXPECT_FALSE(fs::exists(Path("ran")));
+  fs::remove(Path("rec/summary.json"));
 
   // analyze --merged-trace: refused before the trace or the recording is read.
   r = RunXpuperf(

@@ -124,5 +124,24 @@ TEST_F(RecordTest, SigtermReachesTheJob) {
   ::unlink(b.err_path.c_str());
 }
 
+// A job that ignores SIGTERM: the second SIGTERM kills it, and the recording still ends whole.
+TEST_F(RecordTest, ASecondSigtermKillsAJobThatIgnoresTheFirst) {
+  const fs::path ready = dir_ / "ready";
+  Background b = Start(
+      {"record", "--backend", "cpu", "--rate", "20", "--out", (dir_ / "out").string(), "--", "sh",
+       "-c", "trap '' TERM; echo ok > " + ready.string() + "; while :; do sleep 0.05; done"});
+  ASSERT_TRUE(WaitForFile(ready, 20));
+  ::kill(b.pid, SIGTERM);
+  // Wait until the first one was seen (the recorder logs it), then send the second.
+  for (int i = 0; i < 600 && ReadAll(b.err_path).find("passed to the job") == std::string::npos;
+       ++i) {
+    usleep(100000);
+  }
+  ::kill(b.pid, SIGTERM);
+  EXPECT_EQ(Wait(b.pid), 128 + SIGKILL) << ReadAll(b.err_path);
+  EXPECT_EQ(Summary(dir_ / "out")["exit"]["signal"], SIGKILL);
+  ::unlink(b.err_path.c_str());
+}
+
 }  // namespace
 }  // namespace xpuperf::cli

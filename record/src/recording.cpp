@@ -29,13 +29,21 @@ constexpr int64_t kNsPerSecond = 1'000'000'000;
 
 // Written by the signal handler, read by the loop.
 volatile sig_atomic_t g_stop_signal = 0;
+volatile sig_atomic_t g_stop_count = 0;
 volatile sig_atomic_t g_job_pid = 0;
 
 void OnStopSignal(int sig, siginfo_t* info, void*) {
   const pid_t job = g_job_pid;
-  // A signal from the terminal (si_code SI_KERNEL) reached the whole foreground process group,
-  // the job included; one sent to xpuperf alone (kill, systemd, a batch scheduler) is passed on.
-  if (job > 0 && (info == nullptr || info->si_code != SI_KERNEL)) ::kill(job, sig);
+  g_stop_count = g_stop_count + 1;
+  if (job > 0 && g_stop_count >= 2) {
+    // A second stop signal: the job ignored the first, so it is killed (its files still close
+    // properly: the recording ends when the job is reaped).
+    ::kill(job, SIGKILL);
+  } else if (job > 0 && (info == nullptr || info->si_code != SI_KERNEL)) {
+    // A signal from the terminal (si_code SI_KERNEL) reached the whole foreground process group,
+    // the job included; one sent to xpuperf alone (kill, systemd, a batch scheduler) is passed on.
+    ::kill(job, sig);
+  }
   g_stop_signal = sig;
 }
 
@@ -200,6 +208,7 @@ nlohmann::json Recording::BmcSummary() const {
 Result<RecordOutcome> Recording::Run() {
   SignalScope signals;
   g_stop_signal = 0;
+  g_stop_count = 0;
   g_child_changed = 0;
   const auto period_ns = static_cast<int64_t>(std::llround(1e9 / options_.rate_hz));
   const int64_t start_ns = MonotonicNow();
@@ -271,7 +280,7 @@ Result<RecordOutcome> Recording::Run() {
       }
       if (g_stop_signal != 0 && !stop_reported) {
         log_ << "xpuperf record: signal " << g_stop_signal
-             << " passed to the job; recording until it exits\n";
+             << " passed to the job; recording until it exits (a second signal kills it)\n";
         stop_reported = true;
       }
     } else {

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <iterator>
 #include <utility>
+#include <vector>
 
 #include "xpuperf/core/concat.h"
 #include "xpuperf/core/json.h"
@@ -30,6 +31,18 @@ Status WriteAll(int fd, std::string_view data, const std::string& what) {
     data.remove_prefix(static_cast<size_t>(n));
   }
   return Status::Ok();
+}
+
+// Appends whole or not at all: a failed write (a full disk) is cut back to where it started, so
+// the file still ends with a whole line.
+Status AppendWhole(int fd, std::string_view data, const std::string& what) {
+  const off_t start = ::lseek(fd, 0, SEEK_CUR);
+  Status written = WriteAll(fd, data, what);
+  if (!written.ok() && start >= 0) {
+    (void)::ftruncate(fd, start);
+    (void)::lseek(fd, start, SEEK_SET);
+  }
+  return written;
 }
 
 Status PwriteAll(int fd, std::string_view data, int64_t offset, const std::string& what) {
@@ -96,8 +109,15 @@ Status CheckRecordingDirectory(const std::string& dir, bool html) {
   for (std::string_view name : {kTimelineCsv, kTimelineJsonl, kTimelineTrace}) {
     XPUPERF_RETURN_IF_ERROR(CheckTimelinePath(dir + "/" + std::string(name)));
   }
-  XPUPERF_RETURN_IF_ERROR(PrepareOutput(dir + "/" + std::string(kSummaryJson)));
-  if (html) XPUPERF_RETURN_IF_ERROR(PrepareOutput(dir + "/" + std::string(kReportHtml)));
+  // summary.json and report.html are written at the end: a device or FIFO there would swallow
+  // them, so they are refused now as the timeline files are.
+  std::vector<std::string_view> finals = {kSummaryJson};
+  if (html) finals.push_back(kReportHtml);
+  for (std::string_view name : finals) {
+    if (auto checked = CheckTimelinePath(dir + "/" + std::string(name)); !checked.ok()) {
+      return checked.error();
+    }
+  }
   return Status::Ok();
 }
 
@@ -287,13 +307,20 @@ void TimelineFiles::Append(const Tick& tick, const SeriesTable& table) {
 
 Status TimelineFiles::Flush() {
   if (csv_fd_ < 0) return MakeError(ErrorCode::kInternal, "timeline files are not open");
-  XPUPERF_RETURN_IF_ERROR(WriteAll(csv_fd_, csv_, std::string(kTimelineCsv)));
+  XPUPERF_RETURN_IF_ERROR(AppendWhole(csv_fd_, csv_, std::string(kTimelineCsv)));
   csv_.clear();
-  XPUPERF_RETURN_IF_ERROR(WriteAll(jsonl_fd_, jsonl_, std::string(kTimelineJsonl)));
+  XPUPERF_RETURN_IF_ERROR(AppendWhole(jsonl_fd_, jsonl_, std::string(kTimelineJsonl)));
   jsonl_.clear();
   if (!trace_.empty()) {
-    XPUPERF_RETURN_IF_ERROR(PwriteAll(trace_fd_, trace_ + std::string(kTraceClosing), trace_end_,
-                                      std::string(kTimelineTrace)));
+    Status written = PwriteAll(trace_fd_, trace_ + std::string(kTraceClosing), trace_end_,
+                               std::string(kTimelineTrace));
+    if (!written.ok()) {
+      // Put the closing back where it was (those bytes are already on disk), so the trace
+      // stays valid JSON up to the last complete flush.
+      (void)::pwrite(trace_fd_, kTraceClosing.data(), kTraceClosing.size(), trace_end_);
+      (void)::ftruncate(trace_fd_, trace_end_ + static_cast<off_t>(kTraceClosing.size()));
+      return written;
+    }
     trace_end_ += static_cast<int64_t>(trace_.size());
     trace_.clear();
   }

@@ -1,5 +1,6 @@
 // Timeline files written and read back, kills simulated by cutting the file, energy windows.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -76,6 +77,55 @@ TEST_F(TimelineFilesTest, EveryFlushLeavesParseableFiles) {
   int counters = 0;
   for (const auto& e : trace["traceEvents"]) counters += e["ph"] == "C";
   EXPECT_EQ(counters, 5 * 2 + 3);  // energy and duty each tick, temperature from tick 2
+}
+
+// A full disk (a file-size limit here, which fails writes the same way, part-way through) leaves
+// every file parseable up to its last complete flush.
+TEST_F(TimelineFilesTest, AFailedWriteLeavesEveryFileParseable) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);  // EFBIG instead of the signal
+    RecordingHeader header{.start_wall_ns = 1'700'000'000'000'000'000,
+                           .rate_hz = 10,
+                           .command = {"job"},
+                           .pid = 0,
+                           .host = "h",
+                           .devices = {"cpu0"}};
+    auto files = TimelineFiles::Open(dir_.string(), header);
+    if (!files.ok()) ::_exit(2);
+    SeriesTable table;
+    bool failed = false;
+    for (int i = 0; i < 200 && !failed; ++i) {
+      for (int k = 0; k < 5; ++k) {
+        Tick tick{header.start_wall_ns + (i * 5 + k) * 100'000'000LL, 0, {}};
+        for (int d = 0; d < 8; ++d) {
+          tick.values.push_back(
+              {table.Intern(metrics::kDutyCycle, "cpu" + std::to_string(d), {}), 1.0 * i});
+        }
+        files->Append(tick, table);
+      }
+      if (i == 3) {
+        // From now on no file may grow past the current trace's size plus a little.
+        const auto size = std::filesystem::file_size(dir_ / kTimelineTrace);
+        const rlimit limit{size + 300, size + 300};
+        if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(3);
+      }
+      failed = !files->Flush().ok();
+    }
+    ::_exit(failed ? 0 : 4);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0) << "a flush past the limit must fail";
+  auto trace = nlohmann::json::parse(ReadAll((dir_ / kTimelineTrace).string()), nullptr, false);
+  EXPECT_FALSE(trace.is_discarded());
+  auto data = ParseTimelineJsonl(ReadAll((dir_ / kTimelineJsonl).string()));
+  ASSERT_TRUE(data.ok()) << data.error().message;
+  const std::string csv = ReadAll((dir_ / kTimelineCsv).string());
+  ASSERT_FALSE(csv.empty());
+  EXPECT_EQ(csv.back(), '\n');
 }
 
 TEST(ParseTimelineJsonl, ACutLastLineIsDroppedAndAMalformedLineIsAnError) {
