@@ -1,9 +1,11 @@
 // The xpuperf command line: the commands wired in cli/app/, run in the cli library.
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <iostream>
 #include <string_view>
 
 #include "app/command_wiring.h"
+#include "xpuperf/cli/terminal_escape.h"
 #include "xpuperf/core/cancellation.h"
 #include "xpuperf/core/input_file.h"
 #include "xpuperf/core/output_file.h"
@@ -173,6 +175,12 @@ int RunMain(int argc, char** argv) {
     xpuperf::SetMaxDecompressedBytes(*bytes);
   }
   xpuperf::InstallCancellationHandlers();
+  // No control sequence from a file or a process reaches the terminal (terminal_escape.h).
+  const xpuperf::cli::EscapedStandardStreams escaped;
+  // A reader that closes the pipe early (`| head`) makes writes fail with EPIPE instead of
+  // killing xpuperf mid-way: files being written are completed, and the lost output is reported
+  // (FlushStandardOutput below) with exit 1. The job `record` starts gets the default back.
+  std::signal(SIGPIPE, SIG_IGN);
   // The most specific parsed command: subcommands come after their parents.
   for (auto it = actions.rbegin(); it != actions.rend(); ++it) {
     if (!it->command->parsed()) continue;

@@ -5,6 +5,7 @@
 
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/cli/session_factory.h"
+#include "xpuperf/cli/terminal_escape.h"
 #include "xpuperf/cli/views.h"
 #include "xpuperf/core/clock.h"
 
@@ -91,7 +92,7 @@ int RunMetrics(const MetricsOptions& options, std::ostream& out, std::ostream& e
       err << "xpuperf: error: " << snap.error().message << "\n";
       return ExitCodeFor(snap.error());
     }
-    if (clear_screen) out << "\033[H\033[2J";
+    if (clear_screen) WriteTerminalControl(out, "\033[H\033[2J");
     Print(*snap, options, out);
     if (!options.watch) break;
   }

@@ -2,8 +2,9 @@
 # `xpuperf bench compile-check`: every program of the PJRT benchmarks' default points compiled by
 # Google's libtpu for a v5e 2x2 slice on this host, which has no TPU (libtpu from the cached virtual
 # environment of requirements/libtpu.txt; skipped, 77, when it cannot be made); XLA's CPU plugin,
-# which has no topologies, refused in one line; --topology missing is a usage error.
-# Usage: bench_compile_check_test.sh XPUPERF SOURCE_DIR PLUGIN_PATH_FILE
+# which has no topologies, refused in one line; --topology missing is a usage error; a plugin whose
+# GetPjrtApi never returns does not make the command deaf to SIGTERM.
+# Usage: bench_compile_check_test.sh XPUPERF SOURCE_DIR PLUGIN_PATH_FILE HANGING_PLUGIN
 set -euo pipefail
 xpuperf=$1
 source_dir=$2
@@ -24,6 +25,21 @@ if [ -n "$cpu_plugin" ]; then
   grep -q "PJRT_TopologyDescription_Create" "$tmp/err" || fail "CPU plugin: $(cat "$tmp/err")"
   [ ! -s "$tmp/out" ] || fail "CPU plugin: wrote to stdout"
 fi
+
+# SIGTERM while the plugin hangs in GetPjrtApi: exit 143 with one line, not a hang.
+"$xpuperf" bench compile-check --topology x --pjrt-plugin "$4" > /dev/null 2> "$tmp/hang" &
+pid=$!
+for _ in $(seq 600); do  # until the plugin is mapped (its GetPjrtApi is then being called)
+  grep -q fake_pjrt_hangs "/proc/$pid/maps" 2> /dev/null && break
+  sleep 0.1
+done
+sleep 0.2
+kill -TERM "$pid"
+rc=0
+timeout 120 tail --pid="$pid" -f /dev/null || fail "SIGTERM during a hung plugin load: still running"
+wait "$pid" || rc=$?
+[ "$rc" = 143 ] || fail "SIGTERM during a hung plugin load: exit $rc: $(cat "$tmp/hang")"
+grep -q "was loading" "$tmp/hang" || fail "SIGTERM during a hung plugin load: $(cat "$tmp/hang")"
 
 if ! venv=$(bash "$source_dir/scripts/python-env.sh" libtpu 2> "$tmp/pip"); then
   echo "skipped: pip could not install requirements/libtpu.txt ($(tail -1 "$tmp/pip"))"

@@ -18,6 +18,7 @@
 #include <tuple>
 
 #include "test_util.h"
+#include "xpuperf/cli/terminal_escape.h"
 
 namespace xpuperf::cli {
 namespace {
@@ -350,6 +351,14 @@ TEST_F(HostileInputTest, InputsThatNeverEndAreRefused) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   ExpectOneLineNaming(r, "FIFO");
 
+  // A FIFO among a directory's rank files is named, not skipped without a word.
+  fs::create_directories(Path("ranks"));
+  Write("ranks/rank0.json", R"({"traceEvents":[]})");
+  ASSERT_EQ(mkfifo(Path("ranks/rank1.json").c_str(), 0600), 0);
+  r = RunXpuperf({"analyze", Path("ranks")}, 60);
+  EXPECT_NE(r.exit_code, 0) << r.err;
+  ExpectOneLineNaming(r, "rank1.json: is a FIFO");
+
   fs::create_directories(Path("run"));
   ASSERT_EQ(mkfifo(Path("run/results.jsonl").c_str(), 0600), 0);
   r = RunXpuperf({"bench", "check", Path("run"), "--spec", kData + "/check/test-sheet.yaml"}, 10);
@@ -393,6 +402,9 @@ TEST_F(HostileInputTest, InputsThatNeverEndAreRefused) {
   r = RunXpuperf({"analyze", Path("bomb.json.gz"), "--max-decompressed-bytes", "4MiB"});
   EXPECT_NE(r.exit_code, 0);
   ExpectOneLineNaming(r, "decompresses to more than 4.0 MiB");
+  r = RunXpuperf({"analyze", Path("bomb.json.gz"), "--max-decompressed-bytes", "100"});
+  EXPECT_NE(r.exit_code, 0);
+  ExpectOneLineNaming(r, "decompresses to more than 100 bytes");  // not "0.0 MiB"
   r = RunXpuperf({"--max-decompressed-bytes", "lots", "analyze", Path("bomb.json.gz")});
   EXPECT_EQ(r.exit_code, 2);
   ExpectOneLineNaming(r, "--max-decompressed-bytes");
@@ -570,6 +582,68 @@ TEST_F(HostileInputTest, MessagesNameTheRealCause) {
   waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 1);
+}
+
+// A reader that goes away (`xpuperf ... | head -c 1`): xpuperf finishes its work (files it writes
+// are complete) and says the output was lost, instead of dying silently of SIGPIPE.
+TEST_F(HostileInputTest, AClosedPipeIsAnErrorNotASilentDeath) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  close(fds[0]);  // no reader at all
+  const std::string err_path = Path("stderr.txt");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], STDOUT_FILENO);
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(err, STDERR_FILENO);
+    std::string exe = XPUPERF_EXECUTABLE;
+    std::string a1 = "metrics", a2 = "--list";
+    char* argv[] = {exe.data(), a1.data(), a2.data(), nullptr};
+    execv(exe.c_str(), argv);
+    _exit(127);
+  }
+  close(fds[1]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_NE(Read(err_path).find("Broken pipe"), std::string::npos) << Read(err_path);
+}
+
+// Names from files reach the terminal escaped: no OSC retitle, no screen clear, no C1 CSI.
+TEST_F(HostileInputTest, ControlCharactersInNamesAreEscaped) {
+  Write("evil.json",
+        R"({"traceEvents":[{"ph":"X","name":"evil\u001b]0;pwned\u0007\u001b[2J\u009bop",)"
+        R"("pid":1,"tid":1,"ts":0,"dur":100,"cat":"kernel"}]})");
+  auto r = RunXpuperf({"analyze", Path("evil.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(r.out.find('\x07'), std::string::npos);
+  EXPECT_EQ(r.out.find("\xc2\x9b"), std::string::npos);
+  EXPECT_NE(r.out.find("evil\\x1b]0;pwned\\x07\\x1b[2J\\u009bop"), std::string::npos) << r.out;
+  // JSON keeps its own escapes, unchanged.
+  r = RunXpuperf({"analyze", Path("evil.json"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("evil\\u001b]0;pwned"), std::string::npos);
+}
+
+TEST(ControlEscapingBuffer, EscapesAcrossWritesAndKeepsText) {
+  std::ostringstream sink;
+  {
+    ControlEscapingBuffer buffer(sink.rdbuf());
+    std::ostream out(&buffer);
+    out << "a\tb\nc\x1b[2J";
+    out << "\xc2";  // a C1 lead at the end of one write ...
+    out << "\x9b"
+        << "x"
+        << "\xc2\xb0"
+           "C"
+        << '\r' << "\xc2";  // ... its control in the next
+    out.flush();
+  }
+  EXPECT_EQ(sink.str(),
+            "a\tb\nc\\x1b[2J\\u009bx\xc2\xb0"
+            "C\\x0d\xc2");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -294,7 +295,12 @@ Status FlushStandardOutput() {
   const bool stream_failed = !std::cout.good();
   errno = 0;
   if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || stream_failed) {
-    const int error = errno;
+    int error = errno;
+    if (error == 0) {
+      // The failed write was earlier; a pipe whose reader is gone (`| head`) still says so.
+      pollfd p{STDOUT_FILENO, 0, 0};
+      if (::poll(&p, 1, 0) == 1 && (p.revents & POLLERR) != 0) error = EPIPE;
+    }
     return MakeError(ErrorCode::kIo,
                      std::string("standard output: write failed, output lost") +
                          (error ? std::string(" (") + std::strerror(error) + ")" : std::string()));

@@ -287,7 +287,7 @@ void CacheStore(CacheEntry& e, uint64_t recorder_id, uint64_t hash, CacheKind ki
 }  // namespace
 
 void OpSeries::RecordNs(int64_t duration_ns) const {
-  if (series_ == nullptr || duration_ns < 0) return;
+  if (series_ == nullptr || !IsPlausibleDuration(duration_ns)) return;
   ShardFor(series_)->Record(static_cast<uint64_t>(duration_ns));
 }
 
@@ -393,12 +393,12 @@ OpSeries Recorder::Transfer(uint64_t bytes, std::string_view device) {
 }
 
 void Recorder::RecordOp(std::string_view op_name, int64_t duration_ns, std::string_view device) {
-  if (duration_ns < 0) return;
+  if (!IsPlausibleDuration(duration_ns)) return;
   impl_->CachedOp(op_name, device)->Record(static_cast<uint64_t>(duration_ns));
 }
 
 void Recorder::RecordTransfer(uint64_t bytes, int64_t latency_ns, std::string_view device) {
-  if (latency_ns < 0) return;
+  if (!IsPlausibleDuration(latency_ns)) return;
   impl_->CachedTransfer(bytes, device)->Record(static_cast<uint64_t>(latency_ns));
 }
 

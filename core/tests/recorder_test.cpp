@@ -78,7 +78,10 @@ TEST(RecorderTest, EmptyRecorderReportsNoDataWithReason) {
 TEST(RecorderTest, ExactCountSumMinMax) {
   Recorder recorder;
   for (int64_t ns : {100, 200, 300, 1'000'000}) recorder.RecordOp("matmul", ns, "dev0");
-  recorder.RecordOp("matmul", -5, "dev0");  // ignored
+  recorder.RecordOp("matmul", -5, "dev0");         // ignored
+  recorder.RecordOp("matmul", INT64_MAX, "dev0");  // 292 years: a unit mistake, ignored
+  recorder.RecordOp("matmul", kMaxRecordedDurationNs + 1, "dev0");  // over a day: ignored
+  recorder.Op("matmul", "dev0").RecordNs(INT64_MAX);                // through a handle too
 
   const Reading ops = Find(recorder.Snapshot("dev0", 1234), metrics::kOpExecutionTime);
   ASSERT_EQ(ops.state, ReadingState::kOk);

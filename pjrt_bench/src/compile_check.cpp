@@ -4,10 +4,17 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "programs.h"
+#include "xpuperf/core/cancellation.h"
 #include "xpuperf/pjrt/discovery.h"
 #include "xpuperf/pjrt/topology.h"
 
@@ -85,6 +92,42 @@ int CompileCheckReport::failures() const {
   return failed;
 }
 
+namespace {
+
+// A plugin that hangs while it loads (in its constructors or GetPjrtApi) must not leave the
+// command deaf to SIGINT/SIGTERM. The load runs on a thread of its own; a signal while it has not
+// returned ends the process at once with 128 + signal: foreign code cannot be unwound, and a
+// normal exit could wait for ever on the loader's lock that the hung load holds.
+Result<std::shared_ptr<pjrt::Plugin>> LoadCancellable(const std::string& path) {
+  struct Pending {
+    std::mutex mutex;
+    std::condition_variable done_cv;
+    std::optional<Result<std::shared_ptr<pjrt::Plugin>>> result;
+  };
+  auto pending = std::make_shared<Pending>();
+  std::thread([pending, path] {
+    auto loaded = pjrt::Plugin::Load(path);
+    std::lock_guard lock(pending->mutex);
+    pending->result.emplace(std::move(loaded));
+    pending->done_cv.notify_one();
+  }).detach();
+  std::unique_lock lock(pending->mutex);
+  while (!pending->done_cv.wait_for(lock, std::chrono::milliseconds(50),
+                                    [&] { return pending->result.has_value(); })) {
+    if (CancellationRequested()) {
+      std::fprintf(stderr,
+                   "xpuperf: interrupted while the PJRT plugin %s was loading (it has not "
+                   "returned)\n",
+                   path.c_str());
+      std::fflush(stdout);
+      std::_Exit(CancellationExitCode());
+    }
+  }
+  return std::move(*pending->result);
+}
+
+}  // namespace
+
 Result<CompileCheckReport> CompileCheck(const std::string& plugin_path,
                                         const std::string& topology) {
   // libtpu asks a cloud metadata server for the host's TPU before anything else and retries for
@@ -98,7 +141,7 @@ Result<CompileCheckReport> CompileCheck(const std::string& plugin_path,
     setenv("TPU_SKIP_MDS_QUERY", "1", /*overwrite=*/0);
     setenv("ALLOW_MULTIPLE_LIBTPU_LOAD", "1", /*overwrite=*/0);
   }
-  XPUPERF_ASSIGN_OR_RETURN(std::shared_ptr<pjrt::Plugin> plugin, pjrt::Plugin::Load(location.path));
+  XPUPERF_ASSIGN_OR_RETURN(std::shared_ptr<pjrt::Plugin> plugin, LoadCancellable(location.path));
   XPUPERF_ASSIGN_OR_RETURN(std::unique_ptr<pjrt::Topology> described,
                            pjrt::Topology::Create(plugin, topology));
   CompileCheckReport report;

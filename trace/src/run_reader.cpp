@@ -57,8 +57,18 @@ Result<std::vector<std::string>> ListTraceRunFiles(const std::string& path) {
   }
   for (const auto& folder : folders) {
     for (const auto& entry : fs::directory_iterator(folder, ec)) {
-      if (entry.is_regular_file() && IsTraceFileName(entry.path().filename().string())) {
+      if (!IsTraceFileName(entry.path().filename().string())) continue;
+      if (entry.is_regular_file()) {
         files.push_back(entry.path().string());
+      } else if (!entry.is_directory()) {
+        // A FIFO would block the reader, a device never ends: named, never skipped silently.
+        const char* kind = entry.is_fifo()                                      ? "a FIFO"
+                           : entry.is_character_file() || entry.is_block_file() ? "a device"
+                           : entry.is_socket()                                  ? "a socket"
+                                                                                : "not a file";
+        return MakeError(ErrorCode::kInvalidArgument,
+                         entry.path().string() + ": is " + kind +
+                             ", not a regular file; a trace directory holds trace files");
       }
     }
     if (ec) return MakeError(ErrorCode::kIo, folder + ": cannot list: " + ec.message());

@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <thread>
 
 #include "xpuperf/core/protobuf_wire.h"
 
@@ -149,6 +152,44 @@ TEST(ProfileXlaServerTest, NoServerFailsFastAndSaysSo) {
   EXPECT_NE(result.error().message.find("no XLA profiler server answers"), std::string::npos)
       << result.error().message;
   EXPECT_LT(elapsed, std::chrono::seconds(20));
+}
+
+// An HTTP/1 server on the port (a wrong port number): named as something else, not "no server".
+TEST(ProfileXlaServerTest, AnHttpServerOnThePortIsNamedAsSuch) {
+  const int listener = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(listener, 16), 0);
+  socklen_t len = sizeof(addr);
+  getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  std::atomic<bool> stop{false};
+  std::thread http([&] {
+    while (!stop) {
+      pollfd p{listener, POLLIN, 0};
+      if (poll(&p, 1, 50) != 1) continue;
+      const int client = accept(listener, nullptr, nullptr);
+      char buffer[4096];
+      (void)recv(client, buffer, sizeof(buffer), 0);
+      const char answer[] =
+          "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+      (void)send(client, answer, sizeof(answer) - 1, MSG_NOSIGNAL);
+      close(client);
+    }
+  });
+  XlaProfileRequest request;
+  request.address = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  request.duration_ms = 100;
+  auto result = ProfileXlaServer(request);
+  stop = true;
+  http.join();
+  close(listener);
+  ASSERT_FALSE(result.ok());
+  if (!XlaProfilerSupported()) return;
+  EXPECT_NE(result.error().message.find("accepts connections but is not an XLA profiler"),
+            std::string::npos)
+      << result.error().message;
 }
 
 TEST(ProfileXlaServerTest, RejectsBadArguments) {

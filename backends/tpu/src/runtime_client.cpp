@@ -11,6 +11,7 @@
 #include <cerrno>
 
 #include "xpuperf/core/sysfs_file.h"
+#include "xpuperf/core/tcp_probe.h"
 
 namespace xpuperf::tpu {
 namespace {
@@ -42,50 +43,6 @@ std::string_view GrpcCodeName(grpc::StatusCode code) {
 
 // gRPC's own messages for a connection that failed below the RPC (as opposed to a status that a
 // server sent): the channel could not be set up or the peer does not speak HTTP/2.
-bool IsTransportFailure(std::string_view detail) {
-  for (std::string_view marker :
-       {"failed to connect to all addresses", "Socket closed", "Connection reset", "http1",
-        "connections to all backends failing", "Broken pipe", "handshake", "GOAWAY",
-        "End of TCP stream", "Endpoint closing", "FD shutdown", "Connection refused"}) {
-    if (detail.find(marker) != std::string_view::npos) return true;
-  }
-  return detail.empty();
-}
-
-// Whether anything accepts a TCP connection at target ("host:port"), trying every address the
-// host resolves to (localhost: ::1 and 127.0.0.1), each for at most `timeout`.
-bool AcceptsConnections(const std::string& target, std::chrono::milliseconds timeout) {
-  const size_t colon = target.find_last_of(':');
-  if (colon == std::string::npos) return false;
-  std::string host = target.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  const std::string port = target.substr(colon + 1);
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* addresses = nullptr;
-  if (getaddrinfo(host.c_str(), port.c_str(), &hints, &addresses) != 0) return false;
-  bool accepted = false;
-  for (const addrinfo* a = addresses; a != nullptr && !accepted; a = a->ai_next) {
-    const int fd =
-        socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) continue;
-    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
-      accepted = true;
-    } else if (errno == EINPROGRESS) {
-      pollfd waiting{fd, POLLOUT, 0};
-      int error = 0;
-      socklen_t length = sizeof(error);
-      accepted = poll(&waiting, 1, static_cast<int>(timeout.count())) == 1 &&
-                 getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 && error == 0;
-    }
-    close(fd);
-  }
-  freeaddrinfo(addresses);
-  return accepted;
-}
-
 std::unique_ptr<grpc::ClientContext> MakeContext(std::chrono::milliseconds deadline) {
   auto context = std::make_unique<grpc::ClientContext>();
   context->set_deadline(std::chrono::system_clock::now() + deadline);
@@ -148,7 +105,7 @@ Error ErrorFromGrpcStatus(const grpc::Status& status, const std::string& target,
       // server, one that closes the socket) is something else on the port, and "no libtpu process"
       // would send the user looking in the wrong place. A gRPC server answering UNAVAILABLE itself
       // is a runtime that does not serve metrics (yet): like no server.
-      if (IsTransportFailure(detail) && AcceptsConnections(target, deadline)) {
+      if (IsGrpcTransportFailure(detail) && AcceptsTcpConnections(target, deadline)) {
         return MakeError(ErrorCode::kUnavailable,
                          fmt::format("the server at {} accepts connections but is not the TPU "
                                      "runtime's gRPC service ({} failed: {})",

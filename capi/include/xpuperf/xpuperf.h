@@ -176,7 +176,8 @@ XPUPERF_API int xpuperf_read_metric(xpuperf_session* session, const char* metric
  * op_execution_time_seconds (label op), transfer_latency_seconds (label buffer_size, the power of
  * two >= bytes: "4KiB") and queue_size. `device` NULL means "cpu0". Thread-safe and lock-free
  * after the first call of a thread with a given op/device (tens of ns; docs/PERFORMANCE.md).
- * Negative durations and a NULL op are ignored. */
+ * Negative durations, durations over a day (a unit or clock mistake) and a NULL op are
+ * ignored. */
 XPUPERF_API void xpuperf_record_op(const char* op, int64_t duration_ns, const char* device);
 XPUPERF_API void xpuperf_record_transfer(uint64_t bytes, int64_t latency_ns, const char* device);
 /* Last value wins. */

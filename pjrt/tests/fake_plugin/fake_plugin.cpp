@@ -4,6 +4,9 @@
 //   2 old_minor     PJRT_Api reports API 0.40 (before the 0.57 rearrangement)
 //   3 short_table   a PJRT_Api that ends after its version
 //   4 not_a_plugin  no GetPjrtApi at all
+//   5 hangs         GetPjrtApi never returns (a plugin stuck waiting for a device or a server)
+#include <unistd.h>
+
 #include "pjrt_c_api.h"
 
 #if FAKE_PJRT_VARIANT != 4
@@ -26,7 +29,12 @@ PJRT_Api MakeApi() {
 const PJRT_Api kApi = MakeApi();
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const PJRT_Api* GetPjrtApi() { return &kApi; }
+extern "C" __attribute__((visibility("default"))) const PJRT_Api* GetPjrtApi() {
+#if FAKE_PJRT_VARIANT == 5
+  for (;;) pause();
+#endif
+  return &kApi;
+}
 #else
 extern "C" __attribute__((visibility("default"))) int NotAPjrtPlugin() { return 42; }
 #endif

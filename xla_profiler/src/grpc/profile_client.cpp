@@ -6,11 +6,14 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
+#include <chrono>
 #include <climits>
 #include <ctime>
 
 #include "xpuperf/core/cancellation.h"
 #include "xpuperf/core/output_file.h"
+#include "xpuperf/core/tcp_probe.h"
 #include "xpuperf/xla_profiler/xla_profiler.h"
 
 namespace xpuperf::xla_profiler {
@@ -68,6 +71,16 @@ std::string_view CodeName(grpc::StatusCode code) {
 Error ErrorOf(const grpc::Status& status, const std::string& address, int64_t deadline_ms) {
   switch (status.error_code()) {
     case grpc::StatusCode::UNAVAILABLE:
+      // Something else on the port (an HTTP server: a wrong port number) is named as such.
+      if (IsGrpcTransportFailure(status.error_message()) &&
+          AcceptsTcpConnections(
+              address, std::chrono::milliseconds(std::clamp<int64_t>(deadline_ms, 100, 2000)))) {
+        return MakeError(ErrorCode::kUnavailable,
+                         fmt::format("the server at {} accepts connections but is not an XLA "
+                                     "profiler (gRPC failed: {}): is that the port given to "
+                                     "jax.profiler.start_server?",
+                                     address, status.error_message()));
+      }
       return MakeError(ErrorCode::kUnavailable,
                        fmt::format("no XLA profiler server answers at {} ({}): is the program "
                                    "running jax.profiler.start_server on that port?",

@@ -34,11 +34,19 @@ struct Shard;  // per (series, thread) counters
 struct Series;
 }  // namespace detail
 
+// The longest op or transfer the recorder accepts: a day. Longer is a unit or clock mistake
+// (INT64_MAX ns is 292 years) and would poison the distribution; it is dropped.
+inline constexpr int64_t kMaxRecordedDurationNs = int64_t{86400} * 1'000'000'000;
+inline constexpr bool IsPlausibleDuration(int64_t ns) {
+  return ns >= 0 && ns <= kMaxRecordedDurationNs;
+}
+
 // A handle to one recorded series (an op name on a device, or a transfer-size bucket). Cheap to
 // copy; valid as long as its Recorder.
 class OpSeries {
  public:
-  // Records one duration in nanoseconds (negative values are ignored).
+  // Records one duration in nanoseconds (negative ones and ones over kMaxRecordedDurationNs, a
+  // clock or unit mistake, are ignored).
   void RecordNs(int64_t duration_ns) const;
 
  private:
