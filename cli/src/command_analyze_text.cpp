@@ -27,6 +27,14 @@ std::string Num(int64_t v) { return std::to_string(v); }
 // One sentence on what the GPU time of a rank is made of.
 std::string Dominant(const RankReport& r) {
   const auto& t = r.evidence.temporal;
+  if (t.gpu_ops == 0 && r.evidence.launches.host_launch_calls > 0) {
+    // The host launched kernels: a GPU run whose device side was not recorded.
+    return fmt::format(
+        "a GPU run without its GPU side: the host made {} kernel launch calls but the trace holds "
+        "no GPU events, so GPU time cannot be analysed (record them: torch.profiler with "
+        "ProfilerActivity.CUDA, or Kineto/CUPTI activity tracing on)",
+        r.evidence.launches.host_launch_calls);
+  }
   if (t.gpu_ops == 0) {
     return "no GPU work in this trace (CPU only): see the operator table for where CPU time goes";
   }

@@ -12,6 +12,13 @@ LaunchStats ComputeLaunchStats(const Trace& trace) {
   internal::LaunchIndex launches = internal::BuildLaunchIndex(trace);
   std::vector<int64_t> delays;
   std::unordered_map<uint32_t, LaunchCall> calls;
+  std::unordered_map<uint32_t, bool> is_launch;  // by name id: the name says "Launch"
+  for (const TraceEvent& e : trace.events) {
+    if (e.kind != EventKind::kRuntime && e.kind != EventKind::kDriver) continue;
+    auto [it, inserted] = is_launch.try_emplace(e.name, false);
+    if (inserted) it->second = trace.strings.Get(e.name).find("Launch") != std::string_view::npos;
+    if (it->second) ++result.host_launch_calls;
+  }
   for (const TraceEvent& op : trace.events) {
     if (!IsGpuOp(op.kind)) continue;
     ++result.gpu_ops;

@@ -81,6 +81,7 @@ json Launch(const LaunchStats& l) {
           {"short_kernels", l.short_kernels},
           {"long_launch_calls", l.long_launch_calls},
           {"delayed_launches", l.delayed_launches},
+          {"host_launch_calls", l.host_launch_calls},
           {"runtime_cutoff_ns", l.runtime_cutoff_ns},
           {"delay_cutoff_ns", l.delay_cutoff_ns},
           {"calls", calls}};

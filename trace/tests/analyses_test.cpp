@@ -249,3 +249,24 @@ TEST(AnalysesTest, IdleGapsAreClassified) {
 
 }  // namespace
 }  // namespace xpuperf::trace
+
+namespace xpuperf::trace {
+namespace {
+
+// The shared cupti_profiler trace: 77 cudaLaunchKernel calls on the host, no GPU events. Its
+// launches are counted, so the summary says the device side is missing instead of "CPU only".
+TEST(AnalysesTest, HostLaunchesAreCountedWithoutGpuEvents) {
+  const std::string path =
+      testing::SharedTrace("cupti_profiler__benchmark_result_924719_1679055439_trace.json.gz");
+  XPUPERF_REQUIRE_TRACE(path);
+  auto text = TraceText::Load(path);
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  auto trace = ParseTrace(text->view(), path);
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  const LaunchStats launches = ComputeLaunchStats(*trace);
+  EXPECT_EQ(launches.gpu_ops, 0);
+  EXPECT_EQ(launches.host_launch_calls, 77);  // as counted with Python over the JSON
+}
+
+}  // namespace
+}  // namespace xpuperf::trace

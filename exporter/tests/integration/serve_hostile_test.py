@@ -6,8 +6,11 @@ real scrape is answered meanwhile) and get 408 at the request deadline, a GET wi
 and its body never answered as a request, three pipelined requests get three answers, and Range
 is ignored on /metrics. Waits are generous deadlines for a condition, never a speed."""
 import argparse
+import gzip
 import re
+import shutil
 import socket
+import subprocess
 import sys
 import time
 
@@ -102,6 +105,28 @@ def framing(serve):
           f"Range on /metrics: {status} {len(body)}")
 
 
+def with_curl(serve):
+    """A real client: curl over HTTP/1.1 with gzip, HEAD, a POST and a request with a body."""
+    curl = shutil.which("curl")
+    if not curl:
+        print("note: no curl here; the curl checks are left out")
+        return
+    base = f"http://127.0.0.1:{serve.port}"
+    run = lambda *a: subprocess.run([curl, "-s", "--http1.1", "--max-time", "30", *a],
+                                     capture_output=True, timeout=60)
+    r = run("-H", "Accept-Encoding: gzip", "-o", "-", base + "/metrics")
+    check(r.returncode == 0 and b"xpuperf_build_info" in gzip.decompress(r.stdout),
+          f"curl gzip scrape: {r.returncode}")
+    r = run("-I", base + "/metrics")
+    check(r.stdout.startswith(b"HTTP/1.1 200") and b"Content-Length:" in r.stdout,
+          f"curl HEAD: {r.stdout[:80]!r}")
+    r = run("-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-d", "x" * 100000,
+            base + "/metrics")
+    check(r.stdout == b"405", f"curl POST with a 100 kB body: {r.stdout!r}")
+    r = run("-o", "/dev/null", "-w", "%{http_code}", "-X", "GET", "-d", "x", base + "/metrics")
+    check(r.stdout == b"413", f"curl GET with a body: {r.stdout!r}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     common_arguments(parser)
@@ -112,6 +137,7 @@ def main():
         huge_header(serve)
         slow_clients(serve)
         framing(serve)
+        with_curl(serve)
         check(serve.process.poll() is None, "serve still runs")
         print("ok")
     finally:

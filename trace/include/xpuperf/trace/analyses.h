@@ -113,6 +113,10 @@ struct LaunchStats {
   int64_t short_kernels = 0;
   int64_t long_launch_calls = 0;  // call dur > runtime_cutoff
   int64_t delayed_launches = 0;   // delay > delay_cutoff
+  // Kernel launch calls on the host (cudaLaunchKernel, cuLaunchKernel, hipLaunchKernel,
+  // cudaGraphLaunch, ...), matched to a GPU op or not: launches with no GPU op at all mean the
+  // device side was not recorded, not a CPU-only run.
+  int64_t host_launch_calls = 0;
   int64_t runtime_cutoff_ns = 50'000;
   int64_t delay_cutoff_ns = 100'000;
   std::vector<LaunchCall> calls;  // by total CPU time, descending
