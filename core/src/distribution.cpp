@@ -15,11 +15,7 @@ Distribution Distribution::WithBounds(std::vector<double> bounds) {
 std::vector<double> Distribution::ExponentialBounds(double scale, double growth, int n) {
   std::vector<double> bounds;
   bounds.reserve(static_cast<size_t>(std::max(n, 0)));
-  double bound = scale;
-  for (int i = 0; i < n; ++i) {
-    bounds.push_back(bound);
-    bound *= growth;
-  }
+  for (int i = 0; i < n; ++i) bounds.push_back(scale * std::pow(growth, i));
   return bounds;
 }
 
@@ -42,6 +38,10 @@ void Distribution::Add(double value, uint64_t times) {
 bool Distribution::Merge(const Distribution& other) {
   if (other.bounds != bounds || other.counts.size() != counts.size()) return false;
   if (other.count == 0) return true;
+  if (count == 0) {
+    underflow_lower = other.underflow_lower;
+    overflow_upper = other.overflow_upper;
+  }
   for (size_t i = 0; i < counts.size(); ++i) counts[i] += other.counts[i];
   min = count == 0 ? other.min : std::min(min, other.min);
   max = count == 0 ? other.max : std::max(max, other.max);
@@ -53,7 +53,7 @@ bool Distribution::Merge(const Distribution& other) {
 std::optional<double> Distribution::Percentile(double q) const {
   if (count == 0 || counts.empty()) return std::nullopt;
   q = std::clamp(q, 0.0, 1.0);
-  const bool whole = rank == Rank::kWholeSamples;
+  const bool whole = rank != Rank::kContinuous;
   const double at =
       whole ? std::floor(q * static_cast<double>(count)) : q * static_cast<double>(count);
   uint64_t cumulative = 0;
@@ -63,15 +63,19 @@ std::optional<double> Distribution::Percentile(double q) const {
     // A whole rank that ends a bucket exactly belongs to the next non-empty one (its lower edge).
     const bool here = whole ? static_cast<double>(next) > at : static_cast<double>(next) >= at;
     if (here) {
-      // Bucket i spans [bounds[i-1], bounds[i]); the open ends take the observed min and max.
-      double lower = i == 0 ? min : bounds[i - 1];
-      double upper = i < bounds.size() ? bounds[i] : max;
-      if (!whole) {
-        lower = std::max(lower, min);
-        upper = std::min(upper, max);
-      }
-      if (upper < lower) upper = lower;
       const double within = (at - static_cast<double>(cumulative)) / static_cast<double>(counts[i]);
+      if (whole) {
+        // The bucket's full edges, the open ones continued by the layout where it continues.
+        const double lower =
+            i > 0 ? bounds[i - 1] : (std::isnan(underflow_lower) ? min : underflow_lower);
+        const double upper =
+            i < bounds.size() ? bounds[i] : (std::isnan(overflow_upper) ? max : overflow_upper);
+        const double value = lower + within * (std::max(upper, lower) - lower);
+        return rank == Rank::kTpuInfo ? value : std::clamp(value, min, max);  // tpu-info: no clamp
+      }
+      // Bucket i spans [bounds[i-1], bounds[i]); the open ends take the observed min and max.
+      const double lower = std::max(i == 0 ? min : bounds[i - 1], min);
+      const double upper = std::max(std::min(i < bounds.size() ? bounds[i] : max, max), lower);
       return std::clamp(lower + within * (upper - lower), min, max);
     }
     cumulative = next;

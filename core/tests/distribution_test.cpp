@@ -47,14 +47,17 @@ TEST(DistributionTest, WholeSampleRankIsTpuInfosRule) {
   Distribution d = Distribution::WithBounds({1, 2, 4, 8, 16});
   d.Add(2.5, 10);
   d.Add(15, 10);
-  d.rank = Distribution::Rank::kWholeSamples;
+  d.rank = Distribution::Rank::kTpuInfo;
   // p50: rank 10 ends [2, 4) exactly, so it is the lower edge of the next non-empty bucket (8);
   // the continuous rule stays at the end of the first bucket (4, narrowed to nothing by min).
   EXPECT_DOUBLE_EQ(*d.Percentile(0.5), 8.0);
-  // p999: rank floor(19.98) = 19 -> 9/10 into [8, 16) = 15.2 over the full edges, clamped to 15.
-  EXPECT_DOUBLE_EQ(*d.Percentile(0.999), 15.0);
+  // p999: rank floor(19.98) = 19 -> 9/10 into [8, 16) = 15.2 over the full edges (tpu-info does
+  // not clamp to the observed maximum, so neither does this rule).
+  EXPECT_DOUBLE_EQ(*d.Percentile(0.999), 15.2);
   // p90: rank 18 -> 8/10 into [8, 16) = 14.4.
   EXPECT_DOUBLE_EQ(*d.Percentile(0.9), 14.4);
+  d.rank = Distribution::Rank::kWholeSamples;  // the same rank, clamped to the observed 15
+  EXPECT_DOUBLE_EQ(*d.Percentile(0.999), 15.0);
   d.rank = Distribution::Rank::kContinuous;
   EXPECT_DOUBLE_EQ(*d.Percentile(0.5), 4.0);
 }

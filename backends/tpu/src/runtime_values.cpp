@@ -142,7 +142,14 @@ Result<Distribution> ToDistribution(const runtime::Distribution& in, double unit
     first = std::min(first, index);
     last = std::max(last, index);
   }
-  out.rank = Distribution::Rank::kWholeSamples;
+  // Exponential histograms are tpu-info's domain: its exact rule. Linear and explicit ones
+  // (tpu-info prints 0.00 for them) rank whole samples too, clamped to what the runtime observed.
+  out.rank = in.bucket_options().has_exponential_buckets() ? Distribution::Rank::kTpuInfo
+                                                           : Distribution::Rank::kWholeSamples;
+  if (in.bucket_options().has_exponential_buckets() || in.bucket_options().has_linear_buckets()) {
+    out.underflow_lower = layout.underflow_lower * unit_scale;
+    out.overflow_upper = layout.overflow_upper * unit_scale;
+  }
   if (out.count == 0) return out;
   const auto& raw = layout.bounds;
   const double edge_min = first == 0 ? layout.underflow_lower : raw[first - 1];

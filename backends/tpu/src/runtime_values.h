@@ -23,15 +23,14 @@ std::string BufferSizeLabel(const runtime::Metric& metric);
 std::optional<double> GaugeValue(const runtime::Metric& metric);
 
 // The runtime's histogram as an xpuperf::Distribution whose Percentile() gives tpu-info's numbers
-// (Rank::kWholeSamples), clamped to the observed range. `unit_scale` converts bucket bounds and the
-// mean to the catalog unit (1e-6 for microseconds -> seconds). Bucket i of N exponential buckets
-// covers [scale*g^(i-1), scale*g^i); the outer edges continue the pattern (underflow from scale/g,
-// overflow up to scale*g^(N+1)). min and max are the runtime's observed extremes when it sends
-// them (and they agree with the counts), otherwise the edges of the outermost non-empty buckets.
-// Linear buckets extend the same way; explicit buckets take the runtime's min/max for the open
-// ends.
-// kParse when there are more bucket counts than buckets, a negative count, or non-increasing
-// bounds; kUnsupported for the deprecated regular buckets.
+// (Rank::kTpuInfo for exponential buckets: not clamped to the observed range). `unit_scale`
+// converts bucket bounds and the mean to the catalog unit (1e-6 for microseconds -> seconds).
+// Bucket i of N exponential buckets covers [scale*g^(i-1), scale*g^i); the outer edges continue the
+// pattern (underflow from scale/g, overflow up to scale*g^(N+1)). min and max are the runtime's
+// observed extremes when it sends them (and they agree with the counts), otherwise the edges of the
+// outermost non-empty buckets. Linear buckets extend the same way; explicit buckets take the
+// runtime's min/max for the open ends. kParse when there are more bucket counts than buckets, a
+// negative count, or non-increasing bounds; kUnsupported for the deprecated regular buckets.
 Result<Distribution> ToDistribution(const runtime::Distribution& in, double unit_scale);
 
 }  // namespace xpuperf::tpu

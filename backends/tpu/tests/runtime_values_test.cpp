@@ -68,7 +68,7 @@ TEST(ToDistributionTest, ExplicitBuckets) {
   ExpectPercentiles(*d, 200, 600, 600, 600);  // ranks 5, 9, 9, 9 of 10
 }
 
-TEST(ToDistributionTest, ObservedExtremesAreReportedAndBoundPercentiles) {
+TEST(ToDistributionTest, ObservedExtremesAreReportedButDoNotBoundPercentiles) {
   // 10 in [128,256) and 10 in [256,512); the runtime saw 150..300.
   auto d = ToDistribution(
       testing::Observed(ExponentialDistribution(20, 2, 1, {0, 0, 0, 0, 0, 0, 0, 0, 10, 10}, 250),
@@ -77,8 +77,9 @@ TEST(ToDistributionTest, ObservedExtremesAreReportedAndBoundPercentiles) {
   ASSERT_TRUE(d.ok());
   EXPECT_NEAR(d->min, 150e-6, 1e-15);
   EXPECT_NEAR(d->max, 300e-6, 1e-15);
-  // p90: rank 18 -> 256 * (1 + 8/10) = 460.8 us, above anything observed: clamped to 300 us.
-  EXPECT_NEAR(*d->Percentile(0.9), 300e-6, 1e-15);
+  // p90: rank 18 -> 256 * (1 + 8/10) = 460.8 us, above anything observed: tpu-info prints that
+  // (its rule does not clamp), and so does xpuperf.
+  EXPECT_NEAR(*d->Percentile(0.9), 460.8e-6, 1e-15);
   // p50: rank 10 -> the lower edge of [256,512).
   EXPECT_NEAR(*d->Percentile(0.5), 256e-6, 1e-15);
 }
