@@ -156,7 +156,7 @@ class PjrtAttentionBenchmark final : public PjrtBenchmark {
     }
     bench::Measurement percent = m;
     percent.metric = precision + "_percent_of_gemm";
-    percent.unit = "%";
+    percent.unit = std::string(1, '%');  // not = "%": GCC 12's false -Wrestrict warning
     percent.value = 100 * m.value / gemm->value;
     percent.formula = fmt::format(
         "% = 100 x {:.6g} GFLOP/s (attention) / {:.6g} GFLOP/s (best {} pjrt_gemm of this run, "

@@ -54,6 +54,8 @@ EnergyMeter EnergyMeter::Open(const std::string& root, int64_t now_ns) {
     }
     meter.counters_.push_back(Counter{.domain = zone.domain,
                                       .path = zone.path + "/energy_uj",
+                                      .labels = {},
+                                      .file = std::nullopt,
                                       .wrap_range_uj = zone.max_energy_range_uj,
                                       .last_raw_uj = *energy,
                                       .read_ok = true});
@@ -73,6 +75,8 @@ EnergyMeter EnergyMeter::Open(const std::string& root, int64_t now_ns) {
         if (!energy.ok() || *energy < 0) continue;
         meter.counters_.push_back(Counter{.domain = namer.Name(chip, channel),
                                           .path = chip.path + "/" + channel.file,
+                                          .labels = {},
+                                          .file = std::nullopt,
                                           .wrap_range_uj = std::nullopt,
                                           .last_raw_uj = static_cast<uint64_t>(*energy),
                                           .read_ok = true});

@@ -61,10 +61,6 @@ class CudaTransferBuffer final : public bench::TransferBuffer {
   int device_;
 };
 
-CudaTransferBuffer& AsCuda(bench::TransferBuffer& buffer) {
-  return static_cast<CudaTransferBuffer&>(buffer);
-}
-
 // The host side of PatternByte, eight bytes per hash.
 void FillHost(uint8_t* data, size_t bytes, uint64_t seed) {
   for (size_t word = 0; word * 8 < bytes; ++word) {
