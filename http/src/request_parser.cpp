@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 namespace xpuperf::http {
 
@@ -68,11 +69,11 @@ bool Request::HasHeader(std::string_view name) const {
                      [&](const Header& h) { return EqualsIgnoringCase(h.name, name); });
 }
 
-RequestParser::RequestParser(Limits limits) : limits_(limits) {}
+RequestParser::RequestParser(Limits limits) : limits_(std::move(limits)) {}
 
 void RequestParser::Reset() {
-  const Limits limits = limits_;
-  *this = RequestParser(limits);
+  Limits limits = std::move(limits_);
+  *this = RequestParser(std::move(limits));
 }
 
 void RequestParser::Fail(int status, std::string reason) {

@@ -449,7 +449,7 @@ class Server::Impl {
     const bool with_body = request.method != "HEAD" && response.body != nullptr;
     const auto deadline = Clock::now() + Seconds(options_.write_timeout_seconds);
     bool written = false;
-    if (with_body && response.body->size() <= 16 * 1024) {
+    if (with_body && response.body->size() <= size_t{16} * 1024) {
       written = c->transport->WriteAll(head + *response.body, deadline, stop_);  // one segment
     } else {
       written = c->transport->WriteAll(head, deadline, stop_) &&

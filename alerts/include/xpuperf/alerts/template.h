@@ -13,7 +13,7 @@
 namespace xpuperf::alerts {
 
 // An expanded annotation or label is cut here ("... (cut at 65536 bytes)" ends it).
-inline constexpr size_t kMaxExpandedBytes = 64 * 1024;
+inline constexpr size_t kMaxExpandedBytes = size_t{64} * 1024;
 
 class AlertTemplate {
  public:

@@ -15,8 +15,8 @@
 namespace xpuperf::http {
 
 struct Limits {
-  size_t max_line_bytes = 8 * 1024;   // the request line and each header line, CRLF included
-  size_t max_head_bytes = 64 * 1024;  // request line and headers together
+  size_t max_line_bytes = size_t{8} * 1024;  // the request line and each header line, CRLF included
+  size_t max_head_bytes = size_t{64} * 1024;  // request line and headers together
   size_t max_header_count = 100;
   size_t max_body_bytes = 0;  // 0: this server takes no request body (413 for any)
   // The methods this server answers; another is refused (405) before any body is read. Empty:
