@@ -152,9 +152,13 @@ class Server::Impl {
   }
 
   void Close(ConnectionPtr connection) {
-    if (connection == nullptr) return;
+    if (connection != nullptr) Release(connection->remote_ip);
+  }
+
+  // A connection counted by Admit is gone.
+  void Release(const std::string& remote_ip) {
     std::lock_guard<std::mutex> lock(clients_mutex_);
-    auto it = per_client_.find(connection->remote_ip);
+    auto it = per_client_.find(remote_ip);
     if (it != per_client_.end() && --it->second <= 0) per_client_.erase(it);
     --open_;
   }
@@ -163,7 +167,9 @@ class Server::Impl {
 
   void Loop() {
     std::vector<pollfd> fds;
-    std::vector<Connection*> polled;
+    // Slots of connections_ (a list: their addresses stay valid while others are added, and
+    // closed ones stay as null slots until Compact()).
+    std::vector<ConnectionPtr*> polled;
     while (!stop_.load()) {
       TakeReturned();
       fds.clear();
@@ -173,10 +179,10 @@ class Server::Impl {
       const bool accepting = now >= accept_paused_until_;
       fds.push_back({accepting ? listen_fd_ : -1, POLLIN, 0});
       Clock::time_point next = accepting ? now + std::chrono::seconds(1) : accept_paused_until_;
-      for (const ConnectionPtr& c : connections_) {
+      for (ConnectionPtr& c : connections_) {
         const short events = c->transport->wants_write() ? POLLOUT : POLLIN;
         fds.push_back({c->transport->fd(), events, 0});
-        polled.push_back(c.get());
+        polled.push_back(&c);
         next = std::min(next, c->deadline);
       }
       const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next - now);
@@ -212,10 +218,10 @@ class Server::Impl {
       c->sent_continue = false;
       c->deadline = now + Seconds(options_.idle_timeout_seconds);
       c->since = now;
-      Connection& raw = *c;
       connections_.push_back(std::move(c));
+      ConnectionPtr& slot = connections_.back();
       // A pipelined request may be waiting in `pending` or in TLS's buffer: no poll reports it.
-      if (!raw.pending.empty() || raw.transport->has_buffered()) Advance(raw);
+      if (!slot->pending.empty() || slot->transport->has_buffered()) Advance(slot);
     }
     Compact();
   }
@@ -278,10 +284,7 @@ class Server::Impl {
       if (slot != nullptr && (oldest == nullptr || slot->since < (*oldest)->since)) oldest = &slot;
     }
     if (oldest == nullptr) {
-      std::lock_guard<std::mutex> lock(clients_mutex_);
-      auto it = per_client_.find(c.remote_ip);
-      if (it != per_client_.end() && --it->second <= 0) per_client_.erase(it);
-      --open_;
+      Release(c.remote_ip);
       return false;
     }
     Close(std::move(*oldest));
@@ -289,9 +292,10 @@ class Server::Impl {
   }
 
   // Handshake and read as far as the peer's bytes allow.
-  void Advance(Connection& c) {
-    ConnectionPtr* slot = Slot(c);
-    if (slot == nullptr) return;
+  void Advance(ConnectionPtr& owner) {
+    if (owner == nullptr) return;
+    ConnectionPtr* slot = &owner;
+    Connection& c = *owner;
     if (c.handshaking) {
       const Transport::Io step = c.transport->Handshake();
       if (step == Transport::Io::kWouldBlock) return;
@@ -375,13 +379,6 @@ class Server::Impl {
       }
       Close(std::move(c));
     }
-  }
-
-  ConnectionPtr* Slot(const Connection& c) {
-    for (ConnectionPtr& slot : connections_) {
-      if (slot.get() == &c) return &slot;
-    }
-    return nullptr;
   }
 
   void Compact() {
