@@ -93,8 +93,25 @@ MetricComparison Compare(const bench::Measurement& old_m, const bench::Measureme
     c.basis = fmt::format("min-max ranges ({} vs {} samples: the test cannot reach p < {:g})",
                           a.size(), b.size(), alpha);
   }
+  // The samples' own spread: a change within twice the larger robust CV is scatter.
+  const double spread = 2 * std::max(old_m.statistics.robust_cv, new_m.statistics.robust_cv);
+  if (c.outside_noise && c.change_percent && std::abs(*c.change_percent) <= 100 * spread) {
+    c.outside_noise = false;
+    c.basis += fmt::format("; change within twice the samples' robust CV ({:.1f}%)", 100 * spread);
+  }
+  for (const std::string& reason : old_m.unstable_reasons) {
+    c.unstable_reasons.push_back("old: " + reason);
+  }
+  for (const std::string& reason : new_m.unstable_reasons) {
+    c.unstable_reasons.push_back("new: " + reason);
+  }
+  if (c.unstable_reasons.empty() && (!old_m.stable || !new_m.stable)) {
+    c.unstable_reasons.push_back("marked unstable");
+  }
   const int better = BetterDirection(c.unit, c.metric);
-  if (!c.outside_noise || new_m.value == old_m.value) {
+  if (!old_m.stable || !new_m.stable) {
+    c.verdict = ChangeVerdict::kUnstable;
+  } else if (!c.outside_noise || new_m.value == old_m.value) {
     c.verdict = ChangeVerdict::kUnchanged;
   } else if (better == 0) {
     c.verdict = ChangeVerdict::kChanged;
@@ -131,6 +148,8 @@ std::string_view ChangeVerdictName(ChangeVerdict verdict) {
       return "changed";
     case ChangeVerdict::kNoSamples:
       return "no samples";
+    case ChangeVerdict::kUnstable:
+      return "unstable (not judged)";
   }
   return "?";
 }
@@ -229,7 +248,8 @@ nlohmann::json ToJson(const ComparisonReport& report) {
                         {"ranges_overlap", c.ranges_overlap},
                         {"outside_noise", c.outside_noise},
                         {"basis", c.basis},
-                        {"verdict", ChangeVerdictName(c.verdict)}});
+                        {"verdict", ChangeVerdictName(c.verdict)},
+                        {"unstable_reasons", c.unstable_reasons}});
   }
   return {{"json_schema_version", kJsonSchemaVersion},
           {"old", report.old_path},
@@ -246,6 +266,7 @@ nlohmann::json ToJson(const ComparisonReport& report) {
             {"unchanged", report.Count(ChangeVerdict::kUnchanged)},
             {"changed", report.Count(ChangeVerdict::kChanged)},
             {"no_samples", report.Count(ChangeVerdict::kNoSamples)},
+            {"unstable", report.Count(ChangeVerdict::kUnstable)},
             {"only_old", report.only_old.size()},
             {"only_new", report.only_new.size()}}}};
 }

@@ -53,10 +53,19 @@ std::optional<double> BaseValue(const ResultRecord& r) {
   return r.measurement.value * *scale;
 }
 
+// The best figure: a stable record always beats an unstable one, then the higher value wins.
 void Consider(std::optional<Best>& best, const ResultRecord& r) {
   const std::optional<double> value = BaseValue(r);
   if (!value) return;
-  if (!best || *value > best->value) best = Best{*value, &r};
+  const bool stable = r.measurement.stable;
+  if (!best) {
+    best = Best{*value, &r};
+    return;
+  }
+  const bool best_stable = best->record->measurement.stable;
+  if ((stable && !best_stable) || (stable == best_stable && *value > best->value)) {
+    best = Best{*value, &r};
+  }
 }
 
 // The precisions in the order users read them; others follow alphabetically.
@@ -100,6 +109,12 @@ CheckRow MakeRow(std::string component, std::string metric, std::string unit,
   if (spec && *spec > 0) row.spec = spec;
   if (!row.measured) {
     row.verdict = CheckVerdict::kNotMeasured;
+  } else if (!best->record->measurement.stable) {
+    if (row.spec) row.achieved_percent = 100 * *row.measured / *row.spec;
+    row.verdict = CheckVerdict::kUnstable;
+    const auto& reasons = best->record->measurement.unstable_reasons;
+    row.measured_from +=
+        "; unstable, not judged: " + (reasons.empty() ? std::string("marked") : reasons.front());
   } else if (!row.spec) {
     row.verdict = CheckVerdict::kNoSpec;
   } else {
@@ -288,6 +303,8 @@ std::string_view CheckVerdictName(CheckVerdict verdict) {
       return "no spec";
     case CheckVerdict::kNotMeasured:
       return "not measured";
+    case CheckVerdict::kUnstable:
+      return "UNSTABLE";
   }
   return "?";
 }

@@ -197,3 +197,43 @@ TEST(ResultCompareTest, RepeatedKeysPairInOrder) {
 
 }  // namespace
 }  // namespace xpuperf::analysis
+
+namespace xpuperf::analysis {
+namespace {
+
+// The busy run: clearly separated samples, but the new side is marked unstable. Never
+// "regressed"; and a shift within the samples' own scatter is noise however the test comes out.
+TEST(ResultCompareTest, UnstablePointsAndShiftsWithinTheSpreadAreNotJudged) {
+  bench::ResultDirectory old_run, new_run;
+  old_run.records.push_back(Record("fp32_flops", 72, "GFLOP/s", {1.0, 1.01, 1.02, 0.99, 0.995}));
+  new_run.records.push_back(Record("fp32_flops", 8.4, "GFLOP/s", {8.6, 8.5, 8.7, 8.55, 8.65}));
+  bench::MarkUnstable(new_run.records[0].measurement, "busy machine: other processes used 90%");
+  // 8% slower with completely separated samples (the test rejects), but each side's robust CV is
+  // 5.9%: a shift within twice that is the samples' own scatter.
+  const std::vector<double> a = {0.96, 1.04, 0.96, 1.04, 0.96, 1.04, 0.96, 1.04};
+  std::vector<double> b;
+  for (double x : a) b.push_back(x + 0.09);
+  old_run.records.push_back(Record("triad_bandwidth", 30, "GB/s", a));
+  new_run.records.push_back(Record("triad_bandwidth", 27.5, "GB/s", b));
+  for (auto* run : {&old_run, &new_run}) {
+    for (auto& r : run->records) {
+      r.measurement.statistics = bench::ComputeStatistics(r.measurement.sample_seconds);
+    }
+  }
+  const ComparisonReport report = CompareResults(old_run, new_run);
+  const MetricComparison* flops = Find(report, "fp32_flops");
+  ASSERT_NE(flops, nullptr);
+  EXPECT_EQ(flops->verdict, ChangeVerdict::kUnstable);
+  EXPECT_EQ(flops->unstable_reasons,
+            std::vector<std::string>{"new: busy machine: other processes used 90%"});
+  EXPECT_EQ(report.Count(ChangeVerdict::kRegressed), 0);
+  const MetricComparison* triad = Find(report, "triad_bandwidth");
+  ASSERT_NE(triad, nullptr);
+  EXPECT_EQ(triad->verdict, ChangeVerdict::kUnchanged);
+  EXPECT_NE(triad->basis.find("within twice the samples' robust CV"), std::string::npos)
+      << triad->basis;
+  EXPECT_EQ(ToJson(report)["summary"]["unstable"], 1);
+}
+
+}  // namespace
+}  // namespace xpuperf::analysis

@@ -200,3 +200,32 @@ TEST(SpecCheckTest, FormatsParametersOnOneLine) {
 
 }  // namespace
 }  // namespace xpuperf::analysis
+
+namespace xpuperf::analysis {
+namespace {
+
+// A figure marked unstable is not judged: its row says UNSTABLE with the reason, and a stable
+// figure of the same kind is preferred to a higher unstable one.
+TEST(SpecCheckTest, UnstableFiguresAreNotJudged) {
+  bench::ResultDirectory run;
+  run.records = {Record("peak_fma", "fp64_flops", 2, "TFLOP/s", {}, 1),
+                 Record("stream", "triad_bandwidth", 990, "GB/s", {}, 2),
+                 Record("stream", "triad_bandwidth", 1200, "GB/s", {}, 3)};
+  bench::MarkUnstable(run.records[0].measurement, "busy machine: other processes used 48%");
+  bench::MarkUnstable(run.records[2].measurement, "inconsistent: above its nominal");
+  const CheckReport report = CheckAgainstSpec(run, Sheet());
+  const CheckRow* fp64 = Find(report, "fp64 FLOP/s");
+  ASSERT_NE(fp64, nullptr);
+  EXPECT_EQ(fp64->verdict, CheckVerdict::kUnstable);  // 20% of spec, but not judged as FAIL
+  EXPECT_EQ(CheckVerdictName(fp64->verdict), "UNSTABLE");
+  EXPECT_NE(fp64->measured_from.find("unstable, not judged: busy machine"), std::string::npos)
+      << fp64->measured_from;
+  const CheckRow* triad = Find(report, "triad bandwidth");
+  ASSERT_NE(triad, nullptr);
+  EXPECT_EQ(triad->verdict, CheckVerdict::kPass);  // the stable 990, not the unstable 1200
+  EXPECT_DOUBLE_EQ(*triad->measured, 990e9);
+  EXPECT_TRUE(report.Passed());
+}
+
+}  // namespace
+}  // namespace xpuperf::analysis

@@ -21,6 +21,22 @@ nlohmann::json DescribeEnvironment(const Device& device, const RunInfo& run) {
   env["suite"] = run.suite;
   env["xpuperf_version"] = kVersion;
   env["skipped"] = run.skipped;
+  nlohmann::json state = nlohmann::json::object();
+  if (run.machine_before) {
+    state["before"] = ToJson(*run.machine_before);
+    if (run.machine_window_start) {
+      state["busy_at_start"] = BusyAtStart(*run.machine_window_start, *run.machine_before);
+      state["before_window"] = ToJson(LoadBetween(*run.machine_window_start, *run.machine_before));
+    }
+  }
+  if (run.machine_after) state["after"] = ToJson(*run.machine_after);
+  if (run.machine_before && run.machine_after) {
+    state["during"] = ToJson(LoadBetween(*run.machine_before, *run.machine_after));
+    state["busy_during"] = BusyReasons(LoadBetween(*run.machine_before, *run.machine_after),
+                                       run.machine_before->cpus, "the run");
+  }
+  env["machine_state"] = std::move(state);
+  env["inconsistencies"] = run.inconsistencies;
   env["device"] = ToJson(device);
   env["allowed_cpus"] = AllowedCpus();
   env["compiler"] = std::string("g++ ") + __VERSION__;

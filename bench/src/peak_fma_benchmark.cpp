@@ -4,7 +4,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
+#include <set>
 #include <string_view>
+#include <utility>
 
 #include "xpuperf/bench/core_clock.h"
 #include "xpuperf/bench/nominal_peak.h"
@@ -74,6 +77,48 @@ ClockFigure MeasureClockUnderLoad(const PeakKernel& kernel, int threads, double 
                               hertz.size(), kClockProbeAdds, threads, kernel.instruction)};
 }
 
+// Calls in one round of the one-thread probe (~4 ms at 3 GHz).
+constexpr int kScalingCalls = 8;
+constexpr int kScalingRounds = 3;
+// Below this per-thread rate of the team, relative to one thread alone, the cores are shared.
+constexpr double kSharedCoreRatio = 0.9;
+
+// True when two of the team's threads run on the same physical core by the topology the kernel
+// shows (SMT siblings, or more threads than CPUs): then a lower per-thread rate is expected.
+bool TeamSharesCoresByTopology(const CpuInfo& info, int threads) {
+  const std::vector<int> cpus = AllowedCpus();
+  if (threads > static_cast<int>(cpus.size())) return true;
+  std::set<std::pair<int, int>> cores;
+  for (int i = 0; i < threads; ++i) {
+    const int cpu = cpus[static_cast<size_t>(i)];
+    const auto found = std::find_if(info.cpus.begin(), info.cpus.end(),
+                                    [cpu](const LogicalCpuInfo& c) { return c.processor == cpu; });
+    if (found == info.cpus.end() || !found->core_id) return false;
+    if (!cores.insert({found->physical_id.value_or(0), *found->core_id}).second) return true;
+  }
+  return false;
+}
+
+// One thread's rate alone, in calls per second: kScalingRounds rounds of kScalingCalls calls on
+// the calling thread (the team's thread 0, pinned) while the others wait; the fastest round.
+// The team's figure divided by threads and by this is about 1.0 when every thread has a core of its
+// own and about 0.5 when the threads' CPUs share physical cores underneath (a hypervisor placing
+// two vCPUs on one core's SMT siblings halves the FMA rate without any steal time showing).
+double SoloCallsPerSecond(const PeakKernel& kernel, double multiplier, std::vector<double>& outputs,
+                          size_t per_thread) {
+  using Clock = std::chrono::steady_clock;
+  double fastest = 1e30;
+  std::span<double> first(outputs.data(), per_thread);
+  for (int round = 0; round < kScalingRounds; ++round) {
+    const auto start = Clock::now();
+    for (int c = 0; c < kScalingCalls; ++c) {
+      RunPeakKernel(kernel, kIterationsPerCall, multiplier, first);
+    }
+    fastest = std::min(fastest, std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  return kScalingCalls / fastest;
+}
+
 class PeakFmaBenchmark final : public Benchmark {
  public:
   explicit PeakFmaBenchmark(std::string root) : root_(std::move(root)) {}
@@ -124,6 +169,13 @@ class PeakFmaBenchmark final : public Benchmark {
     XPUPERF_ASSIGN_OR_RETURN(const TimedSamples samples,
                              CollectSamples(*context.queue, context.sampling, run));
     XPUPERF_RETURN_IF_ERROR(VerifyPeakKernel(kernel, kIterationsPerCall, multiplier, outputs));
+    // The team's calls per second per thread (from the median sample) against one thread alone.
+    const double scaling =
+        threads > 1 ? 1.0 / (samples.seconds_per_rep.empty()
+                                 ? 1.0
+                                 : ComputeStatistics(samples.seconds_per_rep).median *
+                                       SoloCallsPerSecond(kernel, multiplier, outputs, per_thread))
+                    : 1.0;
     CoreClocks clocks = ReadCoreClocks(info, root_);
     clocks.measured = MeasureClockUnderLoad(kernel, threads, multiplier);
 
@@ -150,6 +202,14 @@ class PeakFmaBenchmark final : public Benchmark {
                     kernel.lanes, kernel.ops_per_lane, ops) +
         m.formula;
     AttachNominalPeak(m, info, context.device, threads, kernel, clocks);
+    m.parameters["per_thread_scaling"] = scaling;
+    if (scaling < kSharedCoreRatio && !TeamSharesCoresByTopology(info, threads)) {
+      MarkUnstable(m, fmt::format("shared cores: each of the {} threads ran at {:.0f}% of one "
+                                  "thread's rate alone although the topology gives each its own "
+                                  "core (a hypervisor placing vCPUs on one core's SMT siblings "
+                                  "does this): the figure is not this machine's peak",
+                                  threads, 100 * scaling));
+    }
     return std::vector<Measurement>{std::move(m)};
   }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace xpuperf::bench {
 
 std::string_view ComponentName(Component component) {
@@ -48,6 +50,14 @@ std::string BenchmarkRegistry::Names() const {
     names += (names.empty() ? "" : ", ") + benchmark->name();
   }
   return names;
+}
+
+void MarkUnstable(Measurement& measurement, std::string reason) {
+  measurement.stable = false;
+  auto& reasons = measurement.unstable_reasons;
+  if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end()) {
+    reasons.push_back(std::move(reason));
+  }
 }
 
 Measurement MakeThroughput(std::string benchmark, std::string metric, const TimedSamples& samples,

@@ -63,6 +63,7 @@ SampleStatistics StatisticsFromJson(const json& statistics) {
   s.max = NumberField(statistics, "max");
   s.stddev = NumberField(statistics, "stddev");
   s.cv = NumberField(statistics, "cv");
+  s.robust_cv = NumberField(statistics, "robust_cv");
   return s;
 }
 
@@ -118,6 +119,23 @@ Result<ResultRecord> RecordFromJson(const json& record, std::string_view file, i
   }
   m.nominal_source = TextField(record, "nominal_source");
   m.timing_source = TextField(record, "timing_source");
+  // Files written before runs were judged have no "stable": their points count as stable.
+  if (auto stable = record.find("stable"); stable != record.end() && !stable->is_null()) {
+    if (!stable->is_boolean()) return LineError(file, line, "'stable' is not true or false");
+    m.stable = stable->get<bool>();
+  }
+  if (auto reasons = record.find("unstable_reasons");
+      reasons != record.end() && !reasons->is_null()) {
+    if (!reasons->is_array()) return LineError(file, line, "'unstable_reasons' is not an array");
+    for (const json& reason : *reasons) {
+      if (!reason.is_string()) {
+        return LineError(file, line, "'unstable_reasons' holds something other than text");
+      }
+      m.unstable_reasons.push_back(reason.get<std::string>());
+    }
+  }
+  if (!m.stable && m.unstable_reasons.empty()) m.unstable_reasons.push_back("marked unstable");
+  if (auto load = record.find("machine_load"); load != record.end()) m.machine_load = *load;
   if (auto device = record.find("device"); device != record.end() && device->is_object()) {
     out.device_backend = TextField(*device, "backend");
     out.device_model = TextField(*device, "model");

@@ -27,11 +27,17 @@ std::string IsoTimestamp(int64_t wall_ns) {
 }
 
 nlohmann::json StatisticsJson(const SampleStatistics& s) {
-  return {{"count", s.count},   {"min", s.min},
-          {"median", s.median}, {"mean", s.mean},
-          {"p90", s.p90},       {"p99", s.p99},
-          {"max", s.max},       {"stddev", s.stddev},
-          {"cv", s.cv},         {"unit", "s per repetition"}};
+  return {{"count", s.count},
+          {"min", s.min},
+          {"median", s.median},
+          {"mean", s.mean},
+          {"p90", s.p90},
+          {"p99", s.p99},
+          {"max", s.max},
+          {"stddev", s.stddev},
+          {"cv", s.cv},
+          {"robust_cv", s.robust_cv},
+          {"unit", "s per repetition"}};
 }
 
 std::string CsvQuote(const std::string& text) {
@@ -79,6 +85,9 @@ nlohmann::json MeasurementRecord(const Measurement& m, const RunInfo& run) {
   record["nominal_peak"] = m.nominal_peak ? nlohmann::json(*m.nominal_peak) : nlohmann::json();
   record["nominal_source"] = m.nominal_source;
   record["timing_source"] = m.timing_source;
+  record["stable"] = m.stable;
+  record["unstable_reasons"] = m.unstable_reasons;
+  record["machine_load"] = m.machine_load;
   const Device& device = m.device ? *m.device : run.device;
   record["device"] = {{"backend", device.backend}, {"model", device.model}, {"id", device.id}};
   record["host"] = run.host;
@@ -100,15 +109,21 @@ nlohmann::json MeasurementRecord(const Measurement& m, const RunInfo& run) {
 
 std::string SummaryCsv(const std::vector<Measurement>& measurements) {
   std::string csv =
-      "benchmark,metric,value,unit,median_s,cv,nominal_peak,percent_of_nominal,parameters\n";
+      "benchmark,metric,value,unit,median_s,cv,nominal_peak,percent_of_nominal,parameters,stable,"
+      "unstable_reasons\n";
   for (const Measurement& m : measurements) {
     const std::string nominal = m.nominal_peak ? fmt::format("{:.6g}", *m.nominal_peak) : "";
     const std::string percent = m.nominal_peak && *m.nominal_peak > 0
                                     ? fmt::format("{:.2f}", 100 * m.value / *m.nominal_peak)
                                     : "";
-    csv += fmt::format("{},{},{:.6g},{},{:.6g},{:.4f},{},{},{}\n", m.benchmark, m.metric, m.value,
-                       m.unit, m.statistics.median, m.statistics.cv, nominal, percent,
-                       CsvQuote(m.parameters.dump()));
+    std::string reasons;
+    for (const std::string& reason : m.unstable_reasons) {
+      reasons += (reasons.empty() ? "" : "; ") + reason;
+    }
+    csv +=
+        fmt::format("{},{},{:.6g},{},{:.6g},{:.4f},{},{},{},{},{}\n", m.benchmark, m.metric,
+                    m.value, m.unit, m.statistics.median, m.statistics.cv, nominal, percent,
+                    CsvQuote(m.parameters.dump()), m.stable ? "true" : "false", CsvQuote(reasons));
   }
   return csv;
 }

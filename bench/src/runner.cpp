@@ -6,6 +6,8 @@
 #include <chrono>
 #include <ostream>
 
+#include "xpuperf/bench/consistency.h"
+#include "xpuperf/bench/machine_state.h"
 #include "xpuperf/core/cancellation.h"
 
 namespace xpuperf::bench {
@@ -26,6 +28,20 @@ bool Selected(const Benchmark& benchmark, const RunFilter& filter) {
 bool RunsOnGpus(const Benchmark& benchmark) { return benchmark.name().rfind("gpu_", 0) == 0; }
 
 }  // namespace
+
+void JudgeSpread(Measurement& m, const SamplingOptions& sampling) {
+  const SampleStatistics& s = m.statistics;
+  if (s.count == 1) {
+    MarkUnstable(m, "one sample: its spread is unknown (take at least 2)");
+  } else if (s.count > 1 && s.robust_cv > sampling.target_cv) {
+    MarkUnstable(m, fmt::format("samples spread: robust CV {:.1f}% (1.4826 MAD / median) above "
+                                "the {:.1f}% target after {} samples (adaptive sampling stops at "
+                                "{:g} s or {} samples)",
+                                100 * s.robust_cv, 100 * sampling.target_cv, s.count,
+                                sampling.max_point_seconds,
+                                std::max(sampling.max_samples, sampling.samples)));
+  }
+}
 
 Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
                               const BenchmarkRegistry& registry, RunContext& context,
@@ -83,7 +99,9 @@ Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
         context.sampling = entry.sampling;
         context.earlier = &outcome.measurements;
         const auto start = std::chrono::steady_clock::now();
+        const MachineState before = ReadMachineState(context.machine_root);
         Result<std::vector<Measurement>> measured = benchmark.Run(point, context);
+        const LoadDuring load = LoadBetween(before, ReadMachineState(context.machine_root));
         context.device = host_device;
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -91,10 +109,19 @@ Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
           progress << " failed\n";
           return MakeError(measured.error().code, label + ": " + measured.error().message);
         }
+        // A GPU point's figure is the device's; the host's load is recorded, not judged.
+        const std::vector<std::string> busy =
+            on_gpu ? std::vector<std::string>{} : BusyReasons(load, before.cpus);
+        for (Measurement& m : *measured) {
+          m.machine_load = ToJson(load);
+          JudgeSpread(m, entry.sampling);
+          for (const std::string& reason : busy) MarkUnstable(m, "busy machine: " + reason);
+        }
         progress << fmt::format(" {:.1f} s", seconds);
         if (!measured->empty()) {
           const Measurement& first = measured->front();
           progress << fmt::format(", {} {:.4g} {}", first.metric, first.value, first.unit);
+          if (!first.stable) progress << " UNSTABLE: " << first.unstable_reasons.front();
         }
         progress << "\n";
         for (Measurement& m : *measured) {
@@ -106,6 +133,10 @@ Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
         }
       }
     }
+  }
+  outcome.inconsistencies = CheckConsistency(outcome.measurements);
+  for (const std::string& sentence : outcome.inconsistencies) {
+    progress << "inconsistent figures: " << sentence << "\n";
   }
   return outcome;
 }

@@ -1,5 +1,8 @@
 #include "xpuperf/bench/sampler.h"
 
+#include <algorithm>
+
+#include "xpuperf/bench/statistics.h"
 #include "xpuperf/core/cancellation.h"
 
 namespace xpuperf::bench {
@@ -12,6 +15,10 @@ Result<TimedSamples> CollectSamples(ExecutionQueue& queue, const SamplingOptions
   if (!(options.min_sample_seconds > 0) || options.max_repetitions < 1) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "min_sample_seconds and max_repetitions must be positive");
+  }
+  if (!(options.target_cv > 0) || !(options.max_point_seconds >= 0)) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "target_cv must be positive and max_point_seconds not negative");
   }
   TimedSamples result;
   const int64_t max_repetitions = std::min(options.max_repetitions, queue.max_repetitions());
@@ -29,10 +36,20 @@ Result<TimedSamples> CollectSamples(ExecutionQueue& queue, const SamplingOptions
     XPUPERF_RETURN_IF_ERROR(CheckCancelled());
     (void)queue.TimeSeconds([&] { run(result.repetitions); });
   }
-  for (int i = 0; i < options.samples; ++i) {
+  double kept_seconds = 0;
+  const auto take_sample = [&]() -> Status {
     XPUPERF_RETURN_IF_ERROR(CheckCancelled());
     const double seconds = queue.TimeSeconds([&] { run(result.repetitions); });
+    kept_seconds += seconds;
     result.seconds_per_rep.push_back(seconds / static_cast<double>(result.repetitions));
+    return Status::Ok();
+  };
+  for (int i = 0; i < options.samples; ++i) XPUPERF_RETURN_IF_ERROR(take_sample());
+  // Adaptive part: more samples while the spread is above the target, within the caps.
+  const size_t max_samples = static_cast<size_t>(std::max(options.max_samples, options.samples));
+  while (result.seconds_per_rep.size() < max_samples && kept_seconds < options.max_point_seconds &&
+         ComputeStatistics(result.seconds_per_rep).robust_cv > options.target_cv) {
+    XPUPERF_RETURN_IF_ERROR(take_sample());
   }
   return result;
 }

@@ -33,6 +33,12 @@ SampleStatistics ComputeStatistics(std::vector<double> values) {
     stats.stddev = std::sqrt(squares / (n - 1));
   }
   stats.cv = stats.mean > 0 ? stats.stddev / stats.mean : 0;
+  std::vector<double> deviations;
+  deviations.reserve(values.size());
+  for (double v : values) deviations.push_back(std::abs(v - stats.median));
+  std::sort(deviations.begin(), deviations.end());
+  const double mad = PercentileOfSorted(deviations, 50);
+  stats.robust_cv = stats.median > 0 ? 1.4826 * mad / stats.median : 0;
   return stats;
 }
 

@@ -45,10 +45,17 @@ Status ReadSampling(const YAML::Node& node, std::string_view source, SamplingOpt
         sampling.samples = item.second.as<int>();
       } else if (key == "min_sample_seconds") {
         sampling.min_sample_seconds = item.second.as<double>();
+      } else if (key == "target_cv") {
+        sampling.target_cv = item.second.as<double>();
+      } else if (key == "max_point_seconds") {
+        sampling.max_point_seconds = item.second.as<double>();
+      } else if (key == "max_samples") {
+        sampling.max_samples = item.second.as<int>();
       } else {
         return ParseErrorAt(source, item.first.Mark(),
                             "unknown sampling key '" + key +
-                                "' (known: warmup_samples, samples, min_sample_seconds)");
+                                "' (known: warmup_samples, samples, min_sample_seconds, "
+                                "target_cv, max_point_seconds, max_samples)");
       }
     } catch (const YAML::Exception&) {
       return ParseErrorAt(source, item.second.Mark(), "'" + key + "' must be a number");
@@ -62,6 +69,13 @@ Status ReadSampling(const YAML::Node& node, std::string_view source, SamplingOpt
     return ParseErrorAt(source, node.Mark(),
                         "sampling needs 1 <= samples <= 100000, 0 <= warmup_samples <= 1000 and "
                         "1e-06 <= min_sample_seconds <= 1");
+  }
+  if (!(sampling.target_cv >= 0.001 && sampling.target_cv <= 10) ||
+      !(sampling.max_point_seconds >= 0 && sampling.max_point_seconds <= 600) ||
+      sampling.max_samples < 1 || sampling.max_samples > 100000) {
+    return ParseErrorAt(source, node.Mark(),
+                        "sampling needs 0.001 <= target_cv <= 10, 0 <= max_point_seconds <= 600 "
+                        "and 1 <= max_samples <= 100000");
   }
   return Status::Ok();
 }

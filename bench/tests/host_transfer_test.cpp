@@ -217,6 +217,7 @@ class HostTransferRunTest : public ::testing::Test {
     context_.queue = &queue_;
     context_.threads = 2;
     context_.sampling = {0, 2, 0.001, int64_t{1} << 30};
+    context_.sampling.max_point_seconds = 0;  // exactly the 2 samples: no adaptive part
   }
   Device device_ = CpuDevice();
   HostQueue queue_;

@@ -75,6 +75,10 @@ TEST(ResultReaderTest, MalformedLinesNameTheLine) {
                "dir/results.jsonl:1: 'parameters' is not an object");
   expect_error(R"({"benchmark":"b","metric":"m","value":1,"unit":"GB/s","json_schema_version":9})",
                "dir/results.jsonl:1: json_schema_version 9 is newer than this xpuperf reads (1)");
+  expect_error(R"({"benchmark":"b","metric":"m","value":1,"unit":"GB/s","stable":"no"})",
+               "dir/results.jsonl:1: 'stable' is not true or false");
+  expect_error(R"({"benchmark":"b","metric":"m","value":1,"unit":"GB/s","unstable_reasons":[1]})",
+               "dir/results.jsonl:1: 'unstable_reasons' holds something other than text");
 }
 
 TEST(ResultReaderTest, DuplicateRecordsNameBothLines) {

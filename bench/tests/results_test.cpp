@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "xpuperf/bench/result_reader.h"
 #include "xpuperf/core/json.h"
 
 namespace xpuperf::bench {
@@ -92,6 +93,36 @@ TEST_F(ResultsTest, WritesParseableFiles) {
   int entries = 0;
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(root_)) ++entries;
   EXPECT_EQ(entries, 1);
+}
+
+// stable, its reasons and the machine's state are written and read back; a run that broke a
+// consistency check says so in environment.json.
+TEST_F(ResultsTest, StabilityRoundTrips) {
+  std::vector<Measurement> measurements = Measurements();
+  MarkUnstable(measurements[1], "busy machine: other processes used 48% of the 2 CPUs");
+  MarkUnstable(measurements[1], "busy machine: other processes used 48% of the 2 CPUs");
+  RunInfo run = Run();
+  run.machine_window_start = MachineState{};
+  run.machine_before = MachineState{};
+  run.machine_after = MachineState{};
+  run.inconsistencies = {"fp32 peak 8.4 is below fp64 peak 12.6 GFLOP/s"};
+  const fs::path dir = root_ / "run";
+  ASSERT_TRUE(WriteResultDirectory(dir.string(), measurements, run).ok());
+  auto read = ReadResultDirectory(dir.string());
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_TRUE(read->records[0].measurement.stable);
+  EXPECT_FALSE(read->records[1].measurement.stable);
+  EXPECT_EQ(read->records[1].measurement.unstable_reasons,
+            std::vector<std::string>{"busy machine: other processes used 48% of the 2 CPUs"});
+  EXPECT_EQ(read->environment["inconsistencies"][0], run.inconsistencies[0]);
+  EXPECT_TRUE(read->environment["machine_state"].contains("before"));
+  EXPECT_TRUE(read->environment["machine_state"].contains("busy_at_start"));
+  std::ifstream csv(dir / "summary.csv");
+  std::stringstream text;
+  text << csv.rdbuf();
+  EXPECT_NE(text.str().find(",false,\"busy machine: other processes used 48% of the 2 CPUs\""),
+            std::string::npos)
+      << text.str();
 }
 
 TEST_F(ResultsTest, RefusesAnExistingDirectory) {

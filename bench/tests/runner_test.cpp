@@ -1,7 +1,11 @@
 #include "xpuperf/bench/runner.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "xpuperf/bench/results.h"
@@ -129,6 +133,83 @@ TEST_F(RunnerTest, GpuPointsRunOncePerGpuAndNameTheirDevice) {
   EXPECT_EQ(gpu_record["device"]["backend"], "nvidia");
   EXPECT_EQ(gpu_record["device"]["id"], "nvidia:0");
   EXPECT_EQ(gpu_record["metadata"]["device"], "NVIDIA H200");
+}
+
+// A benchmark that, while it runs, lets a test change the recorded /proc tree the runner reads
+// around each point (other processes taking the CPUs).
+class HookBenchmark final : public Benchmark {
+ public:
+  explicit HookBenchmark(std::function<void()> during) : during_(std::move(during)) {}
+  std::string name() const override { return "hooked"; }
+  Component component() const override { return Component::kCompute; }
+  std::string description() const override { return "test"; }
+  std::vector<nlohmann::json> default_sweep() const override { return {{{"size", 1}}}; }
+  Status CanRun(const Device&, const nlohmann::json&) const override { return Status::Ok(); }
+  Result<std::vector<Measurement>> Run(const nlohmann::json&, RunContext& context) override {
+    XPUPERF_ASSIGN_OR_RETURN(TimedSamples samples,
+                             CollectSamples(*context.queue, context.sampling, [](int64_t) {}));
+    during_();
+    return std::vector<Measurement>{MakeThroughput("hooked", "ops", samples, 1, true, context)};
+  }
+
+ private:
+  std::function<void()> during_;
+};
+
+TEST_F(RunnerTest, APointMeasuredWhileOthersUsedTheCpusIsUnstable) {
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("runner_busy_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root / "proc/self");
+  const auto stat = [&](int busy, int idle) {
+    std::ofstream(root / "proc/stat")
+        << "cpu  " << busy << " 0 0 " << idle << " 0 0 0 0 0 0\ncpu0 0\ncpu1 0\n";
+    std::ofstream(root / "proc/self/stat") << "1 (t) R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0\n";
+  };
+  stat(0, 0);
+  bool busy = true;
+  registry_.Add(std::make_unique<HookBenchmark>([&] { busy ? stat(150, 50) : stat(0, 200); }));
+  context_.machine_root = root.string();
+  auto suite = ParseSuite(
+      "name: h\nsampling: {warmup_samples: 0, samples: 3, min_sample_seconds: 0.001}\n"
+      "benchmarks:\n  - benchmark: hooked\n",
+      "h");
+  ASSERT_TRUE(suite.ok());
+  auto outcome = RunSuite(*suite, RunFilter{}, registry_, context_, progress_);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  const Measurement& m = outcome->measurements.at(0);
+  EXPECT_FALSE(m.stable);
+  ASSERT_FALSE(m.unstable_reasons.empty());
+  EXPECT_EQ(m.unstable_reasons[0],
+            "busy machine: other processes used 75% of the 2 CPUs during this point (limit 10%)");
+  EXPECT_DOUBLE_EQ(m.machine_load["other_cpu_share"].get<double>(), 0.75);
+  EXPECT_NE(progress_.str().find("UNSTABLE: busy machine"), std::string::npos) << progress_.str();
+
+  busy = false;
+  stat(0, 0);
+  outcome = RunSuite(*suite, RunFilter{}, registry_, context_, progress_);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_TRUE(outcome->measurements.at(0).stable);  // idle, steady samples
+  std::filesystem::remove_all(root);
+}
+
+TEST(JudgeSpreadTest, OneSampleOrASpreadAboveTheTargetIsUnstable) {
+  SamplingOptions sampling;
+  Measurement one;
+  one.statistics = ComputeStatistics({0.1});
+  JudgeSpread(one, sampling);
+  EXPECT_FALSE(one.stable);
+  EXPECT_EQ(one.unstable_reasons.at(0), "one sample: its spread is unknown (take at least 2)");
+
+  Measurement spread;
+  spread.statistics = ComputeStatistics({0.1, 0.2, 0.15, 0.1, 0.2});
+  JudgeSpread(spread, sampling);
+  EXPECT_FALSE(spread.stable);
+  EXPECT_EQ(spread.unstable_reasons.at(0).rfind("samples spread: robust CV", 0), 0u);
+
+  Measurement steady;
+  steady.statistics = ComputeStatistics({0.1, 0.1, 0.101, 0.1, 0.5});  // one outlier
+  JudgeSpread(steady, sampling);
+  EXPECT_TRUE(steady.stable);
 }
 
 TEST(ComponentTest, NamesRoundTrip) {

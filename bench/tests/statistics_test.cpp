@@ -22,6 +22,16 @@ TEST(StatisticsTest, SummarisesUnsortedSamples) {
   EXPECT_DOUBLE_EQ(s.cv, std::sqrt(2.5) / 3);
 }
 
+// 1.4826 x MAD / median: one preempted sample among nine steady ones barely moves it, while it
+// inflates the plain CV.
+TEST(StatisticsTest, RobustCvIgnoresAnOutlier) {
+  const SampleStatistics s =
+      ComputeStatistics({1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0, 1.01, 0.99, 3.0});
+  EXPECT_NEAR(s.robust_cv, 1.4826 * 0.01 / 1.0, 1e-9);  // deviations' median is 0.01
+  EXPECT_GT(s.cv, 0.5);
+  EXPECT_DOUBLE_EQ(ComputeStatistics({2, 2, 2}).robust_cv, 0);
+}
+
 TEST(StatisticsTest, EvenCountMedianInterpolates) {
   EXPECT_DOUBLE_EQ(ComputeStatistics({1, 2, 3, 10}).median, 2.5);
 }
@@ -78,11 +88,57 @@ TEST(SamplerTest, QueueLimitsRepetitions) {
   EXPECT_EQ(samples->repetitions, 3);
 }
 
+// A queue whose samples cycle through 10, 15 and 20 ms (robust CV about 50%, far above any target)
+// or are steady.
+class AlternatingQueue final : public ExecutionQueue {
+ public:
+  std::string timing_source() const override { return "test"; }
+  double TimeSeconds(const std::function<void()>& enqueue) override {
+    enqueue();
+    ++calls;
+    if (steady) return 0.01;
+    return 0.01 + 0.005 * (calls % 3);
+  }
+  int calls = 0;
+  bool steady = false;
+};
+
+TEST(SamplerTest, AdaptiveSamplingStopsAtTheTargetOrTheCaps) {
+  AlternatingQueue queue;
+  queue.steady = true;
+  SamplingOptions options{.warmup_samples = 0, .samples = 5, .min_sample_seconds = 0.001};
+  options.max_samples = 40;
+  auto samples = CollectSamples(queue, options, [](int64_t) {});
+  ASSERT_TRUE(samples.ok());
+  EXPECT_EQ(samples->seconds_per_rep.size(), 5u);  // steady: the target is met at once
+
+  queue = AlternatingQueue{};
+  samples = CollectSamples(queue, options, [](int64_t) {});
+  ASSERT_TRUE(samples.ok());
+  EXPECT_EQ(samples->seconds_per_rep.size(), 40u);  // never meets 3%: stops at max_samples
+
+  queue = AlternatingQueue{};
+  options.max_point_seconds = 0.1;  // ~0.015 s per sample: the time cap comes first
+  samples = CollectSamples(queue, options, [](int64_t) {});
+  ASSERT_TRUE(samples.ok());
+  EXPECT_GE(samples->seconds_per_rep.size(), 5u);
+  EXPECT_LE(samples->seconds_per_rep.size(), 8u);
+
+  queue = AlternatingQueue{};
+  options.max_point_seconds = 0;  // no adaptive part at all
+  samples = CollectSamples(queue, options, [](int64_t) {});
+  ASSERT_TRUE(samples.ok());
+  EXPECT_EQ(samples->seconds_per_rep.size(), 5u);
+}
+
 TEST(SamplerTest, RejectsBadOptions) {
   CountingQueue queue;
   EXPECT_FALSE(CollectSamples(queue, SamplingOptions{.samples = 0}, [](int64_t) {}).ok());
   EXPECT_FALSE(
       CollectSamples(queue, SamplingOptions{.min_sample_seconds = 0}, [](int64_t) {}).ok());
+  SamplingOptions no_target;
+  no_target.target_cv = 0;
+  EXPECT_FALSE(CollectSamples(queue, no_target, [](int64_t) {}).ok());
 }
 
 }  // namespace

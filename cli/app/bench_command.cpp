@@ -25,6 +25,12 @@ void AddBenchCommand(CLI::App& app, CommandActions& actions) {
                     "Samples per point, 1..100000 (overrides the suite)");
     sub->add_option("--min-sample-seconds", bench.min_sample_seconds,
                     "Shortest sample, 1e-06..1 seconds (overrides the suite)");
+    sub->add_option("--target-cv", bench.target_cv,
+                    "Take more samples while their CV is above this fraction, 0.001..10 "
+                    "(overrides the suite; default 0.03)");
+    sub->add_option("--max-point-seconds", bench.max_point_seconds,
+                    "Adaptive sampling's cap per point, 0..600 seconds (overrides the suite; "
+                    "default 2)");
     sub->add_option("--pjrt-plugin", bench.pjrt_plugin,
                     "PJRT plugin (.so) for the pjrt_* points that name none (before "
                     "$XPUPERF_PJRT_PLUGIN and the installed plugins)");

@@ -3,12 +3,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <ostream>
+#include <thread>
 
 #include "bench_summary.h"
+#include "xpuperf/bench/machine_state.h"
 #include "xpuperf/bench/queue.h"
 #include "xpuperf/bench/registry.h"
 #include "xpuperf/bench/results.h"
@@ -81,6 +84,31 @@ Result<bench::RunFilter> MakeFilter(const BenchOptions& options,
   return filter;
 }
 
+// Unstable points on stderr, where the user reads: the first few with their first reason, then
+// how many more (results.jsonl and summary.csv hold every reason).
+void WarnUnstable(const std::vector<bench::Measurement>& measurements, std::ostream& err) {
+  constexpr size_t kShown = 6;
+  size_t unstable = 0;
+  for (const bench::Measurement& m : measurements) {
+    if (m.stable) continue;
+    if (++unstable <= kShown) {
+      err << fmt::format("xpuperf bench: warning: {} {} is unstable: {}\n", m.benchmark, m.metric,
+                         m.unstable_reasons.empty() ? "no reason" : m.unstable_reasons.front());
+    }
+  }
+  if (unstable > kShown) {
+    err << fmt::format("xpuperf bench: warning: ... and {} more unstable figures\n",
+                       unstable - kShown);
+  }
+  if (unstable > 0) {
+    err << fmt::format(
+        "xpuperf bench: {} of {} figures are unstable (stable: false, with the "
+        "reasons, in results.jsonl and summary.csv); `bench check`, `roofline` and "
+        "`compare` do not judge them\n",
+        unstable, measurements.size());
+  }
+}
+
 Status RunAndWrite(const BenchOptions& options, const bench::BenchmarkRegistry& registry,
                    std::ostream& out, std::ostream& err) {
   XPUPERF_ASSIGN_OR_RETURN(bench::Suite suite, bench::LoadSuite(options.suite));
@@ -89,6 +117,8 @@ Status RunAndWrite(const BenchOptions& options, const bench::BenchmarkRegistry& 
   for (bench::SuiteEntry& entry : suite.entries) {
     if (options.samples) entry.sampling.samples = *options.samples;
     if (options.min_sample_seconds) entry.sampling.min_sample_seconds = *options.min_sample_seconds;
+    if (options.target_cv) entry.sampling.target_cv = *options.target_cv;
+    if (options.max_point_seconds) entry.sampling.max_point_seconds = *options.max_point_seconds;
   }
   XPUPERF_ASSIGN_OR_RETURN(const Device device, LocalCpuDevice());
   bench::RunInfo run;
@@ -114,8 +144,18 @@ Status RunAndWrite(const BenchOptions& options, const bench::BenchmarkRegistry& 
     err << fmt::format("xpuperf bench: gpu_* benchmarks also on {} ({})\n", gpu.model, gpu.id);
   }
   const auto start = SystemClock::Instance().MonotonicNs();
+  run.machine_window_start = bench::ReadMachineState("/");
+  std::this_thread::sleep_for(std::chrono::duration<double>(bench::kIdleWindowSeconds));
+  run.machine_before = bench::ReadMachineState("/");
+  for (const std::string& reason :
+       bench::BusyAtStart(*run.machine_window_start, *run.machine_before)) {
+    err << "xpuperf bench: warning: the machine is busy before the run (" << reason
+        << "): figures may be low and are judged point by point\n";
+  }
   XPUPERF_ASSIGN_OR_RETURN(const bench::SuiteOutcome outcome,
                            bench::RunSuite(suite, filter, registry, context, err, gpus));
+  run.machine_after = bench::ReadMachineState("/");
+  run.inconsistencies = outcome.inconsistencies;
   if (outcome.measurements.empty() && outcome.skipped.empty()) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "nothing ran: no benchmark of suite " + suite.name + " matches the filter");
@@ -125,6 +165,7 @@ Status RunAndWrite(const BenchOptions& options, const bench::BenchmarkRegistry& 
   const double seconds = static_cast<double>(SystemClock::Instance().MonotonicNs() - start) / 1e9;
   out << RenderBenchSummary(outcome.measurements);
   out << RenderSkipped(outcome.skipped);
+  WarnUnstable(outcome.measurements, err);
   out << fmt::format("{} measurements in {:.1f} s; results in {}/\n", outcome.measurements.size(),
                      seconds, directory);
   return Status::Ok();
@@ -149,6 +190,17 @@ Status ValidateOverrides(const BenchOptions& options) {
     return MakeError(ErrorCode::kInvalidArgument,
                      fmt::format("--min-sample-seconds must be between 1e-06 and 1 (got {})",
                                  *options.min_sample_seconds));
+  }
+  if (options.target_cv && !(*options.target_cv >= 0.001 && *options.target_cv <= 10)) {
+    return MakeError(
+        ErrorCode::kInvalidArgument,
+        fmt::format("--target-cv must be between 0.001 and 10 (got {})", *options.target_cv));
+  }
+  if (options.max_point_seconds &&
+      !(*options.max_point_seconds >= 0 && *options.max_point_seconds <= 600)) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     fmt::format("--max-point-seconds must be between 0 and 600 (got {})",
+                                 *options.max_point_seconds));
   }
   return Status::Ok();
 }

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -137,8 +138,20 @@ std::string RenderCheckReport(const analysis::CheckReport& report, const std::st
     misses += fmt::format("{}{} {} {:.1f}% < {:g}%", misses.empty() ? "" : "; ", row.component,
                           row.metric, *row.achieved_percent, row.threshold_percent);
   }
+  const auto unstable = std::count_if(report.rows.begin(), report.rows.end(), [](const auto& row) {
+    return row.verdict == analysis::CheckVerdict::kUnstable;
+  });
+  if (unstable > 0) {
+    text += fmt::format(
+        "UNSTABLE: {} figure(s) not judged: measured on a busy machine, with a "
+        "spread above the target or inconsistent with another figure (see "
+        "above); run again on an idle machine\n",
+        unstable);
+  }
   if (JudgedRows(report) == 0) {
-    text += "NOTHING TO CHECK: no measured figure has a spec figure to compare with (exit 3)\n";
+    text +=
+        "NOTHING TO CHECK: no stable measured figure has a spec figure to compare with "
+        "(exit 3)\n";
   } else {
     text += failed == 0 ? "PASS: every measured figure with a spec reaches its threshold\n"
                         : fmt::format("FAIL: {} below threshold: {}\n", failed, misses);
@@ -204,7 +217,7 @@ int RunBenchCheck(const BenchCheckOptions& options, std::ostream& out, std::ostr
   if (nothing) {
     err << kCommand << ": nothing to check: "
         << (run->records.empty() ? options.results + " holds no result record"
-                                 : "no measured figure has a spec figure to compare with")
+                                 : "no stable measured figure has a spec figure to compare with")
         << "\n";
     return kExitNothingToJudge;
   }

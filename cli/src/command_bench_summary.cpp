@@ -32,8 +32,9 @@ std::string RenderBenchSummary(const std::vector<bench::Measurement>& measuremen
                    {"parameters"},
                    {"median", TextTable::Align::kRight},
                    {"unit"},
-                   {"CV", TextTable::Align::kRight},
-                   {"% of nominal", TextTable::Align::kRight}});
+                   {"robust CV", TextTable::Align::kRight},
+                   {"% of nominal", TextTable::Align::kRight},
+                   {"stable"}});
   for (const bench::Measurement& m : measurements) {
     if (m.benchmark == "cache_sweep" && m.metric == "read_bandwidth") continue;
     const std::string percent = m.nominal_peak && *m.nominal_peak > 0
@@ -41,7 +42,8 @@ std::string RenderBenchSummary(const std::vector<bench::Measurement>& measuremen
                                     : "";
     table.AddRow({m.benchmark, m.metric, ShortParameters(m.parameters),
                   fmt::format("{:.2f}", m.value), m.unit,
-                  fmt::format("{:.1f}%", 100 * m.statistics.cv), percent});
+                  fmt::format("{:.1f}%", 100 * m.statistics.robust_cv), percent,
+                  m.stable ? "yes" : "NO"});
   }
   return table.Render(60);
 }

@@ -106,8 +106,9 @@ int CompareResultDirectories(const CompareOptions& options, std::ostream& out, s
     over = report.RegressionsOver(*options.fail_on_regression_percent);
   }
   // The gate judges metrics present in both runs with samples; with none it must not pass.
-  const int judged =
-      static_cast<int>(report.compared.size()) - report.Count(analysis::ChangeVerdict::kNoSamples);
+  const int judged = static_cast<int>(report.compared.size()) -
+                     report.Count(analysis::ChangeVerdict::kNoSamples) -
+                     report.Count(analysis::ChangeVerdict::kUnstable);
   const bool nothing = options.fail_on_regression_percent && judged == 0;
   if (options.json) {
     nlohmann::json json = analysis::ToJson(report);
@@ -122,7 +123,7 @@ int CompareResultDirectories(const CompareOptions& options, std::ostream& out, s
     out << RenderComparison(report);
     if (options.fail_on_regression_percent) {
       if (nothing) {
-        out << "NOTHING TO JUDGE: no metric with samples in both runs (exit 3)\n";
+        out << "NOTHING TO JUDGE: no stable metric with samples in both runs (exit 3)\n";
       } else if (over.empty()) {
         out << fmt::format("PASS: no regression outside the noise larger than {:g}%\n",
                            *options.fail_on_regression_percent);
@@ -138,7 +139,8 @@ int CompareResultDirectories(const CompareOptions& options, std::ostream& out, s
     }
   }
   if (nothing) {
-    err << kCommand << ": --fail-on-regression: nothing to judge: no metric with samples in both "
+    err << kCommand
+        << ": --fail-on-regression: nothing to judge: no stable metric with samples in both "
         << options.old_path << " and " << options.new_path << "\n";
     return kExitNothingToJudge;
   }
@@ -192,6 +194,12 @@ std::string RenderComparison(const analysis::ComparisonReport& report) {
         "the min-max ranges of the samples are apart\n",
         report.alpha);
   }
+  for (const analysis::MetricComparison& c : report.compared) {
+    if (c.verdict != analysis::ChangeVerdict::kUnstable) continue;
+    text +=
+        fmt::format("unstable, not judged: {} {}: {}\n", c.benchmark, c.metric,
+                    c.unstable_reasons.empty() ? "marked unstable" : c.unstable_reasons.front());
+  }
   if (!report.only_old.empty()) {
     text += fmt::format("Only in OLD ({}):\n", report.only_old.size());
     for (const auto& u : report.only_old) text += UnmatchedLine(u);
@@ -210,6 +218,9 @@ std::string RenderComparison(const analysis::ComparisonReport& report) {
   }
   if (const int none = report.Count(ChangeVerdict::kNoSamples); none > 0) {
     text += fmt::format(", {} without samples", none);
+  }
+  if (const int unstable = report.Count(ChangeVerdict::kUnstable); unstable > 0) {
+    text += fmt::format(", {} unstable (not judged)", unstable);
   }
   text += fmt::format("; {} only in OLD, {} only in NEW\n", report.only_old.size(),
                       report.only_new.size());

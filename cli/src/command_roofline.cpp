@@ -145,7 +145,7 @@ bool SameDevice(const std::string& results_model, const std::string& trace_devic
 // the ceilings of a result directory measured on another device: that is an error naming both.
 Result<std::optional<spec::SpecSheet>> TraceSheet(const RooflineOptions& o, const TracePoints& tp,
                                                   const roofline::BenchResults& results,
-                                                  bool diagnose, Built& built, std::string& note) {
+                                                  Built& built, std::string& note) {
   const bool have_results = !o.results_dir.empty();
   std::optional<spec::SpecSheet> device_sheet;
   std::string shipped;
@@ -189,7 +189,7 @@ Result<std::optional<spec::SpecSheet>> TraceSheet(const RooflineOptions& o, cons
     explicit_sheet = true;
   } else if (device_sheet) {
     sheet = device_sheet;
-  } else if (have_results && !diagnose) {
+  } else if (have_results) {
     XPUPERF_ASSIGN_OR_RETURN(sheet, LoadSpec(o, results, note));
   } else if (!tp.device.empty()) {
     note = fmt::format("no shipped spec sheet matches {}", tp.device);
@@ -201,7 +201,11 @@ Result<std::optional<spec::SpecSheet>> TraceSheet(const RooflineOptions& o, cons
     if (sheet) {
       line += fmt::format(", spec sheet {} where nothing was measured", SheetName(*sheet));
     }
-    if (tp.device.empty() && !tp.points.empty()) {
+    if (tp.cpu_trace && !tp.points.empty()) {
+      line +=
+          "; the trace is a CPU run: its GEMM points (CPU ops timed by their duration) are "
+          "placed against these ceilings";
+    } else if (tp.device.empty() && !tp.points.empty()) {
       line += fmt::format(
           "; note: the trace does not name its GPU ({}): its points are placed "
           "against these ceilings",
@@ -252,11 +256,11 @@ Result<Built> Build(const RooflineOptions& o, bool diagnose) {
   std::string note;
   std::optional<spec::SpecSheet> sheet;
   if (!built.trace) {
-    RooflineOptions effective = o;
-    if (diagnose && IsAuto(o.spec)) effective.spec = "none";  // measured ceilings only
-    XPUPERF_ASSIGN_OR_RETURN(sheet, LoadSpec(effective, results, note));
+    // `--spec auto` means the same in roofline and diagnose: the sheet of the run's device (or the
+    // one computed for this CPU) fills in what was not measured.
+    XPUPERF_ASSIGN_OR_RETURN(sheet, LoadSpec(o, results, note));
   } else {
-    XPUPERF_ASSIGN_OR_RETURN(sheet, TraceSheet(o, *built.trace, results, diagnose, built, note));
+    XPUPERF_ASSIGN_OR_RETURN(sheet, TraceSheet(o, *built.trace, results, built, note));
     const TracePoints& tp = *built.trace;
     if (o.results_dir.empty()) {
       // No run: the report names the trace and its device instead.
@@ -277,15 +281,23 @@ Result<Built> Build(const RooflineOptions& o, bool diagnose) {
       workload->points.insert(workload->points.end(), tp.points.begin(), tp.points.end());
     }
   }
+  const bool trace_only = built.trace && o.results_dir.empty();
   XPUPERF_ASSIGN_OR_RETURN(built.report, roofline::BuildReport(std::move(results), std::move(sheet),
                                                                std::move(workload)));
   built.report.spec_note = note;
+  if (built.trace) {
+    const TracePoints& tp = *built.trace;
+    if (tp.points.empty()) {
+      built.report.no_points_reason = NoGemmPointsReason(tp);
+    } else if (!built.no_ceilings.empty()) {
+      built.report.no_points_reason = built.no_ceilings;
+    }
+    if (trace_only) {
+      built.report.source_note = fmt::format("trace {}; {}", tp.path, built.ceilings_line);
+    }
+  }
   return built;
 }
-
-constexpr const char* kNoGemmNote =
-    "no GEMM op of the trace has both recorded input shapes (profile with record_shapes=True) and "
-    "GPU kernels joined to it by External id, so the trace gives no roofline point";
 
 // Where the trace came from, how many points it gave and where their ceilings come from.
 std::string TraceHeader(const Built& built) {
@@ -294,7 +306,7 @@ std::string TraceHeader(const Built& built) {
       fmt::format("Trace: {} ({} rank{}, device {})\n", tp.path, tp.ranks, tp.ranks == 1 ? "" : "s",
                   tp.device.empty() ? "unknown: " + tp.device_note : tp.device);
   if (tp.gemm_points == 0) {
-    out += std::string("GEMM points: none: ") + kNoGemmNote + "\n";
+    out += "GEMM points: none: " + NoGemmPointsReason(tp) + "\n";
   } else {
     out += fmt::format("GEMM points: {} of {} (the top {} by kernel time; {} left out)\n",
                        tp.points.size(), tp.gemm_points, tp.top, tp.left_out);
@@ -324,7 +336,8 @@ nlohmann::json TraceJson(const Built& built) {
       {"ceilings",
        tp.points.empty() && !built.no_ceilings.empty() ? std::string() : built.ceilings_line},
       {"points_judged", built.no_ceilings.empty()}};
-  json["note"] = tp.gemm_points == 0 ? kNoGemmNote : "";
+  json["note"] = tp.gemm_points == 0 ? NoGemmPointsReason(tp) : "";
+  json["cpu_trace"] = tp.cpu_trace;
   return json;
 }
 

@@ -72,6 +72,15 @@ roofline::WorkloadPoint GemmWorkloadPoint(const trace::GemmPoint& g) {
   p.flops = g.flops * calls;
   p.bytes = g.bytes * calls;
   p.time_seconds = static_cast<double>(g.time_ns) * 1e-9;
+  if (g.on_cpu) {
+    p.formula = fmt::format(
+        "CPU trace: {} calls x (FLOP = 2 x batch x M x N x K = 2 x {} x {} x {} x {}; bytes = "
+        "batch x (MK + KN + MN) x element size, Input type '{}'); time = the outermost GEMM ops' "
+        "own durations summed",
+        g.calls, g.batch, g.m, g.n, g.k, g.dtype);
+    if (!note.empty()) p.formula += "; " + note;
+    return p;
+  }
   p.formula = fmt::format(
       "trace: {} calls x (FLOP = 2 x batch x M x N x K = 2 x {} x {} x {} x {}; bytes = batch x "
       "(MK + KN + MN) x element size, Input type '{}'); time = the calls' kernels summed "
@@ -147,6 +156,20 @@ Result<TracePoints> LoadTracePoints(const std::string& path, int top) {
     out.device_note = why;
   }
 
+  // What the trace holds, so that a trace without points says why: GEMM ops, ones with shapes,
+  // GPU kernels.
+  for (const trace::Trace& rank : run.ranks) {
+    for (const trace::TraceEvent& e : rank.events) {
+      if (e.kind == trace::EventKind::kKernel) ++out.kernels;
+      if (e.kind != trace::EventKind::kCpuOp || !trace::IsGemmOpName(rank.Name(e))) continue;
+      ++out.gemm_ops;
+      if (e.input_dims >= 0) ++out.gemm_ops_with_shapes;
+    }
+  }
+  out.cpu_trace = out.kernels == 0;
+  if (out.cpu_trace && out.device.empty()) {
+    out.device_note = "a CPU trace (no GPU kernel): its GEMM points are CPU ops";
+  }
   const trace::RunReport report = trace::AnalyzeRun(run);
   // The same GEMM on several ranks is one point: calls and kernel time add up.
   std::map<std::tuple<std::string, std::string, int64_t, int64_t, int64_t, int64_t>,
@@ -174,6 +197,29 @@ Result<TracePoints> LoadTracePoints(const std::string& path, int top) {
   for (size_t i = 0; i < keep; ++i) out.points.push_back(GemmWorkloadPoint(gemm[i]));
   out.left_out = gemm.size() - keep;
   return out;
+}
+
+std::string NoGemmPointsReason(const TracePoints& tp) {
+  if (tp.gemm_ops == 0) {
+    return "the trace has no GEMM op (aten::mm, addmm, bmm, baddbmm, matmul, linear), so it gives "
+           "no roofline point";
+  }
+  if (tp.gemm_ops_with_shapes == 0) {
+    return fmt::format(
+        "none of the trace's {} GEMM ops has recorded input shapes: profile with "
+        "record_shapes=True to get roofline points",
+        tp.gemm_ops);
+  }
+  if (tp.cpu_trace) {
+    return fmt::format(
+        "the trace's {} GEMM ops with shapes have no product shape the roofline "
+        "reads, or no duration",
+        tp.gemm_ops_with_shapes);
+  }
+  return fmt::format(
+      "the trace's {} GEMM ops with shapes have no GPU kernel joined to them by External id "
+      "(the trace has {} kernels), so their time is unknown",
+      tp.gemm_ops_with_shapes, tp.kernels);
 }
 
 }  // namespace xpuperf::cli

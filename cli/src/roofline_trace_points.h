@@ -31,7 +31,15 @@ struct TracePoints {
   size_t left_out = 0;     // gemm_points - points.size()
   int top = 0;
   std::vector<trace::Finding> findings;  // all ranks, as `xpuperf analyze` reports them
+  size_t gemm_ops = 0;                   // GEMM CPU ops (aten::mm, addmm, ...) in all ranks
+  size_t gemm_ops_with_shapes = 0;       // of them, with recorded Input Dims
+  size_t kernels = 0;                    // GPU kernels in all ranks
+  bool cpu_trace = false;                // no GPU kernel: the points are CPU ops timed by duration
 };
+
+// Why a trace gives no GEMM point: no GEMM op at all; GEMM ops without shapes (the
+// record_shapes hint, only then); shapes but no GPU kernel joined by External id.
+std::string NoGemmPointsReason(const TracePoints& points);
 
 // The roofline precision of a trace's "Input type": c10::BFloat16 -> bf16, c10::Half -> fp16,
 // float -> fp32 (tf32 when the kernel is an NVIDIA tensor-core kernel: float inputs on tensor

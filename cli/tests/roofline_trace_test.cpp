@@ -1,5 +1,6 @@
 // `xpuperf roofline --trace` and `xpuperf diagnose --trace`: GEMM points of a trace judged against
 // the spec sheet of the trace's GPU, and the trace's findings next to the verdicts.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -230,8 +231,8 @@ TEST(RooflineTrace, CommandLinePointComesFirst) {
 TEST(RooflineTrace, NoShapesGivesFindingsAndTheNote) {
   const Output text = RunCommand(TraceOptions(kTraceNoShapes), /*diagnose=*/true);
   ASSERT_EQ(text.code, kExitOk) << text.err;
-  EXPECT_NE(text.out.find("GEMM points: none: no GEMM op of the trace has both recorded input "
-                          "shapes (profile with record_shapes=True)"),
+  EXPECT_NE(text.out.find("GEMM points: none: none of the trace's 3 GEMM ops has recorded input "
+                          "shapes: profile with record_shapes=True"),
             std::string::npos)
       << text.out;
   EXPECT_EQ(text.out.find("Verdicts"), std::string::npos) << text.out;
@@ -316,6 +317,99 @@ TEST(RooflineTrace, DiagnoseNeedsAWorkloadOrATrace) {
   const Output r = RunCommand(RooflineOptions{}, /*diagnose=*/true);
   EXPECT_EQ(r.code, kExitUsage);
   EXPECT_NE(r.err.find("--trace PATH"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace xpuperf::cli
+
+namespace xpuperf::cli {
+namespace {
+
+// A CPU run recorded with record_shapes=True: aten::linear (with the aten::addmm inside it) twice
+// on one thread, no GPU kernel. Per call FLOP = 2*8*1024*1024 = 16777216, 1 ms each.
+std::string CpuTrace(bool shapes) {
+  const std::string dims = shapes ? R"(, "Input Dims": [[8, 1024], [1024, 1024], [1024]],
+      "Input type": ["float", "float", "float"])"
+                                  : "";
+  const std::string inner = shapes ? R"(, "Input Dims": [[1024], [8, 1024], [1024, 1024]],
+      "Input type": ["float", "float", "float"])"
+                                   : "";
+  std::string events;
+  for (int call = 0; call < 2; ++call) {
+    const int ts = 1000 + call * 5000;
+    events += fmt::format(
+        R"({{"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": {},
+            "dur": 1000, "args": {{"External id": {}{}}}}},
+           {{"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": {},
+            "dur": 900, "args": {{"External id": {}{}}}}},)",
+        ts, 10 + 2 * call, dims, ts + 50, 11 + 2 * call, inner);
+  }
+  events.pop_back();
+  const fs::path path = TempDir() / (shapes ? "cpu-shapes.json" : "cpu-no-shapes.json");
+  std::ofstream(path) << R"({"schemaVersion": 1, "traceEvents": [)" << events << "]}";
+  return path.string();
+}
+
+TEST(RooflineTrace, ACpuTraceWithShapesGivesCpuPointsAgainstTheCpuCeilings) {
+  RooflineOptions o = TraceOptions(CpuTrace(true));
+  o.results_dir = kData + "/results-cpu";
+  o.spec = "none";
+  const Output text = RunCommand(o, /*diagnose=*/false);
+  ASSERT_EQ(text.code, kExitOk) << text.err;
+  EXPECT_NE(text.out.find("GEMM points: 1 of 1"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("the trace is a CPU run"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("aten::linear 8x1024x1024 fp32 (×2 calls)"), std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find("record_shapes"), std::string::npos) << text.out;
+  o.json = true;
+  const nlohmann::json j = nlohmann::json::parse(RunCommand(o, false).out);
+  ASSERT_EQ(j["points"].size(), 1u);
+  // The outer op only: 2 calls x 16777216 FLOP in 2 ms (not the nested addmm counted again).
+  EXPECT_DOUBLE_EQ(j["points"][0]["flops"].get<double>(), 2.0 * 16777216);
+  EXPECT_DOUBLE_EQ(j["points"][0]["time_seconds"].get<double>(), 2e-3);
+  EXPECT_TRUE(j["trace"]["cpu_trace"].get<bool>());
+}
+
+TEST(RooflineTrace, ACpuTraceWithoutShapesSaysSoAndItsHtmlShowsOnlyWhatItHas) {
+  RooflineOptions o = TraceOptions(CpuTrace(false));
+  o.results_dir = kData + "/results-cpu";
+  o.spec = "none";
+  const fs::path html = TempDir() / "no-points.html";
+  fs::remove(html);
+  o.html = html.string();
+  const Output text = RunCommand(o, /*diagnose=*/false);
+  ASSERT_EQ(text.code, kExitOk) << text.err;
+  EXPECT_NE(text.out.find("none of the trace's 4 GEMM ops has recorded input shapes: profile with "
+                          "record_shapes=True"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("No points: none of the trace's 4 GEMM ops"), std::string::npos)
+      << text.out;
+  std::ifstream in(html);
+  std::stringstream page;
+  page << in.rdbuf();
+  EXPECT_EQ(page.str().find("Points (by bound)"), std::string::npos);
+  EXPECT_NE(page.str().find("No points: none of the trace"), std::string::npos);
+  EXPECT_EQ(page.str().find("()</title>"), std::string::npos);
+}
+
+// A trace alone (no result directory): the HTML names the trace and its sheet, not "Run -"; the
+// legend lists only the spec ceilings it draws.
+TEST(RooflineTrace, ATraceOnlyReportNamesItsSources) {
+  RooflineOptions o = TraceOptions(kTraceNoShapes);
+  const fs::path html = TempDir() / "trace-only.html";
+  fs::remove(html);
+  o.html = html.string();
+  const Output text = RunCommand(o, /*diagnose=*/false);
+  ASSERT_EQ(text.code, kExitOk) << text.err;
+  std::ifstream in(html);
+  std::stringstream page;
+  page << in.rdbuf();
+  EXPECT_EQ(page.str().find("Run -"), std::string::npos);
+  EXPECT_NE(page.str().find("trace " + kTraceNoShapes), std::string::npos);
+  EXPECT_EQ(page.str().find("measured peak"), std::string::npos);
+  EXPECT_EQ(page.str().find("cache_sweep read plateaus"), std::string::npos);
+  EXPECT_NE(page.str().find("spec sheet"), std::string::npos);
 }
 
 }  // namespace

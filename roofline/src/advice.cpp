@@ -30,12 +30,19 @@ const BoundTerm* TermOf(const PointVerdict& v, Bound bound) {
 std::string Percent(double fraction) { return fmt::format("{:.0f}%", 100 * fraction); }
 
 // Reported once, at the first point of a run of >= 2 consecutive memory-bound elementwise ops.
+// Only points that really ran back to back (follows_previous) form a chain: two entries of a
+// workload file are otherwise unrelated.
 std::optional<Finding> FuseElementwise(const AdviceContext& c, size_t i) {
   const auto& verdicts = c.analysis->verdicts;
+  const auto chained = [&](size_t j) {
+    return IsMemoryBoundElementwise(verdicts[j]) && verdicts[j].point.follows_previous;
+  };
   if (!IsMemoryBoundElementwise(verdicts[i])) return std::nullopt;
-  if (i > 0 && IsMemoryBoundElementwise(verdicts[i - 1])) return std::nullopt;
+  if (i > 0 && IsMemoryBoundElementwise(verdicts[i - 1]) && verdicts[i].point.follows_previous) {
+    return std::nullopt;
+  }
   size_t end = i;
-  while (end + 1 < verdicts.size() && IsMemoryBoundElementwise(verdicts[end + 1])) ++end;
+  while (end + 1 < verdicts.size() && chained(end + 1)) ++end;
   if (end == i) return std::nullopt;
   double total = 0, largest_roof = 0;
   for (size_t j = i; j <= end; ++j) {
@@ -48,6 +55,7 @@ std::optional<Finding> FuseElementwise(const AdviceContext& c, size_t i) {
       "for the next to read back",
       end - i + 1, verdicts[i].point.name, verdicts[end].point.name);
   finding.gain_seconds = std::max(0.0, total - largest_roof);
+  if (*finding.gain_seconds <= 0) return std::nullopt;  // nothing to gain: no advice
   finding.expected_gain = fmt::format(
       "up to {} of {}: a fused kernel moves about as much as the largest op of the chain",
       FormatSeconds(*finding.gain_seconds), FormatSeconds(total));
@@ -93,31 +101,61 @@ std::optional<Finding> ComputeBelowPeak(const AdviceContext& c, size_t i) {
   return finding;
 }
 
-int PrecisionRank(std::string_view dtype) {
-  if (dtype == "fp64") return 0;
-  if (dtype == "fp32" || dtype == "tf32" || dtype == "int32") return 1;
-  if (dtype == "bf16" || dtype == "fp16") return 2;
-  if (dtype == "fp8" || dtype == "int8") return 3;
-  return -1;
+}  // namespace
+
+std::vector<std::string> LowerPrecisionCandidates(std::string_view dtype) {
+  if (dtype == "fp64") return {"fp32"};
+  if (dtype == "fp32") return {"tf32", "bf16", "fp16"};
+  if (dtype == "tf32") return {"bf16", "fp16"};
+  if (dtype == "bf16" || dtype == "fp16") return {"fp8", "int8"};
+  return {};
 }
 
+std::string PrecisionChangeCaveat(std::string_view from, std::string_view to) {
+  if (from == "fp64") {
+    return fmt::format(
+        "this changes the numerical result: {} keeps about 7 significant digits "
+        "where fp64 keeps about 16; only where the algorithm tolerates it (e.g. "
+        "mixed-precision iterative refinement, with the residual in fp64)",
+        to);
+  }
+  if (to == "int8" || to == "fp8") {
+    return fmt::format(
+        "this changes the numerical result: {} is quantisation; calibrate the "
+        "scales and check the model's accuracy before and after",
+        to);
+  }
+  return fmt::format(
+      "this changes the numerical result ({} has fewer mantissa bits than {}); "
+      "keep accumulations in fp32 and check accuracy",
+      to, from);
+}
+
+namespace {
+
+// The one rule that suggests another precision: only formats a step lower that keep the kind of
+// number (fp64 -> fp32 only; never int8 to an fp64 workload), each judged by the roof the point's
+// own would be (measured before spec: the same choice as the verdict's), and the advice always
+// says that the numerical result changes.
 std::optional<Finding> LowerPrecision(const AdviceContext& c, size_t i) {
   const PointVerdict& v = VerdictAt(c, i);
   if (v.bound != Bound::kCompute || !v.peak_flops) return std::nullopt;
-  const int rank = PrecisionRank(v.point.dtype);
+  const Ceiling* own = c.ceilings->Compute(v.point.dtype);
   const Ceiling* faster = nullptr;
-  for (const Ceiling& ceiling : c.ceilings->all) {
-    if (ceiling.kind != CeilingKind::kCompute || PrecisionRank(ceiling.scope) <= rank ||
-        ceiling.value < kPrecisionSpeedup * *v.peak_flops) {
-      continue;
-    }
-    if (faster == nullptr || ceiling.value > faster->value) faster = &ceiling;
+  for (const std::string& candidate : LowerPrecisionCandidates(v.point.dtype)) {
+    const Ceiling* roof = c.ceilings->Compute(candidate);
+    if (roof == nullptr || roof->value < kPrecisionSpeedup * *v.peak_flops) continue;
+    // A spec roof is compared only with a spec roof: a datasheet's peak against a measured one
+    // is not a speed-up anyone can reach.
+    if (own != nullptr && own->source != roof->source) continue;
+    if (faster == nullptr || roof->value > faster->value) faster = roof;
   }
   if (faster == nullptr) return std::nullopt;
   Finding finding;
-  finding.reason = fmt::format("compute-bound in {} ({}); {} reaches {} ({:.1f}x)", v.point.dtype,
-                               FormatFlops(*v.peak_flops), faster->Label(),
-                               FormatFlops(faster->value), faster->value / *v.peak_flops);
+  finding.reason = fmt::format("compute-bound in {} ({}); {} reaches {} ({:.1f}x); {}",
+                               v.point.dtype, FormatFlops(*v.peak_flops), faster->Label(),
+                               FormatFlops(faster->value), faster->value / *v.peak_flops,
+                               PrecisionChangeCaveat(v.point.dtype, faster->scope));
   const double now = v.point.flops / *v.peak_flops;
   const double then = v.point.flops / faster->value;
   finding.gain_seconds = now - then;
@@ -194,11 +232,37 @@ std::optional<Finding> AboveRoof(const AdviceContext& c, size_t i) {
   return finding;
 }
 
+// The device's capacity for the workload: the file's, else the result directory's device.
+double CapacityOf(const AdviceContext& c) {
+  const MemoryUse& use = *c.workload->memory;
+  return use.capacity_bytes > 0 ? use.capacity_bytes : c.device_memory_bytes;
+}
+
+std::optional<Finding> MemoryDoesNotFit(const AdviceContext& c, size_t) {
+  if (!c.workload->memory) return std::nullopt;
+  const MemoryUse& use = *c.workload->memory;
+  const double capacity = CapacityOf(c);
+  if (capacity <= 0 || use.peak_bytes <= capacity) return std::nullopt;
+  Finding finding;
+  finding.reason = fmt::format(
+      "the working set {} does not fit in the device's {}: {} more than it holds ({:.1f}x)",
+      FormatBytes(use.peak_bytes), FormatBytes(capacity), FormatBytes(use.peak_bytes - capacity),
+      use.peak_bytes / capacity);
+  finding.expected_gain = fmt::format(
+      "a run at all: shard or offload at least {} (more ranks, FSDP/ZeRO-3, CPU offload), or a "
+      "smaller batch",
+      FormatBytes(use.peak_bytes - capacity));
+  return finding;
+}
+
 std::optional<Finding> MemoryNearlyFull(const AdviceContext& c, size_t) {
   if (!c.workload->memory) return std::nullopt;
   const MemoryUse& use = *c.workload->memory;
-  const double capacity = use.capacity_bytes > 0 ? use.capacity_bytes : c.device_memory_bytes;
-  if (capacity <= 0 || use.peak_bytes < kMemoryNearlyFull * capacity) return std::nullopt;
+  const double capacity = CapacityOf(c);
+  // Above capacity it does not fit at all: memory_does_not_fit says so.
+  if (capacity <= 0 || use.peak_bytes < kMemoryNearlyFull * capacity || use.peak_bytes > capacity) {
+    return std::nullopt;
+  }
   Finding finding;
   finding.reason = fmt::format("peak device memory {} of {} ({})", FormatBytes(use.peak_bytes),
                                FormatBytes(capacity), Percent(use.peak_bytes / capacity));
@@ -214,7 +278,8 @@ std::optional<Finding> MemoryNearlyFull(const AdviceContext& c, size_t) {
 const std::vector<AdviceRule>& AdviceRules() {
   static const std::vector<AdviceRule> kRules = {
       {"fuse_elementwise_chain", RuleScope::kPoint,
-       "two or more consecutive elementwise ops, each memory-bound",
+       "two or more elementwise ops that ran back to back (a trace, or follows_previous), each "
+       "memory-bound",
        "Fuse the chain into one kernel (torch.compile, XLA fusion, a hand-written epilogue) so "
        "intermediates stay in registers or cache instead of round-tripping through memory.",
        FuseElementwise},
@@ -231,9 +296,11 @@ const std::vector<AdviceRule>& AdviceRules() {
        "intended instruction set (AVX-512, tensor cores) is used.",
        ComputeBelowPeak},
       {"lower_precision", RuleScope::kPoint,
-       "compute-bound and a lower precision has a ceiling at least 1.5x higher",
-       "Run the matrix work in a lower precision on the matrix units (bf16, or fp8 with "
-       "scaling; tf32 for fp32 models) where accuracy allows; keep accumulations in fp32.",
+       "compute-bound and the next lower precision of the same kind (fp64 -> fp32; fp32 -> "
+       "tf32/bf16/fp16; bf16/fp16 -> fp8/int8) has a roof at least 1.5x higher, measured against "
+       "measured or spec against spec",
+       "Run the matrix work in that lower precision on the matrix units where accuracy allows; "
+       "keep accumulations in fp32. It changes the numerical result: check it.",
        LowerPrecision},
       {"network_bound", RuleScope::kPoint, "the collective term is the largest",
        "Overlap communication with compute (bucketed gradient all-reduce during backward, async "
@@ -253,6 +320,11 @@ const std::vector<AdviceRule>& AdviceRules() {
        "Check the counts: FLOPs or bytes are overcounted (cache reuse counted as memory "
        "traffic?) or a ceiling was under-measured; re-run the benchmarks.",
        AboveRoof},
+      {"memory_does_not_fit", RuleScope::kWorkload,
+       "peak device memory above capacity (workload file: memory)",
+       "The workload cannot run as given: shard parameters, gradients and optimizer state over "
+       "more devices (FSDP, ZeRO-3), offload to host memory, or lower the batch.",
+       MemoryDoesNotFit},
       {"memory_nearly_full", RuleScope::kWorkload,
        "peak device memory at least 90% of capacity (workload file: memory)",
        "Free device memory: activation checkpointing (rematerialise activations in the backward "
@@ -272,6 +344,8 @@ std::vector<Advice> Advise(const AdviceContext& context) {
   for (size_t i = 0; i < context.analysis->verdicts.size(); ++i) {
     for (const AdviceRule& rule : AdviceRules()) {
       if (rule.scope != RuleScope::kPoint) continue;
+      // A verdict bound by an unstable ceiling is not judged, so it gets no advice.
+      if (context.analysis->verdicts[i].unstable) continue;
       if (auto finding = rule.check(context, i)) {
         emit(rule, context.analysis->verdicts[i].point.name, std::move(*finding));
       }

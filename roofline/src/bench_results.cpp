@@ -35,6 +35,8 @@ BenchRecord FromMeasurement(const bench::Measurement& m) {
   record.formula = m.formula;
   record.nominal_peak = m.nominal_peak;
   record.nominal_source = m.nominal_source;
+  record.stable = m.stable;
+  if (!m.unstable_reasons.empty()) record.unstable_reason = m.unstable_reasons.front();
   return record;
 }
 

@@ -37,17 +37,21 @@ std::optional<Ceiling> FromRecord(const BenchRecord& record, CeilingKind kind, s
   ceiling.benchmark = record.benchmark;
   ceiling.metric = record.metric;
   ceiling.basis = std::move(basis);
+  ceiling.stable = record.stable;
+  ceiling.unstable_reason = record.unstable_reason;
   return ceiling;
 }
 
-// Among `records`, the one at the largest parameters.bytes; ties go to the highest value.
+// Among `records`, the one at the largest parameters.bytes; ties go to the highest value. A
+// stable record always beats an unstable one.
 const BenchRecord* LargestSize(const std::vector<const BenchRecord*>& records) {
   const BenchRecord* best = nullptr;
   for (const BenchRecord* record : records) {
-    if (best == nullptr) {
+    if (best == nullptr || (record->stable && !best->stable)) {
       best = record;
       continue;
     }
+    if (best->stable && !record->stable) continue;
     const double size = NumberParameter(*record, "bytes");
     const double best_size = NumberParameter(*best, "bytes");
     if (size > best_size || (size == best_size && record->value > best->value)) best = record;
@@ -55,10 +59,17 @@ const BenchRecord* LargestSize(const std::vector<const BenchRecord*>& records) {
   return best;
 }
 
+// The better figure: a stable record always beats an unstable one, then the higher value.
+bool Better(const BenchRecord& candidate, const BenchRecord* best) {
+  if (best == nullptr) return true;
+  if (candidate.stable != best->stable) return candidate.stable;
+  return candidate.value > best->value;
+}
+
 const BenchRecord* Highest(const std::vector<const BenchRecord*>& records) {
   const BenchRecord* best = nullptr;
   for (const BenchRecord* record : records) {
-    if (best == nullptr || record->value > best->value) best = record;
+    if (Better(*record, best)) best = record;
   }
   return best;
 }
@@ -112,7 +123,8 @@ std::string Ceiling::Label() const {
       label = scope + " busbw";
       break;
   }
-  return source == CeilingSource::kSpec ? label + " (spec)" : label;
+  if (source == CeilingSource::kSpec) return label + " (spec)";
+  return stable ? label : label + " (unstable)";
 }
 
 Ceilings CeilingsFromResults(const BenchResults& results) {
@@ -148,12 +160,10 @@ Ceilings CeilingsFromResults(const BenchResults& results) {
         cache[figure->scope].push_back(&record);
         break;
       case bench::FigureKind::kL2Sweep:
-        if (l2_sweep_best == nullptr || record.value > l2_sweep_best->value) {
-          l2_sweep_best = &record;
-        }
+        if (Better(record, l2_sweep_best)) l2_sweep_best = &record;
         break;
       case bench::FigureKind::kMainMemory:
-        if (triad == nullptr || record.value > triad->value) triad = &record;
+        if (Better(record, triad)) triad = &record;
         break;
       case bench::FigureKind::kDeviceCopy:
         d2d.push_back(&record);
@@ -303,7 +313,10 @@ const Ceiling* Ceilings::Compute(std::string_view precision) const {
       Find(all, CeilingKind::kCompute, precision, CeilingSource::kMeasured, "peak");
   const Ceiling* gemm =
       Find(all, CeilingKind::kCompute, precision, CeilingSource::kMeasured, "gemm");
-  if (peak != nullptr && gemm != nullptr) return gemm->value > peak->value ? gemm : peak;
+  if (peak != nullptr && gemm != nullptr) {
+    if (peak->stable != gemm->stable) return peak->stable ? peak : gemm;  // stable first
+    return gemm->value > peak->value ? gemm : peak;
+  }
   if (peak != nullptr) return peak;
   if (gemm != nullptr) return gemm;
   return Find(all, CeilingKind::kCompute, precision, CeilingSource::kSpec);
@@ -321,6 +334,35 @@ const Ceiling* Ceilings::FastestCompute() const {
     if (best != nullptr) return best;
   }
   return nullptr;
+}
+
+const Ceiling* Ceilings::NearestWiderCompute(std::string_view precision) const {
+  const int width = PrecisionBits(precision);
+  if (width <= 0) return nullptr;
+  const Ceiling* nearest = nullptr;
+  int nearest_bits = 0;
+  for (const Ceiling& ceiling : all) {
+    if (ceiling.kind != CeilingKind::kCompute || ceiling.scope == precision) continue;
+    const int bits = PrecisionBits(ceiling.scope);
+    if (bits < width) continue;
+    // The roof of that precision as Compute() chooses it (measured before spec, stable first).
+    const Ceiling* roof = Compute(ceiling.scope);
+    if (roof == nullptr) continue;
+    if (nearest == nullptr || bits < nearest_bits) {
+      nearest = roof;
+      nearest_bits = bits;
+    }
+  }
+  return nearest;
+}
+
+int PrecisionBits(std::string_view precision) {
+  if (precision == "fp64") return 64;
+  if (precision == "fp32" || precision == "int32") return 32;
+  if (precision == "tf32") return 19;
+  if (precision == "bf16" || precision == "fp16") return 16;
+  if (precision == "fp8" || precision == "int8") return 8;
+  return 0;
 }
 
 const Ceiling* Ceilings::Memory(std::string_view level) const {

@@ -88,9 +88,9 @@ std::string CeilingsHtml(const Report& report) {
 }
 
 std::string VerdictsHtml(const Report& report) {
-  if (!report.analysis) {
-    return "<h2>Verdicts</h2>\n<p class=\"note\">No workload given: pass --workload FILE (or "
-           "--flops/--bytes/--time) to place points under the roofs.</p>\n";
+  if (!report.analysis || report.analysis->verdicts.empty()) {
+    return "<h2>Verdicts</h2>\n<p class=\"note\">No points: " + E(NoPointsReason(report)) +
+           ".</p>\n";
   }
   const Analysis& a = *report.analysis;
   std::string out =
@@ -104,6 +104,7 @@ std::string VerdictsHtml(const Report& report) {
     std::string bound = std::string(BoundName(v.bound));
     if (v.bound != Bound::kCompute && !v.bound_scope.empty()) bound += " " + v.bound_scope;
     for (const std::string& tied : v.tied) bound += " = " + tied;
+    if (v.unstable) bound = "unstable (" + bound + "?): " + *v.unstable;
     out += "<tr>" + Cell(std::to_string(i + 1), "num") + Cell(v.point.name) + Cell(v.point.dtype) +
            Cell(fmt::format("{:.4g}", v.point.flops), "num") +
            Cell(fmt::format("{:.4g}", v.point.bytes), "num") +
@@ -246,15 +247,22 @@ std::string EnvironmentHtml(const Report& report) {
 }  // namespace
 
 std::string RenderHtml(const Report& report) {
-  const std::string title =
-      fmt::format("xpuperf report: {} ({})", report.results.device_model, report.results.host);
+  const std::string& host = report.results.host;
+  const std::string title = fmt::format("xpuperf report: {}{}", report.results.device_model,
+                                        host.empty() ? std::string() : " (" + host + ")");
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>" + E(title) +
       "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   out += "<h1>" + E(title) + "</h1>\n";
-  out += fmt::format(
-      "<p class=\"meta\">Run {} &middot; backend {} &middot; results {} &middot; xpuperf {}</p>\n",
-      E(report.results.run_id), E(report.results.backend), E(report.results.directory), kVersion);
+  if (!report.source_note.empty()) {
+    out += fmt::format("<p class=\"meta\">{} &middot; xpuperf {}</p>\n", E(report.source_note),
+                       kVersion);
+  } else {
+    out += fmt::format(
+        "<p class=\"meta\">Run {} &middot; backend {} &middot; results {} &middot; xpuperf "
+        "{}</p>\n",
+        E(report.results.run_id), E(report.results.backend), E(report.results.directory), kVersion);
+  }
   out +=
       "<h2>Roofline</h2>\n<p class=\"note\">Hover a point, line or ridge marker for its "
       "numbers.</p>\n";

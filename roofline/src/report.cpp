@@ -68,6 +68,7 @@ nlohmann::json PointJson(const PointVerdict& v) {
           {"fraction_of_roof", Optional(v.fraction_of_roof)},
           {"headroom_seconds", Optional(v.headroom_seconds)},
           {"above_roof", v.above_roof},
+          {"unstable", v.unstable ? nlohmann::json(*v.unstable) : nlohmann::json()},
           {"notes", v.notes}};
 }
 
@@ -134,6 +135,12 @@ Result<Report> BuildReport(BenchResults results, std::optional<spec::SpecSheet> 
     report.advice = Advise(context);
   }
   return report;
+}
+
+std::string NoPointsReason(const Report& report) {
+  if (!report.no_points_reason.empty()) return report.no_points_reason;
+  return "no workload given: pass --workload FILE, --flops/--bytes/--time or --trace PATH to "
+         "place points under the roofs";
 }
 
 nlohmann::json ReportJson(const Report& report) {

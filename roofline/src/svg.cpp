@@ -244,23 +244,51 @@ std::string PointTitle(size_t index, const PointVerdict& v) {
   return title;
 }
 
+bool HasCeiling(const Report& report, CeilingSource source, CeilingKind kind,
+                std::string_view variant = "") {
+  return std::any_of(report.ceilings.all.begin(), report.ceilings.all.end(), [&](const Ceiling& c) {
+    return c.source == source && c.kind == kind && (variant.empty() || c.variant == variant);
+  });
+}
+
+// The legend names only what the picture shows: the bounds of its points (or why there are none)
+// and the kinds of ceilings it draws.
 void DrawLegend(const Report& report, std::string& out) {
   double x = 96;
   const double y1 = kHeight - 82, y2 = kHeight - 56;
-  out += Text(x, y1, "Points (by bound):", kSmallFont, "#222222", "start", 0, "bold");
-  x += 134;
-  for (Bound bound : {Bound::kCompute, Bound::kMemory, Bound::kHostLink, Bound::kNetwork}) {
+  const bool has_points = report.analysis && !report.analysis->verdicts.empty();
+  if (!has_points) {
+    out += Text(x, y1, "No points: " + NoPointsReason(report), kSmallFont, "#222222");
+  } else {
+    out += Text(x, y1, "Points (by bound):", kSmallFont, "#222222", "start", 0, "bold");
+    x += 134;
+  }
+  std::vector<Bound> bounds;
+  if (has_points) {
+    for (const PointVerdict& v : report.analysis->verdicts) {
+      if (std::find(bounds.begin(), bounds.end(), v.bound) == bounds.end()) {
+        bounds.push_back(v.bound);
+      }
+    }
+    std::sort(bounds.begin(), bounds.end());
+  }
+  for (Bound bound : bounds) {
     out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"{}\"/>\n", x, y1 - 4,
                        BoundColor(bound));
     const std::string name = std::string(BoundName(bound)) + "-bound";
     out += Text(x + 9, y1, name, kSmallFont, "#222222");
     x += 24 + svg::TextWidth(name, kSmallFont);
   }
-  out += fmt::format(
-      "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"#ffffff\" stroke=\"#444444\" "
-      "stroke-width=\"2\"/>\n",
-      x, y1 - 4);
-  out += Text(x + 9, y1, "hollow: no measured time (at its roof)", kSmallFont, "#222222");
+  const bool untimed =
+      has_points && std::any_of(report.analysis->verdicts.begin(), report.analysis->verdicts.end(),
+                                [](const PointVerdict& v) { return !v.point.time_seconds; });
+  if (untimed) {
+    out += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"#ffffff\" stroke=\"#444444\" "
+        "stroke-width=\"2\"/>\n",
+        x, y1 - 4);
+    out += Text(x + 9, y1, "hollow: no measured time (at its roof)", kSmallFont, "#222222");
+  }
   x = 96;
   out += Text(x, y2, "Ceilings:", kSmallFont, "#222222", "start", 0, "bold");
   x += 70;
@@ -268,28 +296,46 @@ void DrawLegend(const Report& report, std::string& out) {
     LineStyle style;
     const char* text;
   };
-  const Item items[] = {
-      {{"#1f4e79", "", 2.2}, "measured peak"},        {{"#1f4e79", "7,4", 1.8}, "best GEMM"},
-      {{"#a63603", "", 2.2}, "memory level"},         {{"#2ca02c", "9,3,2,3", 1.8}, "host link"},
-      {{"#9467bd", "9,3,2,3", 1.8}, "network busbw"}, {{"#8c8c8c", "2,3", 1.5}, "spec sheet"}};
+  const auto measured = [&](CeilingKind kind, std::string_view variant = "") {
+    return HasCeiling(report, CeilingSource::kMeasured, kind, variant);
+  };
+  const bool spec = std::any_of(report.ceilings.all.begin(), report.ceilings.all.end(),
+                                [](const Ceiling& c) { return c.source == CeilingSource::kSpec; });
+  std::vector<Item> items;
+  if (measured(CeilingKind::kCompute, "peak"))
+    items.push_back({{"#1f4e79", "", 2.2}, "measured peak"});
+  if (measured(CeilingKind::kCompute, "gemm"))
+    items.push_back({{"#1f4e79", "7,4", 1.8}, "best GEMM"});
+  if (measured(CeilingKind::kMemory)) items.push_back({{"#a63603", "", 2.2}, "memory level"});
+  if (measured(CeilingKind::kHostLink)) items.push_back({{"#2ca02c", "9,3,2,3", 1.8}, "host link"});
+  if (measured(CeilingKind::kNetwork)) {
+    items.push_back({{"#9467bd", "9,3,2,3", 1.8}, "network busbw"});
+  }
+  if (spec) items.push_back({{"#8c8c8c", "2,3", 1.5}, "spec sheet"});
   for (const Item& item : items) {
     out += Line(x, y2 - 4, x + 26, y2 - 4, item.style, item.text);
     out += Text(x + 31, y2, item.text, kSmallFont, "#222222");
     x += 36 + svg::TextWidth(item.text, kSmallFont);
   }
-  out += fmt::format(
-      "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"#ffffff\" stroke=\"#222222\" "
-      "stroke-width=\"1.5\"/>\n",
-      x, y2 - 4);
-  out += Text(x + 8, y2, "ridge point", kSmallFont, "#222222");
-  std::string note =
-      "Memory ceilings: " +
-      std::string(report.ceilings.MainMemory() &&
-                          report.ceilings.MainMemory()->variant == "STREAM triad"
-                      ? "DRAM/HBM from STREAM triad (STREAM byte counting, no write-allocate); "
-                      : "") +
-      "cache levels from cache_sweep read plateaus (1 thread).";
-  out += Text(96, kHeight - 30, note, kSmallFont - 1, "#555555");
+  if (!RidgePoints(report.ceilings).empty()) {
+    out += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"#ffffff\" stroke=\"#222222\" "
+        "stroke-width=\"1.5\"/>\n",
+        x, y2 - 4);
+    out += Text(x + 8, y2, "ridge point", kSmallFont, "#222222");
+  }
+  std::string note;
+  if (const Ceiling* main = report.ceilings.MainMemory();
+      main != nullptr && main->variant == "STREAM triad") {
+    note += "DRAM/HBM from STREAM triad (STREAM byte counting, no write-allocate); ";
+  }
+  if (measured(CeilingKind::kMemory, "read plateau")) {
+    note += "cache levels from cache_sweep read plateaus (1 thread); ";
+  }
+  if (!note.empty()) {
+    note = "Memory ceilings: " + note.substr(0, note.size() - 2) + ".";
+    out += Text(96, kHeight - 30, note, kSmallFont - 1, "#555555");
+  }
 }
 
 }  // namespace

@@ -42,6 +42,9 @@ std::string Intensity(double value) { return fmt::format("{:.3g}", value); }
 std::string Percent(double value) { return fmt::format("{:.1f}%", 100 * value); }
 
 std::string RunLine(const Report& report) {
+  if (!report.source_note.empty()) {
+    return fmt::format("Roofline of {}: {}\n", report.results.device_model, report.source_note);
+  }
   return fmt::format("Roofline of {} ({}), run {}, results {}\n", report.results.device_model,
                      report.results.backend, report.results.run_id, report.results.directory);
 }
@@ -84,6 +87,7 @@ std::string VerdictSection(const Report& report) {
     std::string bound = std::string(BoundName(v.bound));
     if (!v.bound_scope.empty() && v.bound != Bound::kCompute) bound += " " + v.bound_scope;
     if (!v.tied.empty()) bound += " (= " + fmt::format("{}", fmt::join(v.tied, ", ")) + ")";
+    if (v.unstable) bound = "unstable (" + bound + "?)";
     rows.push_back({std::to_string(i + 1), v.point.name, v.point.dtype,
                     fmt::format("{:.4g}", v.point.flops), fmt::format("{:.4g}", v.point.bytes),
                     OrDash(v.intensity, Intensity), OrDash(v.point.time_seconds, FormatSeconds),
@@ -96,6 +100,8 @@ std::string VerdictSection(const Report& report) {
     for (const std::string& note : a.verdicts[i].notes) {
       out += fmt::format("  note {}: {}\n", i + 1, note);
     }
+    if (a.verdicts[i].unstable)
+      out += fmt::format("  unstable {}: {}\n", i + 1, *a.verdicts[i].unstable);
   }
   out += fmt::format("Summary: {} measured", FormatSeconds(a.measured_seconds));
   if (a.untimed_points > 0) out += fmt::format(" ({} points without a time)", a.untimed_points);
@@ -186,7 +192,11 @@ std::string AsciiRoofline(const Report& report) {
 
 std::string RenderText(const Report& report) {
   std::string out = RunLine(report) + "\n" + CeilingsSection(report);
-  if (report.analysis) out += "\n" + VerdictSection(report) + "\n" + AdviceSection(report);
+  if (report.analysis && !report.analysis->verdicts.empty()) {
+    out += "\n" + VerdictSection(report) + "\n" + AdviceSection(report);
+  } else {
+    out += "\nNo points: " + NoPointsReason(report) + "\n";
+  }
   const std::string ascii = AsciiRoofline(report);
   if (!ascii.empty()) out += "\n" + ascii;
   return out;

@@ -21,6 +21,8 @@ BoundTerm MakeTerm(Bound bound, const Ceiling& ceiling, double amount) {
   term.amount = amount;
   term.ceiling_value = ceiling.value;
   term.seconds = amount / ceiling.value;
+  term.stable = ceiling.stable;
+  term.unstable_reason = ceiling.unstable_reason;
   return term;
 }
 
@@ -77,14 +79,17 @@ Result<PointVerdict> JudgePoint(const Ceilings& ceilings, const WorkloadPoint& p
   verdict.point = point;
   const Ceiling* compute = ceilings.Compute(point.dtype);
   if (compute == nullptr && point.flops > 0) {
-    // A precision the results lack (bf16 on a CPU without AVX512_BF16): bound by the fastest
-    // measured precision, which is the optimistic roof.
-    compute = ceilings.FastestCompute();
+    // A precision the results lack (bf16 on a CPU without AVX512_BF16): the nearest precision at
+    // least as wide, named; never a narrower one, whose roof would flatter the point.
+    compute = ceilings.NearestWiderCompute(point.dtype);
     if (compute != nullptr) {
-      verdict.notes.push_back(
-          fmt::format("no {} compute ceiling: {} used", point.dtype, compute->Label()));
+      verdict.notes.push_back(fmt::format(
+          "no {} compute ceiling: the nearest one at least as wide, {}, is used instead",
+          point.dtype, compute->Label()));
     } else {
-      verdict.notes.push_back("no compute ceiling in the results: FLOPs ignored");
+      verdict.notes.push_back(fmt::format(
+          "no {} compute ceiling and none of a wider precision: FLOPs not bounded", point.dtype));
+      verdict.ignored_traffic = true;
     }
   }
   if (compute != nullptr && point.flops > 0) {
@@ -122,6 +127,12 @@ Result<PointVerdict> JudgePoint(const Ceilings& ceilings, const WorkloadPoint& p
   verdict.bound = binding->bound;
   verdict.bound_scope = binding->scope;
   verdict.roof_seconds = binding->seconds;
+  if (!binding->stable) {
+    verdict.unstable = fmt::format(
+        "the binding {} ceiling was measured unstable ({}): not judged; "
+        "run the benchmarks again on an idle machine",
+        binding->ceiling, binding->unstable_reason);
+  }
   for (const BoundTerm& term : verdict.terms) {
     if (&term != &*binding &&
         std::fabs(term.seconds - binding->seconds) <= kTieTolerance * binding->seconds) {

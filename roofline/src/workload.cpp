@@ -183,17 +183,34 @@ class Parser {
 
   Result<WorkloadPoint> Entry(const YAML::Node& entry, size_t index) const {
     if (!entry.IsMap()) return At(entry, "a workload entry is not a map");
-    XPUPERF_RETURN_IF_ERROR(KnownKeys(
-        entry,
-        {"name", "dtype", "op", "gemm", "attention", "elementwise", "conv2d", "collective", "flops",
-         "bytes", "host_bytes", "host_direction", "collective_bytes", "collective_message_bytes",
-         "bytes_by_level", "time", "time_s", "time_ms", "time_us"},
-        "a workload entry"));
+    XPUPERF_RETURN_IF_ERROR(KnownKeys(entry,
+                                      {"name",
+                                       "dtype",
+                                       "op",
+                                       "gemm",
+                                       "attention",
+                                       "elementwise",
+                                       "conv2d",
+                                       "collective",
+                                       "flops",
+                                       "bytes",
+                                       "host_bytes",
+                                       "host_direction",
+                                       "collective_bytes",
+                                       "collective_message_bytes",
+                                       "bytes_by_level",
+                                       "time",
+                                       "time_s",
+                                       "time_ms",
+                                       "time_us",
+                                       "follows_previous"},
+                                      "a workload entry"));
     WorkloadPoint point;
     point.name = fmt::format("point {}", index + 1);
     XPUPERF_RETURN_IF_ERROR(OptionalString(entry, "name", point.name));
     XPUPERF_RETURN_IF_ERROR(OptionalString(entry, "dtype", point.dtype));
     XPUPERF_RETURN_IF_ERROR(OptionalString(entry, "op", point.op));
+    XPUPERF_RETURN_IF_ERROR(OptionalBool(entry, "follows_previous", point.follows_previous));
     XPUPERF_RETURN_IF_ERROR(ApplyHelper(entry, point));
     double extra = 0;
     XPUPERF_RETURN_IF_ERROR(Optional(entry, "flops", extra));

@@ -40,7 +40,7 @@ TEST(AdviceRules, EveryRuleHasAnIdConditionAndAdvice) {
     EXPECT_FALSE(rule.advice.empty());
     EXPECT_NE(rule.check, nullptr);
   }
-  EXPECT_EQ(ids.size(), 9u);
+  EXPECT_EQ(ids.size(), 10u);
 }
 
 // 1e8 elements, fp32, 2 in + 1 out: 1.2e9 bytes (0.048 s at 25 GB/s) for 1e8 FLOPs.
@@ -49,7 +49,8 @@ constexpr const char* kAdd = "elementwise: {elements: 1e8, inputs: 2, outputs: 1
 TEST(AdviceRules, FuseElementwiseChain) {
   const Fired chain =
       AdviseOn(std::string("- {name: add, ") + kAdd + ", time: 0.05}\n" + "- {name: mul, " + kAdd +
-               ", time: 0.05}\n- {name: relu, " + kAdd + ", time: 0.05}\n");
+               ", time: 0.05, follows_previous: true}\n" + "- {name: relu, " + kAdd +
+               ", time: 0.05, follows_previous: true}\n");
   EXPECT_TRUE(chain.Has("fuse_elementwise_chain", "add"));
   EXPECT_FALSE(chain.Has("fuse_elementwise_chain", "mul"));  // reported once per chain
   ASSERT_EQ(chain.advice[0].rule, "fuse_elementwise_chain");
@@ -57,6 +58,10 @@ TEST(AdviceRules, FuseElementwiseChain) {
   const Fired single = AdviseOn(std::string("- {name: add, ") + kAdd + ", time: 0.05}\n" +
                                 "- {name: mm, gemm: {m: 1024, n: 1024, k: 1024}, time: 0.02}\n");
   EXPECT_FALSE(single.Has("fuse_elementwise_chain"));
+  // Two entries of a workload file that do not say they ran back to back are unrelated.
+  const Fired unrelated = AdviseOn(std::string("- {name: add, ") + kAdd + ", time: 0.05}\n" +
+                                   "- {name: mul, " + kAdd + ", time: 0.05}\n");
+  EXPECT_FALSE(unrelated.Has("fuse_elementwise_chain"));
 }
 
 TEST(AdviceRules, GemmLowIntensity) {
@@ -83,6 +88,8 @@ TEST(AdviceRules, LowerPrecision) {
   // fp64 compute-bound; fp32 peak is 2x: advice. fp32 has nothing faster measured: none.
   const Fired fp64 = AdviseOn("- {name: mm, gemm: {m: 1024, n: 1024, k: 1024, dtype: fp64}}\n");
   EXPECT_TRUE(fp64.Has("lower_precision"));
+  EXPECT_NE(fp64.advice[0].reason.find("this changes the numerical result"), std::string::npos)
+      << fp64.advice[0].reason;
   EXPECT_DOUBLE_EQ(*fp64.advice[0].gain_seconds, 2147483648.0 / 100e9 - 2147483648.0 / 200e9);
   EXPECT_FALSE(AdviseOn("- {name: mm, gemm: {m: 1024, n: 1024, k: 1024, dtype: fp32}}\n")
                    .Has("lower_precision"));
@@ -126,6 +133,16 @@ TEST(AdviceRules, MemoryNearlyFull) {
   EXPECT_TRUE(AdviseOn("memory: {peak_bytes: 10e9, capacity_bytes: 10.5e9}\n" + points)
                   .Has("memory_nearly_full"));
   EXPECT_FALSE(AdviseOn(points).Has("memory_nearly_full"));
+}
+
+TEST(AdviceRules, MemoryDoesNotFit) {
+  // 70 GB on the fixture's 32 GB device does not fit: not "nearly full (219%)".
+  const std::string points = "points: [{name: x, flops: 1e9, bytes: 1e9}]\n";
+  const Fired over = AdviseOn("memory: {peak_bytes: 70e9}\n" + points);
+  EXPECT_TRUE(over.Has("memory_does_not_fit", "workload"));
+  EXPECT_FALSE(over.Has("memory_nearly_full"));
+  EXPECT_NE(over.advice[0].reason.find("does not fit"), std::string::npos) << over.advice[0].reason;
+  EXPECT_FALSE(AdviseOn("memory: {peak_bytes: 30e9}\n" + points).Has("memory_does_not_fit"));
 }
 
 }  // namespace

@@ -135,3 +135,50 @@ TEST(Analysis, SummaryByBoundAndHeadroom) {
 
 }  // namespace
 }  // namespace xpuperf::roofline
+
+#include "xpuperf/roofline/advice.h"
+
+namespace xpuperf::roofline {
+namespace {
+
+// A ceiling measured unstable is used only when no stable figure of its kind exists, is labelled,
+// and a point it binds is not judged: no verdict, no advice.
+TEST(Verdict, AnUnstableBindingCeilingIsNotJudged) {
+  BenchResults results = testing::CpuResults();
+  for (BenchRecord& record : results.records) {
+    if (record.metric == "fp64_flops") {  // the peak and the GEMM
+      record.stable = false;
+      record.unstable_reason = "busy machine: other processes used 48% of the 2 CPUs";
+    }
+  }
+  const Ceilings ceilings = CeilingsFromResults(results);
+  const Ceiling* fp64 = ceilings.Compute("fp64");
+  ASSERT_NE(fp64, nullptr);
+  EXPECT_FALSE(fp64->stable);
+  EXPECT_EQ(fp64->Label(), "fp64 peak (unstable)");
+  Workload workload;
+  workload.points = {Point(1e10, 1e8, 0.4)};  // compute bound, at 25% of its roof
+  const Analysis analysis = *Analyze(ceilings, workload);
+  ASSERT_TRUE(analysis.verdicts[0].unstable);
+  EXPECT_NE(analysis.verdicts[0].unstable->find("busy machine"), std::string::npos);
+  const AdviceContext context{&analysis, &workload, &ceilings, 0};
+  for (const Advice& advice : Advise(context)) EXPECT_NE(advice.point, "p") << advice.rule;
+  // A memory-bound point is judged: its binding ceiling (DRAM) is stable.
+  EXPECT_FALSE(JudgePoint(ceilings, Point(1e9, 1e9, 0.05))->unstable);
+
+  // A stable fp64 figure, even a lower one, is preferred.
+  BenchRecord stable = results.records.front();
+  for (const BenchRecord& record : results.records) {
+    if (record.benchmark == "peak_fma" && record.metric == "fp64_flops") stable = record;
+  }
+  stable.stable = true;
+  stable.value = 80;
+  results.records.push_back(stable);
+  const Ceiling* chosen = CeilingsFromResults(results).Compute("fp64");
+  ASSERT_NE(chosen, nullptr);
+  EXPECT_TRUE(chosen->stable);
+  EXPECT_EQ(chosen->value, 80e9);
+}
+
+}  // namespace
+}  // namespace xpuperf::roofline

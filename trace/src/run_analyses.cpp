@@ -110,9 +110,73 @@ bool GemmShape(std::string_view op, const std::vector<std::vector<int64_t>>& in,
   return p->m > 0 && p->n > 0 && p->k > 0 && p->batch > 0;
 }
 
+// Per call flops and bytes of a shape; 0 calls and time.
+void CountShape(GemmPoint& p) {
+  const int size = ElementSize(p.dtype);
+  p.flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) *
+            static_cast<double>(p.batch);
+  p.bytes = (static_cast<double>(p.m) * p.k + static_cast<double>(p.k) * p.n +
+             static_cast<double>(p.m) * p.n) *
+            static_cast<double>(p.batch) * size;
+}
+
+// A CPU run: the outermost GEMM op of each thread with its Input Dims, timed by its duration.
+std::vector<GemmPoint> CpuGemmPoints(const Trace& trace) {
+  std::vector<uint32_t> ops;
+  for (uint32_t i = 0; i < trace.events.size(); ++i) {
+    const TraceEvent& e = trace.events[i];
+    if (e.kind == EventKind::kCpuOp && e.input_dims >= 0 && e.dur_ns > 0 &&
+        IsGemmOpName(trace.Name(e))) {
+      ops.push_back(i);
+    }
+  }
+  std::stable_sort(ops.begin(), ops.end(), [&](uint32_t a, uint32_t b) {
+    const TraceEvent& x = trace.events[a];
+    const TraceEvent& y = trace.events[b];
+    return std::tie(x.pid, x.tid, x.ts_ns) < std::tie(y.pid, y.tid, y.ts_ns);
+  });
+  std::map<std::tuple<uint32_t, uint32_t, int64_t, int64_t, int64_t, int64_t>, GemmPoint> points;
+  int64_t open_end = -1;
+  std::pair<int32_t, int32_t> open_thread{0, 0};
+  for (uint32_t index : ops) {
+    const TraceEvent& op = trace.events[index];
+    const std::pair<int32_t, int32_t> thread{op.pid, op.tid};
+    if (thread == open_thread && op.ts_ns < open_end) continue;  // inside an outer GEMM op
+    open_thread = thread;
+    open_end = op.end_ns();
+    GemmPoint shape;
+    if (!GemmShape(trace.Name(op), trace.InputDims(op), &shape)) continue;
+    auto [it, inserted] = points.try_emplace(
+        std::make_tuple(op.name, op.input_type, shape.m, shape.n, shape.k, shape.batch), shape);
+    GemmPoint& p = it->second;
+    if (inserted) {
+      p.op = std::string(trace.Name(op));
+      p.dtype = std::string(trace.strings.Get(op.input_type));
+      p.on_cpu = true;
+      CountShape(p);
+    }
+    ++p.calls;
+    p.time_ns += op.dur_ns;
+  }
+  std::vector<GemmPoint> result;
+  for (auto& [key, p] : points) result.push_back(std::move(p));
+  std::stable_sort(result.begin(), result.end(),
+                   [](const GemmPoint& a, const GemmPoint& b) { return a.time_ns > b.time_ns; });
+  return result;
+}
+
 }  // namespace
 
+bool IsGemmOpName(std::string_view name) {
+  return name == "aten::mm" || name == "aten::addmm" || name == "aten::bmm" ||
+         name == "aten::baddbmm" || name == "aten::addbmm" || name == "aten::linear" ||
+         name == "aten::matmul";
+}
+
 std::vector<GemmPoint> ComputeGemmPoints(const Trace& trace) {
+  const bool any_kernel = std::any_of(trace.events.begin(), trace.events.end(),
+                                      [](const auto& e) { return e.kind == EventKind::kKernel; });
+  if (!any_kernel) return CpuGemmPoints(trace);
   // GEMM cpu_ops with dims by External id (the first in start order for each id), sorted: a
   // binary search per kernel instead of hash-map nodes, which dominated this analysis.
   struct Op {
@@ -165,12 +229,7 @@ std::vector<GemmPoint> ComputeGemmPoints(const Trace& trace) {
       p.op = std::string(trace.Name(op));
       p.kernel = std::string(trace.strings.Get(call.kernel));
       p.dtype = std::string(trace.strings.Get(op.input_type));
-      int size = ElementSize(p.dtype);
-      p.flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) *
-                static_cast<double>(p.k) * static_cast<double>(p.batch);
-      p.bytes = (static_cast<double>(p.m) * p.k + static_cast<double>(p.k) * p.n +
-                 static_cast<double>(p.m) * p.n) *
-                static_cast<double>(p.batch) * size;
+      CountShape(p);
     }
     ++p.calls;
     p.time_ns += call.time_ns;

@@ -7,7 +7,11 @@
 // median value in %, a two-sided Mann-Whitney U test on the raw sample times (alpha 0.05 by
 // default), and whether the min-max ranges of the samples overlap. The change is outside the noise
 // when the test rejects; when the sample counts are too small for the test ever to reach alpha (3
-// against 3 samples), when the min-max ranges do not overlap instead, and the basis says so.
+// against 3 samples), when the min-max ranges do not overlap instead, and the basis says so. In
+// both cases the change must also exceed twice the larger robust CV of the two sides' samples
+// (their own spread): a shift smaller than the samples' scatter is noise however many samples
+// there are. A pair where either side is marked unstable is never improved or regressed: it is
+// "unstable", with the reasons.
 // Improved or regressed follows the unit: throughputs (".../s") are better higher, times ("s",
 // "ms", "us", "ns") and metrics named *latency* lower.
 #pragma once
@@ -28,6 +32,7 @@ enum class ChangeVerdict {
   kUnchanged,  // within the noise
   kChanged,    // outside the noise, but the unit does not say which direction is better
   kNoSamples,  // a side has no raw samples: nothing to test
+  kUnstable,   // a side is marked unstable (busy machine, spread, inconsistent): not judged
 };
 
 std::string_view ChangeVerdictName(ChangeVerdict verdict);  // "improved", "unchanged (noise)", ...
@@ -49,6 +54,7 @@ struct MetricComparison {  // NOLINT(bugprone-exception-escape): thrown in nlohm
   std::string basis;  // "mann-whitney p=0.0079", "min-max ranges (3 vs 3 samples: the test cannot
                       // reach alpha)", "no samples"
   ChangeVerdict verdict = ChangeVerdict::kUnchanged;
+  std::vector<std::string> unstable_reasons;  // "old: ...", "new: ..." for kUnstable
 };
 
 // A measurement present in one run only.

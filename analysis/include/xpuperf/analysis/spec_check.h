@@ -41,6 +41,7 @@ enum class CheckVerdict {
   kFail,         // achieved < threshold
   kNoSpec,       // measured, but the sheet has no figure to compare with
   kNotMeasured,  // the sheet has a figure, the run has no measurement of it
+  kUnstable,     // measured, but the figure is marked unstable: not judged (measured_from says why)
 };
 
 std::string_view CheckVerdictName(CheckVerdict verdict);  // "PASS", "FAIL", "no spec", ...

@@ -43,7 +43,18 @@ struct Measurement {
   // The device measured when it is not the run's own (a GPU point of a run on its host); the
   // result record names it instead of the run's device.
   std::optional<Device> device;
+  // False when the figure is not to be trusted as the machine's: its samples spread beyond the
+  // sampling target, the machine was busy while it ran, or it contradicts another figure of the
+  // same run (physically impossible). Consumers say "unstable" instead of judging it.
+  bool stable = true;
+  std::vector<std::string> unstable_reasons;
+  // Other processes' CPU share and steal time while the point ran (machine_state.h); null when
+  // not read (a run read back from an older file).
+  nlohmann::json machine_load;
 };
+
+// Marks a measurement unstable with one more reason (a reason already given is not repeated).
+void MarkUnstable(Measurement& measurement, std::string reason);
 
 // What a benchmark run needs from the engine.
 struct RunContext {
@@ -54,6 +65,9 @@ struct RunContext {
   // What the points run before this one in the same run measured (attention relates its rate to
   // the fp32 GEMM rate); null outside a suite run.
   const std::vector<Measurement>* earlier = nullptr;
+  // Where the runner reads the machine's state around each point (machine_state.h): "/" live, a
+  // recorded tree in tests.
+  std::string machine_root = "/";
 };
 
 class Benchmark {

@@ -4,10 +4,12 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "xpuperf/bench/benchmark.h"
+#include "xpuperf/bench/machine_state.h"
 #include "xpuperf/core/device.h"
 #include "xpuperf/core/status.h"
 
@@ -20,6 +22,12 @@ struct RunInfo {
   int64_t timestamp_ns = 0;  // wall clock, ns since the Unix epoch, when the run started
   Device device;
   std::vector<std::string> skipped;  // points that could not run, with the reason
+  // The machine's state before and after the run (environment.json "machine_state"), and the
+  // physical-consistency checks it broke.
+  std::optional<MachineState> machine_window_start;  // kIdleWindowSeconds before machine_before
+  std::optional<MachineState> machine_before;
+  std::optional<MachineState> machine_after;
+  std::vector<std::string> inconsistencies;
 };
 
 // "20261130T145200Z-host" from a wall-clock time.

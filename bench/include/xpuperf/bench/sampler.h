@@ -15,6 +15,12 @@ struct SamplingOptions {
   int samples = 10;                  // kept
   double min_sample_seconds = 0.01;  // repetitions grow until one sample lasts this long
   int64_t max_repetitions = int64_t{1} << 30;
+  // Adaptive sampling: after `samples`, more samples are taken while the robust coefficient of
+  // variation (statistics.h) of the kept samples is above target_cv, until max_point_seconds of
+  // kept samples or max_samples. A point that ends above the target is marked unstable (runner.h).
+  double target_cv = 0.03;
+  double max_point_seconds = 2.0;
+  int max_samples = 1000;
 };
 
 struct TimedSamples {
@@ -24,7 +30,7 @@ struct TimedSamples {
 
 // Calls run(repetitions) on the queue: doubles repetitions from 1 until a sample lasts at least
 // min_sample_seconds (or max_repetitions, or the queue's max_repetitions()), runs the warm-up
-// samples, then the kept samples.
+// samples, then the kept samples, then more while their robust CV is above target_cv (see above).
 // kInvalidArgument for samples < 1 or a non-positive min_sample_seconds.
 Result<TimedSamples> CollectSamples(ExecutionQueue& queue, const SamplingOptions& options,
                                     const std::function<void(int64_t repetitions)>& run);

@@ -16,6 +16,9 @@ struct SampleStatistics {
   double max = 0;
   double stddev = 0;  // sample standard deviation (n - 1); 0 for a single sample
   double cv = 0;      // stddev / mean, a fraction (0.01 = 1%)
+  // 1.4826 x median absolute deviation / median: the CV of normal samples, but a few outliers (a
+  // preempted sample) do not inflate it. Adaptive sampling and the stability judgement use it.
+  double robust_cv = 0;
 };
 
 // Percentiles interpolate linearly between closest ranks (numpy's default). An empty input yields

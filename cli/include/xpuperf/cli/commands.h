@@ -70,6 +70,8 @@ struct BenchOptions {
   std::optional<int> threads;                // [1, 4 x the CPUs this process may use]; unset = all
   std::optional<int> samples;                // [1, 100000] kept samples per point
   std::optional<double> min_sample_seconds;  // [1e-6, 1] seconds: a sample ends within a second
+  std::optional<double> target_cv;           // [0.001, 10]: adaptive sampling's target
+  std::optional<double> max_point_seconds;   // [0, 600]: adaptive sampling's cap per point
 };
 
 int RunDevices(const DevicesOptions& options, std::ostream& out, std::ostream& err);

@@ -57,4 +57,10 @@ const std::vector<AdviceRule>& AdviceRules();
 // Runs every rule over the analysis: point rules per point in workload order, then workload rules.
 std::vector<Advice> Advise(const AdviceContext& context);
 
+// The lower precisions lower_precision may suggest for a point's dtype: fp64 -> fp32; fp32 ->
+// tf32, bf16, fp16; tf32 -> bf16, fp16; bf16/fp16 -> fp8, int8; nothing else.
+std::vector<std::string> LowerPrecisionCandidates(std::string_view dtype);
+// The sentence every precision advice carries: what changes in the numerical result.
+std::string PrecisionChangeCaveat(std::string_view from, std::string_view to);
+
 }  // namespace xpuperf::roofline

@@ -26,8 +26,10 @@ struct BenchRecord {
   std::string formula;
   std::optional<double> nominal_peak;  // in unit
   std::string nominal_source;
-  std::string device_backend;  // "cpu", "nvidia", ... of the record's device
-  std::string device_id;       // "cpu0", "nvidia0"
+  std::string device_backend;   // "cpu", "nvidia", ... of the record's device
+  std::string device_id;        // "cpu0", "nvidia0"
+  bool stable = true;           // false: the run marked the figure unstable (bench/runner.h)
+  std::string unstable_reason;  // the first reason, when unstable
 };
 
 // NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json() noexcept has an unreachable throw

@@ -31,20 +31,32 @@ struct Ceiling {
   std::string benchmark;  // "peak_fma", "stream", ...; "spec" for a sheet
   std::string metric;     // "fp64_flops", "triad_bandwidth", ...; the sheet field for a spec
   std::string basis;      // how it was measured: byte counting, threads, sizes
+  // False when the record it came from is marked unstable (a stable record of the same figure is
+  // always preferred); verdicts bound by it say "unstable" instead of judging.
+  bool stable = true;
+  std::string unstable_reason;
 
   // "fp64 peak", "fp32 GEMM", "L1", "DRAM (STREAM triad)", "host h2d", "all_reduce busbw";
   // spec ceilings end in " (spec)".
   std::string Label() const;
 };
 
+// Bits of a precision's format: fp64 64, fp32/int32 32, tf32 19, bf16/fp16 16, fp8/int8 8; 0 for
+// a name the roofline does not know.
+int PrecisionBits(std::string_view precision);
+
 struct Ceilings {
   std::vector<Ceiling> all;  // measured first (compute, memory, host, network), then spec
 
-  // The compute roof for `precision`: the higher of the measured peak and the measured GEMM, else
-  // spec; nullptr when none exists.
+  // The compute roof for `precision`: the higher of the measured peak and the measured GEMM (a
+  // stable one before an unstable one), else spec; nullptr when none exists.
   const Ceiling* Compute(std::string_view precision) const;
   // The fastest compute roof of any precision (measured before spec), or nullptr.
   const Ceiling* FastestCompute() const;
+  // The roof for a precision that has none of its own: the nearest precision at least as wide
+  // (bf16 -> fp16, tf32, fp32, fp64), measured before spec; never a narrower one (a bf16 point is
+  // not bound by an int8 roof). nullptr when no such ceiling exists.
+  const Ceiling* NearestWiderCompute(std::string_view precision) const;
   // A memory level ("DRAM"), measured before spec, or nullptr.
   const Ceiling* Memory(std::string_view level) const;
   // The outermost memory level measured (DRAM/HBM), else the spec memory, or nullptr.

@@ -24,7 +24,16 @@ struct Report {
   std::optional<Workload> workload;
   std::optional<Analysis> analysis;
   std::vector<Advice> advice;
+  // Why the report has no point, when it has none and a caller knows better than "no workload
+  // given" (a trace without GEMM points says what it lacks).
+  std::string no_points_reason;
+  // What the ceilings and points came from when there is no result directory ("trace
+  // run.pt.trace.json, spec sheet h100-sxm"); shown instead of the run line.
+  std::string source_note;
 };
+
+// Why a report has no point: no_points_reason, else "no workload given".
+std::string NoPointsReason(const Report& report);
 
 // Builds the report: ceilings from `results` (+ spec), verdicts and advice when a workload is
 // given. Errors from Analyze.

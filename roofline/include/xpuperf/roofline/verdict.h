@@ -25,6 +25,8 @@ struct BoundTerm {
   double amount = 0;         // FLOPs or bytes
   double ceiling_value = 0;  // FLOP/s or bytes/s
   double seconds = 0;        // amount / ceiling_value
+  bool stable = true;        // the ceiling's
+  std::string unstable_reason;
 };
 
 struct PointVerdict {
@@ -43,6 +45,9 @@ struct PointVerdict {
   bool above_roof = false;                 // t < roof_seconds: counts or ceilings are wrong
   std::vector<std::string> notes;          // fallbacks and ignored traffic
   bool ignored_traffic = false;  // some traffic had no ceiling: the bound may lie elsewhere
+  // Set when the binding ceiling was measured unstable: the verdict is not judged (tables say
+  // "unstable", no advice is given for the point) and this says why.
+  std::optional<std::string> unstable;
 };
 
 struct BoundSummary {

@@ -31,6 +31,10 @@ struct WorkloadPoint {
   double collective_message_bytes = 0;  // size of each collective call, 0 when unknown
   std::optional<double> time_seconds;   // measured; absent = place by the roofs alone
   std::string formula;                  // how flops/bytes were counted (op helpers)
+  // True when this point's kernel ran right after the previous point's (a trace says so; a
+  // workload file with `follows_previous: true`). Fusion advice needs it: entries of a workload
+  // file are otherwise unrelated.
+  bool follows_previous = false;
 };
 
 // Device memory in use by the workload, for the capacity rule.
@@ -51,7 +55,8 @@ struct Workload {
 // accumulate, dtype}, attention: {batch, heads, seq_len, kv_seq_len, head_dim, causal, dtype},
 // elementwise: {elements, inputs, outputs, flops_per_element, dtype}, conv2d: {batch,
 // in_channels, out_channels, height, width, kernel | kernel_h + kernel_w, stride, padding,
-// groups, dtype}, collective: {op, bytes, ranks}), plus time (s) | time_ms | time_us. Counts given
+// groups, dtype}, collective: {op, bytes, ranks}), plus time (s) | time_ms | time_us and
+// follows_previous (the op ran right after the previous entry's: fusion advice). Counts given
 // next to a helper add to it. JSON is accepted (it is YAML). kParse with file:line.
 Result<Workload> ParseWorkload(std::string_view text, std::string_view file_name);
 Result<Workload> LoadWorkload(const std::string& path);

@@ -237,7 +237,9 @@ Stragglers ComputeStragglers(const TraceRun& run);
 // kernels they launched by "External id", one point per (op, dtype, M, N, K, batch): per call
 // flops = 2*M*N*K*batch and bytes = (M*K + K*N + M*N)*batch * element size (from Input type; 4
 // when unknown); time = the kernels' durations summed over all `calls`. Achieved FLOP/s =
-// flops * calls / time. Sorted by time, largest first.
+// flops * calls / time. Sorted by time, largest first. A trace with no GPU kernel at all (a CPU
+// run) gives CPU points instead: the outermost GEMM op on each thread (aten::linear, not the
+// aten::addmm inside it), timed by the op's own duration (on_cpu).
 struct GemmPoint {
   std::string op;
   std::string kernel;  // the first call's first kernel
@@ -247,6 +249,7 @@ struct GemmPoint {
   int64_t calls = 0;
   int64_t time_ns = 0;  // all calls
   std::string dtype;
+  bool on_cpu = false;  // a CPU trace's point: time is the ops' own durations, kernel is empty
 
   double FlopsPerSecond() const {
     return time_ns > 0 ? flops * static_cast<double>(calls) / (static_cast<double>(time_ns) * 1e-9)
@@ -254,6 +257,9 @@ struct GemmPoint {
   }
 };
 std::vector<GemmPoint> ComputeGemmPoints(const Trace& trace);
+
+// The CPU ops a GEMM point can come from ("aten::mm", "aten::addmm", ...).
+bool IsGemmOpName(std::string_view name);
 
 // --- helpers shared by the analyses -----------------------------------------------------------
 struct Interval {
