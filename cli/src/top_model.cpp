@@ -118,10 +118,9 @@ void Apply(DeviceSummary& d, const Reading& r) {
     }
   } else if (r.metric == m::kTemperature) {
     for (const Sample& s : r.samples) {
-      d.temperature_celsius = std::isnan(d.temperature_celsius)
-                                  ? s.scalar()
-                                  : std::max(d.temperature_celsius, s.scalar());
+      d.temperatures.push_back({std::string(s.labels.Get(labels::kSensor)), s.scalar()});
     }
+    SortTemperatures(d.temperatures);
   }
 }
 
@@ -137,7 +136,8 @@ Status TopModel::Refresh() {
   XPUPERF_ASSIGN_OR_RETURN(auto readings, session_->Collect(kMetrics));
   for (DeviceSummary& d : devices_) {
     d.duty_percent = d.simd_percent = d.memory_used_bytes = d.memory_total_bytes = kNoValue;
-    d.power_watts = d.temperature_celsius = d.queue = kNoValue;
+    d.power_watts = d.queue = kNoValue;
+    d.temperatures.clear();
     d.core_duty.clear();
     d.missing.clear();
     d.processes.clear();

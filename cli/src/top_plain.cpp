@@ -38,7 +38,7 @@ std::string RenderTopPlain(const TopModel& model, size_t processes) {
     devices.AddRow({DeviceColumn(d.device),
                     Bar(d.duty_percent, 20) + " " + Or(d.duty_percent, "percent"),
                     Or(d.simd_percent, "percent"), memory, Or(d.power_watts, "watts"),
-                    Or(d.temperature_celsius, "celsius"),
+                    FormatTemperatures(d.temperatures),
                     std::isnan(d.queue) ? "n/a" : fmt::format("{:g}", d.queue)});
     if (!d.core_duty.empty()) {
       cores += d.device.id + " cores:";

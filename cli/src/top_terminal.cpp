@@ -138,8 +138,8 @@ void Draw(const TopModel& model, const TopOptions& options, bool utf8) {
     auto value = [](double v, std::string_view unit) {
       return std::isnan(v) ? "n/a" : FormatValue(unit, v);
     };
-    screen.Line(fmt::format("  Power {}   Temp {}   Run queue {}", value(d.power_watts, "watts"),
-                            value(d.temperature_celsius, "celsius"),
+    screen.Line(fmt::format("  Power {}   Temperature {}   Run queue {}",
+                            value(d.power_watts, "watts"), FormatTemperatures(d.temperatures),
                             std::isnan(d.queue) ? "n/a" : fmt::format("{:g}", d.queue)));
     // Per-core grid: cells of "c12 [||||  ]  45%".
     const int cell = 20;

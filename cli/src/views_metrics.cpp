@@ -8,6 +8,7 @@
 #include "xpuperf/cli/views.h"
 #include "xpuperf/core/json.h"
 #include "xpuperf/core/metric_catalog.h"
+#include "xpuperf/core/temperature_sensor.h"
 #include "xpuperf/core/version.h"
 
 namespace xpuperf::cli {
@@ -178,9 +179,15 @@ void PowerThermalTable(std::string& out, const MetricsSnapshot& snap) {
     }
     const Reading* temp = Find(snap.readings, m::kTemperature, d.id);
     if (temp != nullptr && temp->state == ReadingState::kOk) {
+      // The core sensor first, titled "GPU" (or "CPU package"), the others by name.
+      std::vector<SensorTemperature> sensors;
       for (const Sample& s : temp->samples) {
-        table.AddRow({d.id, std::string(s.labels.Get(labels::kSensor)), "", "",
-                      FormatValue("celsius", s.scalar())});
+        sensors.push_back({std::string(s.labels.Get(labels::kSensor)), s.scalar()});
+      }
+      SortTemperatures(sensors);
+      for (const SensorTemperature& t : sensors) {
+        table.AddRow(
+            {d.id, TemperatureSensorTitle(t.sensor), "", "", FormatValue("celsius", t.celsius)});
       }
     }
   }

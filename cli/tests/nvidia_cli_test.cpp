@@ -151,3 +151,33 @@ TEST_F(NvidiaCliTest, TopShowsWhatIdentifiesEachGpuAndItsProcesses) {
 
 }  // namespace
 }  // namespace xpuperf::cli
+
+namespace xpuperf::cli {
+namespace {
+
+// nvidia0 reads 54 C on its GPU sensor and 61 C on its HBM (field 82): the GPU's temperature is
+// the GPU sensor's, titled "GPU", and the memory's is shown beside it, labelled; never the hottest
+// sensor as "Temp".
+TEST_F(NvidiaCliTest, TemperaturesAreNamedBySensor) {
+  auto top = RunXpuperf({"top", "--plain", "--count", "1", "--rate", "0.1", "--backend", "nvidia"});
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_NE(top.out.find("GPU 54.0 C, memory 61.0 C"), std::string::npos) << top.out;
+  auto metrics = RunXpuperf({"metrics", "--backend", "nvidia"});
+  ASSERT_EQ(metrics.exit_code, 0) << metrics.err;
+  std::string gpu_row, memory_row;
+  std::stringstream lines(metrics.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("nvidia0")) continue;
+    if (line.find(" GPU ") != std::string::npos && line.find(" C") != std::string::npos) {
+      gpu_row = line;
+    }
+    if (line.find(" memory ") != std::string::npos && line.find(" C") != std::string::npos) {
+      memory_row = line;
+    }
+  }
+  EXPECT_NE(gpu_row.find("54.0 C"), std::string::npos) << metrics.out;
+  EXPECT_NE(memory_row.find("61.0 C"), std::string::npos) << metrics.out;
+}
+
+}  // namespace
+}  // namespace xpuperf::cli

@@ -12,6 +12,7 @@
 
 #include "xpuperf/cli/process_table.h"
 #include "xpuperf/core/session.h"
+#include "xpuperf/core/temperature_sensor.h"
 
 namespace xpuperf::cli {
 
@@ -33,8 +34,9 @@ struct DeviceSummary {
   double simd_percent = kNoValue;
   double memory_used_bytes = kNoValue;
   double memory_total_bytes = kNoValue;
-  double power_watts = kNoValue;          // package + DRAM domains (or board power)
-  double temperature_celsius = kNoValue;  // hottest sensor
+  double power_watts = kNoValue;  // package + DRAM domains (or board power)
+  // Every sensor, the GPU core (or CPU package) sensor first (core/temperature_sensor.h).
+  std::vector<SensorTemperature> temperatures;
   double queue = kNoValue;
   std::vector<std::pair<std::string, double>> core_duty;  // (core, percent)
   std::deque<double> duty_history;                        // oldest first, at most kHistory
