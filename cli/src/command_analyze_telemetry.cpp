@@ -179,11 +179,15 @@ Result<json> AnalyzeTelemetry(const trace::TraceRun& run, const TelemetryOverlay
   json tracks = json::array();
   for (size_t i = 0; i < energy.tracks().size(); ++i) {
     const EnergyTrack& t = energy.tracks()[i];
-    tracks.push_back({{"device", t.device},
-                      {"domain", t.domain},
-                      {"source", t.from_counter ? "energy counter" : "power samples held"},
-                      {"resolution_seconds", t.resolution_s},
-                      {"in_total", static_cast<bool>(energy.top()[i])}});
+    tracks.push_back(
+        {{"device", t.device},
+         {"domain", t.domain},
+         {"source", !t.counter_problem.empty()
+                        ? "power samples held (the energy counter " + t.counter_problem + ")"
+                    : t.from_counter ? std::string("energy counter")
+                                     : std::string("power samples held")},
+         {"resolution_seconds", t.resolution_s},
+         {"in_total", static_cast<bool>(energy.top()[i])}});
   }
   out["energy_tracks"] = tracks;
   out["telemetry_resolution_seconds"] = energy.resolution_s();

@@ -11,6 +11,7 @@
 #include "xpuperf/core/json.h"
 #include "xpuperf/core/metric_catalog.h"
 #include "xpuperf/core/version.h"
+#include "xpuperf/record/energy_check.h"
 
 namespace xpuperf::record {
 namespace {
@@ -31,6 +32,28 @@ double Percentile(std::vector<double> values, double q) {
   return values[low] + (values[high] - values[low]) * (rank - static_cast<double>(low));
 }
 
+// The power series of the same device and domain as an energy counter, with two samples or more.
+const SeriesStats* PowerOf(const SummaryInput& in, const Series& counter) {
+  const SeriesTable& table = *in.table;
+  for (uint32_t i = 0; i < table.size() && i < in.stats->series_count(); ++i) {
+    const Series& s = table[i];
+    if (s.metric == metrics::kPower && s.device == counter.device && s.detail == counter.detail &&
+        in.stats->stats(i).count >= 2) {
+      return &in.stats->stats(i);
+    }
+  }
+  return nullptr;
+}
+
+// The method column of the text summary.
+std::string EnergyMethodWord(const json& e) {
+  if (e.contains("counter_problem") && e["counter_problem"].is_string()) {
+    return "∫ power (counter " + e["counter_problem"].get<std::string>() + ")";
+  }
+  if (e["counter_resets"].get<int64_t>() > 0) return "counter (restarted, checked)";
+  return e["method"].get<std::string>().starts_with("energy") ? "counter" : "∫ power";
+}
+
 json Energy(const SummaryInput& in) {
   json out = json::array();
   const SeriesTable& table = *in.table;
@@ -41,14 +64,32 @@ json Energy(const SummaryInput& in) {
     if (s.metric != metrics::kEnergy || st.count == 0) continue;
     const double seconds = SeriesSeconds(st);
     with_counter.push_back(s.device + "|" + s.detail);
+    // Every counter is checked against ∫ power dt of the same domain where there is one.
+    const SeriesStats* power = PowerOf(in, s);
+    const EnergyCheck check =
+        power != nullptr ? CheckEnergyCounter(st.increase, st.resets, power->held_integral, seconds)
+                         : EnergyCheck{};
+    const double joules = check.use_power ? power->held_integral : st.increase;
+    std::string method = "energy counter: Σ increases between samples (wraps corrected)";
+    if (check.use_power) {
+      method =
+          "∫ power dt, each power sample held until the next: the energy counter " + check.problem;
+    } else if (!check.agreement.empty()) {
+      method += "; " + check.agreement;
+    } else if (power == nullptr) {
+      method += "; not cross-checked (no power readings of this domain)";
+    }
     out.push_back({{"device", s.device},
                    {"domain", s.detail},
-                   {"joules", st.increase},
-                   {"average_watts", seconds > 0 ? json(st.increase / seconds) : json(nullptr)},
+                   {"joules", joules},
+                   {"average_watts", seconds > 0 ? json(joules / seconds) : json(nullptr)},
                    {"seconds", seconds},
                    {"samples", st.count},
                    {"counter_resets", st.resets},
-                   {"method", "energy counter: Σ increases between samples (wraps corrected)"}});
+                   {"counter_joules", st.increase},
+                   {"source", check.use_power ? "power integral" : "energy counter"},
+                   {"counter_problem", check.use_power ? json(check.problem) : json(nullptr)},
+                   {"method", method}});
   }
   // Domains with power but no energy counter: ∫ power dt, each sample held until the next.
   for (uint32_t i = 0; i < table.size() && i < in.stats->series_count(); ++i) {
@@ -75,6 +116,9 @@ json Energy(const SummaryInput& in) {
                    {"seconds", st.held_seconds},
                    {"samples", st.count},
                    {"counter_resets", 0},
+                   {"counter_joules", nullptr},
+                   {"source", "power integral"},
+                   {"counter_problem", nullptr},
                    {"method", method}});
   }
   return out;
@@ -247,9 +291,7 @@ std::string RenderSummaryText(const json& doc) {
                          e["average_watts"].is_null()
                              ? std::string("-")
                              : fmt::format("{:.2f}", e["average_watts"].get<double>()),
-                         e["counter_resets"].get<int64_t>() > 0 ? "counter restarted"
-                         : e["method"].get<std::string>().starts_with("energy") ? "counter"
-                                                                                : "∫ power");
+                         EnergyMethodWord(e));
     }
   }
   if (!doc["power"].empty()) {

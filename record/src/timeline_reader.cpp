@@ -11,6 +11,7 @@
 
 #include "xpuperf/core/input_file.h"
 #include "xpuperf/core/metric_catalog.h"
+#include "xpuperf/record/energy_check.h"
 #include "xpuperf/record/timeline_files.h"
 
 namespace xpuperf::record {
@@ -172,7 +173,9 @@ std::vector<EnergyTrack> EnergyTracks(const TimelineData& data) {
           t.domain = s.detail;
           t.wall_ns.push_back(tick.wall_ns);
           t.joules.push_back(0);
+          t.counter_values.push_back(v.value);
         } else {
+          t.counter_values.push_back(v.value);
           const double before = last_value[v.series];
           const double delta = v.value >= before ? v.value - before : v.value;
           t.wall_ns.push_back(tick.wall_ns);
@@ -200,6 +203,29 @@ std::vector<EnergyTrack> EnergyTracks(const TimelineData& data) {
   std::vector<EnergyTrack> tracks;
   std::set<std::pair<std::string, std::string>> have;
   for (auto& [index, track] : counters) {
+    // The counter against ∫ power dt of the same domain over the same samples.
+    auto power = std::find_if(powers.begin(), powers.end(), [&](const auto& entry) {
+      return entry.second.device == track.device && entry.second.domain == track.domain;
+    });
+    if (power != powers.end() && power->second.wall_ns.size() >= 2 && track.wall_ns.size() >= 2) {
+      int64_t resets = 0;
+      for (size_t i = 1; i < track.counter_values.size(); ++i) {
+        resets += track.counter_values[i] < track.counter_values[i - 1];
+      }
+      const double seconds =
+          static_cast<double>(track.wall_ns.back() - track.wall_ns.front()) / 1e9;
+      const EnergyCheck check =
+          CheckEnergyCounter(track.joules.back(), resets, power->second.joules.back(), seconds);
+      if (check.use_power) {
+        EnergyTrack replacement = std::move(power->second);
+        replacement.counter_problem = check.problem;
+        powers.erase(power);
+        have.insert({replacement.device, replacement.domain});
+        tracks.push_back(std::move(replacement));
+        continue;
+      }
+    }
+    track.counter_values.clear();
     have.insert({track.device, track.domain});
     tracks.push_back(std::move(track));
   }

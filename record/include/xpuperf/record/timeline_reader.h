@@ -29,7 +29,9 @@ Result<TimelineData> ParseTimelineJsonl(std::string_view text);
 Result<TimelineData> ReadTimeline(const std::string& path);
 
 // A cumulative energy curve of one (device, domain): joules at each sample's wall time, from the
-// energy counter (resets corrected) or, without one, from power held until the next sample.
+// energy counter (resets corrected) or, without one, from power held until the next sample. A
+// counter with power readings of its domain is checked against their integral (energy_check.h);
+// when it fails, the power curve is used and counter_problem says why.
 struct EnergyTrack {
   std::string device;
   std::string domain;
@@ -38,6 +40,10 @@ struct EnergyTrack {
   std::vector<double> joules;  // non-decreasing
   // Median interval between samples (s): windows shorter than this are below the resolution.
   double resolution_s = 0;
+  // Set when this is the power integral standing in for an energy counter that failed the check
+  // against it (energy_check.h): why the counter was not used.
+  std::string counter_problem;
+  std::vector<double> counter_values;  // the counter's raw readings while reading (then cleared)
 };
 std::vector<EnergyTrack> EnergyTracks(const TimelineData& data);
 
