@@ -94,7 +94,7 @@ if want likwid; then
     echo "$round likwid triad_bandwidth $(awk -v m="${mbytes:-0}" 'BEGIN { print m / 1000 }')"
   done | tee "$out/likwid.txt" >/dev/null
   python3 - "$out/likwid.txt" <<'PY'
-import sys
+import statistics, sys
 xp, lk = {}, {}
 for line in open(sys.argv[1]):
     f = line.split()
@@ -121,6 +121,13 @@ for metric in ("fp64_flops", "fp32_flops", "triad_bandwidth"):
     print(f"{metric}: within 3% of likwid in {within} of {total} rounds; stable points within 3%: "
           f"{stable_within} of {stable_total}; unstable points outside 3%: {flagged_far}")
     print(f"  ratios xpuperf/likwid (* = marked unstable): {' '.join(ratios)}")
+    # Each tool's own spread over the rounds: likwid flags nothing, so its range shows the host.
+    ours = [v for (r, m), (v, stable, _) in xp.items() if m == metric and stable]
+    theirs = [v for (r, m), v in lk.items() if m == metric and v]
+    if ours and theirs:
+        print(f"  xpuperf stable figures {min(ours):.1f}..{max(ours):.1f} (median "
+              f"{statistics.median(ours):.1f}); likwid {min(theirs):.1f}..{max(theirs):.1f} "
+              f"(median {statistics.median(theirs):.1f})")
 PY
 fi
 
