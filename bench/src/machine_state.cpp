@@ -14,7 +14,7 @@ std::optional<std::string> ReadSmallFile(const std::string& path) {
   std::ifstream file(path);
   if (!file) return std::nullopt;
   std::string text;
-  text.resize(64 * 1024);
+  text.resize(size_t{64} * 1024);
   file.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<size_t>(file.gcount()));
   return text;

@@ -202,10 +202,11 @@ std::vector<EnergyTrack> EnergyTracks(const TimelineData& data) {
   }
   std::vector<EnergyTrack> tracks;
   std::set<std::pair<std::string, std::string>> have;
-  for (auto& [index, track] : counters) {
+  for (auto& entry : counters) {
+    EnergyTrack& track = entry.second;
     // The counter against ∫ power dt of the same domain over the same samples.
-    auto power = std::find_if(powers.begin(), powers.end(), [&](const auto& entry) {
-      return entry.second.device == track.device && entry.second.domain == track.domain;
+    auto power = std::find_if(powers.begin(), powers.end(), [&track](const auto& candidate) {
+      return candidate.second.device == track.device && candidate.second.domain == track.domain;
     });
     if (power != powers.end() && power->second.wall_ns.size() >= 2 && track.wall_ns.size() >= 2) {
       int64_t resets = 0;

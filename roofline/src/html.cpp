@@ -104,7 +104,7 @@ std::string VerdictsHtml(const Report& report) {
     std::string bound = std::string(BoundName(v.bound));
     if (v.bound != Bound::kCompute && !v.bound_scope.empty()) bound += " " + v.bound_scope;
     for (const std::string& tied : v.tied) bound += " = " + tied;
-    if (v.unstable) bound = "unstable (" + bound + "?): " + *v.unstable;
+    if (v.unstable) bound = fmt::format("unstable ({}?): {}", bound, *v.unstable);
     out += "<tr>" + Cell(std::to_string(i + 1), "num") + Cell(v.point.name) + Cell(v.point.dtype) +
            Cell(fmt::format("{:.4g}", v.point.flops), "num") +
            Cell(fmt::format("{:.4g}", v.point.bytes), "num") +

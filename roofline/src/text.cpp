@@ -87,7 +87,7 @@ std::string VerdictSection(const Report& report) {
     std::string bound = std::string(BoundName(v.bound));
     if (!v.bound_scope.empty() && v.bound != Bound::kCompute) bound += " " + v.bound_scope;
     if (!v.tied.empty()) bound += " (= " + fmt::format("{}", fmt::join(v.tied, ", ")) + ")";
-    if (v.unstable) bound = "unstable (" + bound + "?)";
+    if (v.unstable) bound = fmt::format("unstable ({}?)", bound);
     rows.push_back({std::to_string(i + 1), v.point.name, v.point.dtype,
                     fmt::format("{:.4g}", v.point.flops), fmt::format("{:.4g}", v.point.bytes),
                     OrDash(v.intensity, Intensity), OrDash(v.point.time_seconds, FormatSeconds),

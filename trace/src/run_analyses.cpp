@@ -159,6 +159,7 @@ std::vector<GemmPoint> CpuGemmPoints(const Trace& trace) {
     p.time_ns += op.dur_ns;
   }
   std::vector<GemmPoint> result;
+  result.reserve(points.size());
   for (auto& [key, p] : points) result.push_back(std::move(p));
   std::stable_sort(result.begin(), result.end(),
                    [](const GemmPoint& a, const GemmPoint& b) { return a.time_ns > b.time_ns; });
