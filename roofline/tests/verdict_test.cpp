@@ -174,7 +174,8 @@ TEST(Verdict, AnUnstableBindingCeilingIsNotJudged) {
   stable.stable = true;
   stable.value = 80;
   results.records.push_back(stable);
-  const Ceiling* chosen = CeilingsFromResults(results).Compute("fp64");
+  const Ceilings with_stable = CeilingsFromResults(results);
+  const Ceiling* chosen = with_stable.Compute("fp64");
   ASSERT_NE(chosen, nullptr);
   EXPECT_TRUE(chosen->stable);
   EXPECT_EQ(chosen->value, 80e9);
