@@ -40,6 +40,7 @@ void TimelineAccumulator::Add(const Tick& tick, const SeriesTable& table) {
     } else {
       const double held_s = static_cast<double>(tick.mono_ns - s.last_ns) / kNsPerSecond;
       s.held_integral += s.last * held_s;
+      s.trailing_integral += v.value * held_s;
       s.held_seconds += held_s;
       if (v.value >= s.last) {
         s.increase += v.value - s.last;

@@ -67,13 +67,16 @@ json Energy(const SummaryInput& in) {
     // Every counter is checked against ∫ power dt of the same domain where there is one.
     const SeriesStats* power = PowerOf(in, s);
     const EnergyCheck check =
-        power != nullptr ? CheckEnergyCounter(st.increase, st.resets, power->held_integral, seconds)
-                         : EnergyCheck{};
-    const double joules = check.use_power ? power->held_integral : st.increase;
+        power != nullptr
+            ? CheckEnergyCounter(st.increase, st.resets, power->trailing_integral, seconds)
+            : EnergyCheck{};
+    const double joules = check.use_power ? power->trailing_integral : st.increase;
     std::string method = "energy counter: Σ increases between samples (wraps corrected)";
     if (check.use_power) {
       method =
-          "∫ power dt, each power sample held until the next: the energy counter " + check.problem;
+          "∫ power dt, each power reading counted over the interval it ended: the energy "
+          "counter " +
+          check.problem;
     } else if (!check.agreement.empty()) {
       method += "; " + check.agreement;
     } else if (power == nullptr) {

@@ -155,6 +155,7 @@ Result<TimelineData> ReadTimeline(const std::string& path) {
 
 std::vector<EnergyTrack> EnergyTracks(const TimelineData& data) {
   std::map<uint32_t, EnergyTrack> counters, powers;
+  std::map<uint32_t, std::vector<double>> trailing;  // power tracks' trailing-interval curves
   std::map<uint32_t, double> last_value, last_power;
   std::map<uint32_t, int64_t> last_ns;
   // One time base: the first tick's wall clock plus monotonic time since it, so a wall-clock step
@@ -190,10 +191,14 @@ std::vector<EnergyTrack> EnergyTracks(const TimelineData& data) {
           t.from_counter = false;
           t.wall_ns.push_back(tick.wall_ns);
           t.joules.push_back(0);
+          trailing[v.series] = {0};
         } else {
           const double seconds = static_cast<double>(tick.wall_ns - last_ns[v.series]) / 1e9;
           t.wall_ns.push_back(tick.wall_ns);
           t.joules.push_back(t.joules.back() + last_power[v.series] * std::max(0.0, seconds));
+          // The same readings counted over the interval each one ended, for the counter check.
+          std::vector<double>& curve = trailing[v.series];
+          curve.push_back(curve.back() + v.value * std::max(0.0, seconds));
         }
         last_power[v.series] = v.value;
         last_ns[v.series] = tick.wall_ns;
@@ -215,10 +220,12 @@ std::vector<EnergyTrack> EnergyTracks(const TimelineData& data) {
       }
       const double seconds =
           static_cast<double>(track.wall_ns.back() - track.wall_ns.front()) / 1e9;
+      std::vector<double>& power_joules = trailing[power->first];
       const EnergyCheck check =
-          CheckEnergyCounter(track.joules.back(), resets, power->second.joules.back(), seconds);
+          CheckEnergyCounter(track.joules.back(), resets, power_joules.back(), seconds);
       if (check.use_power) {
         EnergyTrack replacement = std::move(power->second);
+        replacement.joules = std::move(power_joules);
         replacement.counter_problem = check.problem;
         powers.erase(power);
         have.insert({replacement.device, replacement.domain});

@@ -27,6 +27,10 @@ struct SeriesStats {
   // value·seconds; for boolean series this is the time active.
   double held_integral = 0;
   double held_seconds = 0;
+  // Σ value × the interval it ended (each reading counted over the interval before it): the
+  // integral of readings that are averages over the time since the previous one (RAPL-derived
+  // power, NVML's averaged power), which the energy-counter check compares with (energy_check.h).
+  double trailing_integral = 0;
 };
 
 class TimelineAccumulator {
