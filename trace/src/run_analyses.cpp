@@ -120,6 +120,46 @@ void CountShape(GemmPoint& p) {
             static_cast<double>(p.batch) * size;
 }
 
+// GEMM points keyed by (op, dtype, M, N, K, batch): calls with the same op, dtype and shape are
+// one point.
+class GemmPointTable {
+ public:
+  // Adds one call of `op` taking time_ns; false when its shapes describe no product.
+  bool Add(const Trace& trace, const TraceEvent& op, uint32_t kernel, int64_t time_ns,
+           bool on_cpu) {
+    GemmPoint shape;
+    if (!GemmShape(trace.Name(op), trace.InputDims(op), &shape)) return false;
+    auto [it, inserted] = points_.try_emplace(
+        std::make_tuple(op.name, op.input_type, shape.m, shape.n, shape.k, shape.batch), shape);
+    GemmPoint& p = it->second;
+    if (inserted) {
+      p.op = std::string(trace.Name(op));
+      if (!on_cpu) p.kernel = std::string(trace.strings.Get(kernel));
+      p.dtype = std::string(trace.strings.Get(op.input_type));
+      p.on_cpu = on_cpu;
+      CountShape(p);
+    }
+    ++p.calls;
+    p.time_ns += time_ns;
+    return true;
+  }
+
+  // The points with time, largest time first.
+  std::vector<GemmPoint> Sorted() {
+    std::vector<GemmPoint> result;
+    result.reserve(points_.size());
+    for (auto& [key, p] : points_) {
+      if (p.time_ns > 0) result.push_back(std::move(p));
+    }
+    std::stable_sort(result.begin(), result.end(),
+                     [](const GemmPoint& a, const GemmPoint& b) { return a.time_ns > b.time_ns; });
+    return result;
+  }
+
+ private:
+  std::map<std::tuple<uint32_t, uint32_t, int64_t, int64_t, int64_t, int64_t>, GemmPoint> points_;
+};
+
 // A CPU run: the outermost GEMM op of each thread with its Input Dims, timed by its duration.
 std::vector<GemmPoint> CpuGemmPoints(const Trace& trace) {
   std::vector<uint32_t> ops;
@@ -135,35 +175,20 @@ std::vector<GemmPoint> CpuGemmPoints(const Trace& trace) {
     const TraceEvent& y = trace.events[b];
     return std::tie(x.pid, x.tid, x.ts_ns) < std::tie(y.pid, y.tid, y.ts_ns);
   });
-  std::map<std::tuple<uint32_t, uint32_t, int64_t, int64_t, int64_t, int64_t>, GemmPoint> points;
+  GemmPointTable points;
   int64_t open_end = -1;
   std::pair<int32_t, int32_t> open_thread{0, 0};
   for (uint32_t index : ops) {
     const TraceEvent& op = trace.events[index];
     const std::pair<int32_t, int32_t> thread{op.pid, op.tid};
     if (thread == open_thread && op.ts_ns < open_end) continue;  // inside an outer GEMM op
-    open_thread = thread;
-    open_end = op.end_ns();
-    GemmPoint shape;
-    if (!GemmShape(trace.Name(op), trace.InputDims(op), &shape)) continue;
-    auto [it, inserted] = points.try_emplace(
-        std::make_tuple(op.name, op.input_type, shape.m, shape.n, shape.k, shape.batch), shape);
-    GemmPoint& p = it->second;
-    if (inserted) {
-      p.op = std::string(trace.Name(op));
-      p.dtype = std::string(trace.strings.Get(op.input_type));
-      p.on_cpu = true;
-      CountShape(p);
+    // An op whose shapes describe no product (a 1-D matmul) does not hide the GEMM inside it.
+    if (points.Add(trace, op, 0, op.dur_ns, /*on_cpu=*/true)) {
+      open_thread = thread;
+      open_end = op.end_ns();
     }
-    ++p.calls;
-    p.time_ns += op.dur_ns;
   }
-  std::vector<GemmPoint> result;
-  result.reserve(points.size());
-  for (auto& [key, p] : points) result.push_back(std::move(p));
-  std::stable_sort(result.begin(), result.end(),
-                   [](const GemmPoint& a, const GemmPoint& b) { return a.time_ns > b.time_ns; });
-  return result;
+  return points.Sorted();
 }
 
 }  // namespace
@@ -217,31 +242,11 @@ std::vector<GemmPoint> ComputeGemmPoints(const Trace& trace) {
     }
     calls[static_cast<size_t>(call)].time_ns += k.dur_ns;
   }
-  // Calls with the same op, dtype and shape are one point.
-  std::map<std::tuple<uint32_t, uint32_t, int64_t, int64_t, int64_t, int64_t>, GemmPoint> points;
+  GemmPointTable points;
   for (const Call& call : calls) {
-    const TraceEvent& op = trace.events[call.op];
-    GemmPoint shape;
-    if (!GemmShape(trace.Name(op), trace.InputDims(op), &shape)) continue;
-    auto [it, inserted] = points.try_emplace(
-        std::make_tuple(op.name, op.input_type, shape.m, shape.n, shape.k, shape.batch), shape);
-    GemmPoint& p = it->second;
-    if (inserted) {
-      p.op = std::string(trace.Name(op));
-      p.kernel = std::string(trace.strings.Get(call.kernel));
-      p.dtype = std::string(trace.strings.Get(op.input_type));
-      CountShape(p);
-    }
-    ++p.calls;
-    p.time_ns += call.time_ns;
+    points.Add(trace, trace.events[call.op], call.kernel, call.time_ns, /*on_cpu=*/false);
   }
-  std::vector<GemmPoint> result;
-  for (auto& [key, p] : points) {
-    if (p.time_ns > 0) result.push_back(std::move(p));
-  }
-  std::stable_sort(result.begin(), result.end(),
-                   [](const GemmPoint& a, const GemmPoint& b) { return a.time_ns > b.time_ns; });
-  return result;
+  return points.Sorted();
 }
 
 }  // namespace xpuperf::trace
