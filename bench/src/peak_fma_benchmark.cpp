@@ -171,13 +171,13 @@ class PeakFmaBenchmark final : public Benchmark {
     XPUPERF_ASSIGN_OR_RETURN(const TimedSamples samples,
                              CollectSamples(*context.queue, context.sampling, run));
     XPUPERF_RETURN_IF_ERROR(VerifyPeakKernel(kernel, kIterationsPerCall, multiplier, outputs));
-    // The team's calls per second per thread (from the median sample) against one thread alone.
-    const double scaling =
-        threads > 1 ? 1.0 / (samples.seconds_per_rep.empty()
-                                 ? 1.0
-                                 : ComputeStatistics(samples.seconds_per_rep).median *
-                                       SoloCallsPerSecond(kernel, multiplier, outputs, per_thread))
-                    : 1.0;
+    // The sharing checks judge the fp64/fp32 FMA chains only: they scale to within a few percent
+    // per thread on separate cores (measured, docs/PERFORMANCE.md); the integer kernels' solo rate
+    // also gains from the one-core turbo and says nothing about sharing.
+    const bool fma = kernel.precision == Precision::kFp64 || kernel.precision == Precision::kFp32;
+    // One thread alone, right after the samples, while the cores are in the state they left.
+    const double solo_calls_per_second =
+        fma && threads > 1 ? SoloCallsPerSecond(kernel, multiplier, outputs, per_thread) : 0;
     CoreClocks clocks = ReadCoreClocks(info, root_);
     clocks.measured = MeasureClockUnderLoad(kernel, threads, multiplier);
 
@@ -204,8 +204,6 @@ class PeakFmaBenchmark final : public Benchmark {
                     kernel.lanes, kernel.ops_per_lane, ops) +
         m.formula;
     AttachNominalPeak(m, info, context.device, threads, kernel, clocks);
-    m.parameters["per_thread_scaling"] = scaling;
-    const bool fma = kernel.precision == Precision::kFp64 || kernel.precision == Precision::kFp32;
     // The fp64/fp32 FMA chains reach 95-103% of the nominal at the clock they ran at on an idle
     // core: far below it, the FMA units were shared with work the guest cannot see (another guest
     // on the core's SMT sibling: the dependent-add clock probe runs at full speed meanwhile).
@@ -219,10 +217,12 @@ class PeakFmaBenchmark final : public Benchmark {
                                   100 * m.value / *m.nominal_peak, *m.nominal_peak, m.unit,
                                   100 * kBelowNominalAtMeasuredClock));
     }
-    // Judged for the fp64/fp32 FMA chains only: they scale to within a few percent per thread on
-    // separate cores (measured, docs/PERFORMANCE.md); the integer kernels' solo rate also gains
-    // from the one-core turbo and is not a reliable measure of sharing.
-    if (fma && scaling < kSharedCoreRatio && !TeamSharesCoresByTopology(info, threads)) {
+    // The team's calls per second per thread (its median sample) against one thread alone.
+    const double scaling = solo_calls_per_second > 0 && m.statistics.median > 0
+                               ? 1.0 / (m.statistics.median * solo_calls_per_second)
+                               : 1.0;
+    if (solo_calls_per_second > 0) m.parameters["per_thread_scaling"] = scaling;
+    if (scaling < kSharedCoreRatio && !TeamSharesCoresByTopology(info, threads)) {
       MarkUnstable(m, fmt::format("shared cores: each of the {} threads ran at {:.0f}% of one "
                                   "thread's rate alone although the topology gives each its own "
                                   "core (a hypervisor placing vCPUs on one core's SMT siblings "
