@@ -42,6 +42,12 @@ void AddAnalyzeCommand(CLI::App& app, CommandActions& actions) {
                       "With --telemetry: write the trace with the counter tracks added here");
   command->add_option("--telemetry-offset", options->telemetry_offset_s,
                       "With --telemetry: seconds added to the trace's wall clock");
+  command
+      ->add_option("--spec", options->spec,
+                   "Peaks for MFU: auto (the shipped sheet of the trace's GPU), host (this "
+                   "machine's CPU, for a CPU trace recorded here), none, or a sheet's name or "
+                   "file")
+      ->capture_default_str();
   command->add_option("--export-chrome", options->export_chrome,
                       "Also write the trace(s) as Chrome-trace JSON here (chrome://tracing, "
                       "Perfetto): e.g. to view an .xplane.pb");

@@ -16,6 +16,9 @@
 #include <set>
 
 #include "command_analyze_telemetry.h"
+#if XPUPERF_WITH_BENCHMARKS
+#include "trace_peaks.h"
+#endif
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/core/input_file.h"
 #include "xpuperf/core/output_file.h"
@@ -188,8 +191,23 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     if (!options.json) computed.insert({"temporal", "idle"});
     if (!options.critical_path_range.empty()) computed.insert("critical_path");
   }
-  trace::RunReport report = trace::AnalyzeRun(run, static_cast<size_t>(options.top),
-                                              options.critical_path_range, computed);
+  std::optional<trace::PeakFlops> peaks;
+  if (computed.empty() || computed.count("mfu") > 0) {
+#if XPUPERF_WITH_BENCHMARKS
+    auto resolved = ResolveTracePeaks(run, options.spec);
+    if (!resolved.ok()) {
+      err << "xpuperf analyze: " << resolved.error().message << "\n";
+      return kExitUsage;
+    }
+    peaks = std::move(resolved).value();
+#else
+    peaks = trace::PeakFlops{};
+    peaks->unavailable = "unsupported: built without benchmarks (no spec sheets)";
+#endif
+  }
+  trace::RunReport report =
+      trace::AnalyzeRun(run, static_cast<size_t>(options.top), options.critical_path_range,
+                        computed, peaks ? &*peaks : nullptr);
   if (!options.critical_path_range.empty() &&
       std::none_of(report.ranks.begin(), report.ranks.end(),
                    [](const auto& r) { return r.evidence.critical_path.found; })) {

@@ -27,6 +27,9 @@ struct AnalyzeOptions {
   std::string merged_trace;         // with telemetry: write ops + counter tracks here
   double telemetry_offset_s = 0;    // with telemetry: added to the trace's wall times
   std::string export_chrome;        // also write the run as Chrome-trace JSON here (Perfetto)
+  // The peaks of the MFU analysis: "auto" (the trace's GPU's shipped sheet), "host" (this
+  // machine's computed CPU sheet), "none", or a sheet's name or file (spec_argument.h).
+  std::string spec = "auto";
   // Reads a directory in place of trace::ReadTraceRun (set under MPI: the files split over the
   // processes, command_analyze_mpi.cpp). Empty: ReadTraceRun.
   std::function<Result<trace::TraceRun>(const std::string& path)> read_directory;

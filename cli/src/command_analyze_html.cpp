@@ -116,6 +116,11 @@ std::string OutputHtml(std::string_view title, const trace::AnalysisOutput& outp
     }
     html += "</table>";
   }
+  if (!output.notes.empty()) {
+    html += "<ul class=\"small\">";
+    for (const std::string& note : output.notes) html += "<li>" + Escape(note) + "</li>";
+    html += "</ul>";
+  }
   return html;
 }
 

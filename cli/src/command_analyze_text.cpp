@@ -64,6 +64,64 @@ std::string Dominant(const RankReport& r) {
   return text;
 }
 
+// "1.77 GFLOP": three significant digits with an SI prefix.
+std::string FormatSi(double value, std::string_view unit) {
+  if (!std::isfinite(value)) return fmt::format("NaN {}", unit);
+  static constexpr std::pair<double, const char*> kPrefixes[] = {
+      {1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  for (const auto& [scale, prefix] : kPrefixes) {
+    if (std::fabs(value) >= scale) return fmt::format("{:.3g} {}{}", value / scale, prefix, unit);
+  }
+  return fmt::format("{:.3g} {}", value, unit);
+}
+
+// A note as "  - " lines of at most 100 columns, broken between words.
+std::string WrapNote(const std::string& note) {
+  std::string text, line = "  -";
+  size_t start = 0;
+  while (start < note.size()) {
+    size_t end = note.find(' ', start);
+    if (end == std::string::npos) end = note.size();
+    const std::string_view word(note.data() + start, end - start);
+    if (line.size() > 4 && line.size() + 1 + word.size() > 100) {
+      text += line + "\n";
+      line = "   ";
+    }
+    line += " ";
+    line += word;
+    start = end + 1;
+  }
+  return text + line + "\n";
+}
+
+// "MFU 41.2% over 20 steps (model FLOPs 1.2 PFLOP; peaks: spec sheet ...)" from the mfu
+// analysis's fields; empty when it did not run or found no model FLOPs.
+std::string MfuSummary(const trace::RankReport& r) {
+  const auto& registered = trace::RegisteredAnalyses();
+  for (size_t a = 0; a < registered.size() && a < r.outputs.size(); ++a) {
+    if (registered[a]->name != "mfu") continue;
+    const trace::Cell *mfu = nullptr, *flops = nullptr, *steps = nullptr, *source = nullptr,
+                      *unavailable = nullptr;
+    for (const trace::Field& f : r.outputs[a].fields) {
+      if (f.json_key == "mfu") mfu = &f.value;
+      if (f.json_key == "model_flops") flops = &f.value;
+      if (f.json_key == "steps") steps = &f.value;
+      if (f.json_key == "peak_source") source = &f.value;
+      if (f.json_key == "mfu_unavailable") unavailable = &f.value;
+    }
+    if (flops == nullptr || steps == nullptr) return {};
+    const std::string over =
+        fmt::format("{} step{}", steps->integer, steps->integer == 1 ? "" : "s");
+    if (mfu != nullptr && source != nullptr) {
+      return fmt::format("MFU {:.1f}% over {} ({} of model FLOPs against {})", 100 * mfu->number,
+                         over, FormatSi(flops->number, "FLOP"), source->text);
+    }
+    return fmt::format("model FLOPs {} over {}; no MFU: {}", FormatSi(flops->number, "FLOP"), over,
+                       unavailable != nullptr ? unavailable->text : "no peaks");
+  }
+  return {};
+}
+
 bool Wanted(const std::vector<std::string>& analyses, const char* name) {
   return analyses.empty() || std::find(analyses.begin(), analyses.end(), name) != analyses.end();
 }
@@ -84,6 +142,10 @@ std::string FormatCell(const trace::Cell& cell) {
       return fmt::format("{:.1f}%", 100.0 * cell.number);
     case trace::CellKind::kNumber:
       return std::isnan(cell.number) ? "NaN" : fmt::format("{:.2f}", cell.number);
+    case trace::CellKind::kFlops:
+      return FormatSi(cell.number, "FLOP");
+    case trace::CellKind::kFlopRate:
+      return FormatSi(cell.number, "FLOP/s");
   }
   return {};
 }
@@ -107,6 +169,7 @@ std::string RenderOutputText(const trace::AnalysisOutput& output) {
     }
     text += "\n" + t.Render(60);
   }
+  for (const std::string& note : output.notes) text += WrapNote(note);
   return text;
 }
 
@@ -133,6 +196,7 @@ std::string RenderAnalyzeText(const RunReport& report, const std::vector<std::st
   out << "\nSummary\n";
   for (const auto& r : report.ranks) {
     out << fmt::format("  rank {}: {}\n", r.evidence.rank, Dominant(r));
+    if (std::string mfu = MfuSummary(r); !mfu.empty()) out << "          " << mfu << "\n";
   }
   bool any = false;
   if (Wanted(analyses, "findings")) {

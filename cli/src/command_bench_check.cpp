@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <ostream>
 
+#include "spec_argument.h"
 #include "xpuperf/analysis/cpu_spec_sheet.h"
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/cli/text_table.h"
@@ -36,16 +37,6 @@ std::string FormatThroughput(double value, const std::string& unit) {
     scaled = value / 1e6;
   }
   return fmt::format("{:.2f} {}{}", scaled, prefix, flops ? "FLOP/s" : "B/s");
-}
-
-Result<Device> LocalCpuDevice(const std::string& root) {
-  BackendOptions backend_options;
-  backend_options.root = root;
-  XPUPERF_ASSIGN_OR_RETURN(auto backend, cpu::CreateCpuBackend(backend_options));
-  if (backend->devices().empty()) {
-    return MakeError(ErrorCode::kUnavailable, "the CPU backend reports no device");
-  }
-  return backend->devices().front();
 }
 
 Status ValidateThreshold(double percent, const char* option) {

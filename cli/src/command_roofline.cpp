@@ -9,6 +9,7 @@
 
 #include "command_bench_check.h"
 #include "roofline_trace_points.h"
+#include "spec_argument.h"
 #include "xpuperf/bench/result_reader.h"
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/core/output_file.h"
@@ -55,42 +56,6 @@ Result<std::optional<roofline::Workload>> LoadWorkloadOptions(const RooflineOpti
                      "--time needs --flops, --bytes, --host-bytes or --collective-bytes");
   }
   return workload;
-}
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-// How a sheet is named to the user: its file name without .yaml, or the device of a computed one.
-std::string SheetName(const spec::SpecSheet& sheet) {
-  return sheet.file.empty() ? sheet.device : std::filesystem::path(sheet.file).stem().string();
-}
-
-std::string ShippedSheetNames(const std::vector<spec::SpecSheet>& sheets) {
-  std::string names;
-  for (const spec::SpecSheet& sheet : sheets) {
-    names += (names.empty() ? "" : ", ") + SheetName(sheet);
-  }
-  return names;
-}
-
-// --spec FILE, or the name ("nvidia-a100-sxm-80gb") or device of a shipped sheet.
-Result<spec::SpecSheet> LoadSpecArgument(const std::string& spec) {
-  std::error_code ec;
-  if (std::filesystem::exists(spec, ec)) return spec::LoadSpecSheet(spec);
-  XPUPERF_ASSIGN_OR_RETURN(const std::vector<spec::SpecSheet> sheets,
-                           spec::LoadSpecSheets(spec::ShippedSpecSheetDir()));
-  for (const spec::SpecSheet& sheet : sheets) {
-    if (Lower(SheetName(sheet)) == Lower(spec)) return sheet;
-  }
-  if (const spec::SpecSheet* sheet = spec::FindSpecSheet(sheets, spec)) return *sheet;
-  return MakeError(ErrorCode::kNotFound,
-                   fmt::format("--spec {}: no such file and no shipped spec sheet of that name "
-                               "(shipped: {})",
-                               spec, ShippedSheetNames(sheets)));
 }
 
 // The sheet to compare with, and a note when there is none.

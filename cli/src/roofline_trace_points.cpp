@@ -9,55 +9,29 @@
 #include <tuple>
 #include <utility>
 
+#include "xpuperf/trace/model_flops.h"
 #include "xpuperf/trace/reader.h"
 #include "xpuperf/trace/report.h"
 
 namespace xpuperf::cli {
 namespace {
 
-bool Contains(std::string_view text, std::string_view part) {
-  return text.find(part) != std::string_view::npos;
-}
-
 std::string Dims(const trace::GemmPoint& g) {
   std::string dims = fmt::format("{}x{}x{}", g.m, g.n, g.k);
   return g.batch > 1 ? fmt::format("b{} {}", g.batch, dims) : dims;
 }
 
-// rocBLAS/Tensile (Cijk_...) and MFMA kernels: AMD matrix cores run float as fp32 (MI200 has no
-// TF32), so their float GEMMs stay fp32.
-bool IsAmdMatrixKernel(std::string_view kernel) {
-  std::string lower(kernel);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return Contains(lower, "cijk_") || Contains(lower, "mfma") || Contains(lower, "mi16x16") ||
-         Contains(lower, "mi32x32");
-}
-
 }  // namespace
 
 std::string RooflineDtype(std::string_view type, std::string_view kernel, std::string* note) {
-  if (Contains(type, "BFloat16") || type == "bfloat16") return "bf16";
-  if (Contains(type, "Half") || type == "half") return "fp16";
-  if (Contains(type, "Float8")) return "fp8";
-  if (type == "double" || Contains(type, "Double")) return "fp64";
-  if (type == "signed char" || Contains(type, "int8") || Contains(type, "Int8")) return "int8";
-  if (type == "float") {
-    if (trace::IsTensorCoreKernel(kernel) && !IsAmdMatrixKernel(kernel)) {
-      if (note != nullptr) {
-        *note = fmt::format("float inputs on the tensor-core kernel {}: counted as tf32", kernel);
-      }
-      return "tf32";
-    }
-    return "fp32";
+  std::string precision_note;
+  std::string dtype = trace::OpPrecision(type, kernel, &precision_note);
+  if (note != nullptr && !precision_note.empty()) {
+    // The roofline also counts bytes: say what an unknown type was taken to weigh.
+    *note = dtype == "tf32" || type == "float" ? precision_note
+                                               : precision_note + " (4 bytes per element)";
   }
-  if (note != nullptr) {
-    *note = type.empty() ? "no Input type recorded: counted as fp32 (4 bytes per element)"
-                         : fmt::format(
-                               "Input type '{}' is not a GEMM precision the roofline "
-                               "knows: counted as fp32 (4 bytes per element)",
-                               type);
-  }
-  return "fp32";
+  return dtype;
 }
 
 roofline::WorkloadPoint GemmWorkloadPoint(const trace::GemmPoint& g) {

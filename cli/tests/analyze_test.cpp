@@ -205,3 +205,73 @@ TEST(TraceCompareTest, AddedRemovedChanged) {
 
 }  // namespace
 }  // namespace xpuperf::cli
+
+namespace xpuperf::cli {
+namespace {
+
+// One 10 µs step on an A100 80 GB (a shipped sheet's alias) with one bf16 1024³ matrix product:
+// 2·1024³ FLOP at the bf16 peak (312 TFLOP/s) take 6.88 µs: MFU 68.8%.
+std::string WriteMfuTrace(bool with_gpu) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() /
+       (std::string("xpuperf_mfu_") + (with_gpu ? "gpu" : "cpu") + "_" +
+        std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".json"))
+          .string();
+  std::ofstream(path) << std::string(R"({"schemaVersion": 1,
+    "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 85899345920}],
+    "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 10},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 2,
+     "args": {"External id": 1, "Input Dims": [[1024, 1024], [1024, 1024]], "Input type": ["c10::BFloat16", "c10::BFloat16"]}})") +
+                             (with_gpu ? R"(,
+    {"ph": "X", "cat": "kernel", "name": "sm80_xmma_gemm_bf16bf16_bf16f32_f32_nn", "pid": 0, "tid": 7, "ts": 3, "dur": 7, "args": {"stream": 7, "External id": 1}})"
+                                       : "") +
+                             "]}";
+  return path;
+}
+
+TEST(AnalyzeMfuTest, AGpuTraceIsJudgedAgainstItsDevicesSheet) {
+  const std::string path = WriteMfuTrace(true);
+  Outcome r = Analyze({.path = path});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("MFU 68.8% over 1 step (2.15 GFLOP of model FLOPs against spec sheet "
+                       "nvidia-a100-sxm-80gb (the trace's device, NVIDIA A100-SXM4-80GB))"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Model FLOP utilisation, rank 0: 68.8%"), std::string::npos) << r.out;
+
+  // Another sheet by name; a name that is no sheet is a usage error.
+  Outcome h100 =
+      Analyze({.path = path, .analyses = {"mfu"}, .json = true, .spec = "nvidia-h100-sxm"});
+  ASSERT_EQ(h100.code, 0) << h100.err;
+  const auto mfu = nlohmann::json::parse(h100.out)["ranks"][0]["mfu"];
+  EXPECT_EQ(mfu["peak_source"], "spec sheet nvidia-h100-sxm (--spec)");
+  EXPECT_EQ(mfu["precisions"][0]["precision"], "bf16");
+  Outcome bogus = Analyze({.path = path, .spec = "no-such-gpu"});
+  EXPECT_EQ(bogus.code, 2);
+  EXPECT_NE(bogus.err.find("--spec no-such-gpu: no such file and no shipped spec sheet"),
+            std::string::npos)
+      << bogus.err;
+  std::filesystem::remove(path);
+}
+
+TEST(AnalyzeMfuTest, ACpuTraceNeedsTheHostSheetAndSaysSo) {
+  const std::string path = WriteMfuTrace(false);
+  Outcome r = Analyze({.path = path});
+  ASSERT_EQ(r.code, 0) << r.err;
+  // deviceProperties lists an A100, but nothing ran on it.
+  EXPECT_NE(r.out.find("model FLOPs 2.15 GFLOP over 1 step; no MFU: the trace shows no GPU work, "
+                       "so its operators ran on the CPU: give --spec host"),
+            std::string::npos)
+      << r.out;
+  Outcome host = Analyze({.path = path, .analyses = {"mfu"}, .json = true, .spec = "host"});
+  ASSERT_EQ(host.code, 0) << host.err;
+  const auto mfu = nlohmann::json::parse(host.out)["ranks"][0]["mfu"];
+  ASSERT_TRUE(mfu.contains("mfu")) << mfu.dump(2);
+  EXPECT_NE(mfu["peak_source"].get<std::string>().find("computed for this machine's CPU"),
+            std::string::npos);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace xpuperf::cli

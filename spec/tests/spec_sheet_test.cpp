@@ -48,9 +48,9 @@ TEST(SpecSheetTest, LoadsEveryShippedSheet) {
       EXPECT_FALSE(s.peak_sources.at(precision).empty()) << s.file << " " << precision;
     }
   }
-  EXPECT_EQ(devices,
-            (std::set<std::string>{"TPU v4", "TPU v5e", "TPU v5p", "TPU v6e", "TPU 7x",
-                                   "NVIDIA H100 SXM", "NVIDIA H200", "NVIDIA A100 SXM 80GB"}));
+  EXPECT_EQ(devices, (std::set<std::string>{"TPU v4", "TPU v5e", "TPU v5p", "TPU v6e", "TPU 7x",
+                                            "NVIDIA H100 SXM", "NVIDIA H200",
+                                            "NVIDIA A100 SXM 80GB", "NVIDIA A100 SXM 40GB"}));
 }
 
 // Dense datasheet figures: the sparsity figures of tf32/bf16/fp16/fp8/int8 halved.

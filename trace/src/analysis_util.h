@@ -56,6 +56,12 @@ std::vector<StreamOps> GpuOpsByStream(const Trace& trace);
 // True for CPU ops whose inputs define a matrix product (defined with the reader).
 bool IsGemmOpName(std::string_view name);
 
+// M, N, K and batch of a matrix-product op from its input shapes; false when they do not describe
+// a product.
+bool GemmShape(std::string_view op, const std::vector<std::vector<int64_t>>& in, GemmPoint* p);
+// The product of dims[from, to); -1 when one is unknown or it leaves the exact range of a double.
+int64_t Product(const std::vector<int64_t>& dims, size_t from, size_t to);
+
 // Nearest-rank percentile (q in [0, 1]) of `values`, which it reorders (pass a copy to keep them).
 int64_t Percentile(std::vector<int64_t>& values, double q);
 

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
 
 #include "xpuperf/trace/hta_convention.h"
+#include "xpuperf/trace/model_flops.h"
 
 namespace xpuperf::trace::internal {
 namespace {
@@ -225,6 +228,52 @@ bool ReadDims(od::value& value, std::vector<int64_t>& pool) {
   return true;
 }
 
+// "Concrete Inputs": ["", "[2, 2]", "1", "True", "0."] as integer lists in the dims pool's form
+// [n, len0, v.., ...]: a list of integers or flags, one integer, True/False as 1/0; anything else
+// ("", a real number, a string such as "same") as an empty list.
+bool ReadConcreteInputs(od::value& value, std::vector<int64_t>& out) {
+  od::array items;
+  if (value.get_array().get(items)) return false;
+  out.clear();
+  out.push_back(0);
+  std::vector<int64_t> numbers;
+  for (auto item : items) {
+    std::string_view text;
+    numbers.clear();
+    if (!item.get_string().get(text)) {
+      if (text == "True" || text == "False") {
+        numbers.push_back(text == "True" ? 1 : 0);
+      } else {
+        const bool list = text.size() >= 2 && text.front() == '[' && text.back() == ']';
+        std::string_view body = list ? text.substr(1, text.size() - 2) : text;
+        bool ok = !body.empty() || list;
+        while (ok && !body.empty()) {
+          size_t comma = body.find(',');
+          std::string_view part = body.substr(0, comma);
+          while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+          while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
+          int64_t v = 0;
+          if (part == "True" || part == "False") {
+            v = part == "True" ? 1 : 0;  // a list of flags: convolution_backward's output_mask
+          } else {
+            auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+            ok = ec == std::errc() && end == part.data() + part.size() && !part.empty() &&
+                 v > -(int64_t{1} << 31) && v < (int64_t{1} << 31);
+          }
+          if (ok) numbers.push_back(v);
+          body = comma == std::string_view::npos ? std::string_view() : body.substr(comma + 1);
+        }
+        if (!ok) numbers.clear();
+      }
+    }
+    if (numbers.size() > 64) numbers.clear();
+    out.push_back(static_cast<int64_t>(numbers.size()));
+    out.insert(out.end(), numbers.begin(), numbers.end());
+    if (++out[0] > 64) return false;
+  }
+  return true;
+}
+
 EventKind ClassifyCategory(std::string_view cat, bool* is_2021) {
   struct Entry {
     std::string_view cat;
@@ -333,7 +382,7 @@ bool MicrosTextToNanos(std::string_view text, int64_t* nanos, bool* written_frac
 }
 
 bool NeedsInputType(std::string_view name) {
-  return IsGemmOpName(name) || name.find("conv") != std::string_view::npos;
+  return FlopOpOf(name) != FlopOp::kNone || name.find("conv") != std::string_view::npos;
 }
 
 bool IsGemmOpName(std::string_view name) {
@@ -397,8 +446,9 @@ uint8_t EventParser::NameFlags(uint32_t name) {
   uint8_t& flags = name_flags_[name];
   if (flags == 0) {
     const std::string_view text = trace_.strings.Get(name);
-    flags = static_cast<uint8_t>(kClassified | (IsGemmOpName(text) ? kGemmName : 0) |
-                                 (NeedsInputType(text) ? kInputTypeName : 0));
+    flags = static_cast<uint8_t>(kClassified | (FlopOpOf(text) != FlopOp::kNone ? kShapeName : 0) |
+                                 (NeedsInputType(text) ? kInputTypeName : 0) |
+                                 (NeedsConcreteInputs(text) ? kConcreteName : 0));
   }
   return flags;
 }
@@ -565,6 +615,7 @@ Status EventParser::ParseEvent(od::object& object) {
   bool has_duration = false;
   bool dims_pending = false;
   size_t dims_start = trace_.dims.size();
+  concrete_.clear();
   uint32_t metadata_name = 0;  // args.name of M events
   MemorySample memory;
   Trace::EventWait wait;  // args.wait_on_* of CUDA event waits
@@ -678,13 +729,17 @@ Status EventParser::ParseEvent(od::object& object) {
             } else if (Is(akey, "Device Id")) {
               if (IntegerOf(avalue, &number)) memory.device_id = static_cast<int32_t>(number);
             } else if (Is(akey, "Input Dims")) {
-              // Kept only for matrix products (the roofline points); the name may come later.
-              if (event.name != 0 && !(NameFlags(event.name) & kGemmName)) continue;
+              // Kept only for the FLOP-counting ops (roofline points, MFU); the name may come
+              // later.
+              if (event.name != 0 && !(NameFlags(event.name) & kShapeName)) continue;
               if (ReadDims(avalue, trace_.dims)) {
                 dims_pending = true;
               } else {
                 trace_.dims.resize(dims_start);
               }
+            } else if (Is(akey, "Concrete Inputs")) {
+              if (event.name != 0 && !(NameFlags(event.name) & kConcreteName)) continue;
+              if (!ReadConcreteInputs(avalue, concrete_)) concrete_.clear();
             } else if (Is(akey, "Input type")) {
               // Only matrix products and convolutions need it (tensor-core eligibility, GEMM
               // bytes).
@@ -790,8 +845,14 @@ Status EventParser::ParseEvent(od::object& object) {
       event.kind = EventKind::kCpuOp;
     }
   }
-  if (dims_pending && (NameFlags(event.name) & kGemmName)) {
+  if (dims_pending && (NameFlags(event.name) & kShapeName)) {
     event.input_dims = static_cast<int32_t>(dims_start);
+    // Then the Concrete Inputs block (empty for the ops that do not need one).
+    if (!concrete_.empty() && (NameFlags(event.name) & kConcreteName)) {
+      trace_.dims.insert(trace_.dims.end(), concrete_.begin(), concrete_.end());
+    } else {
+      trace_.dims.push_back(0);
+    }
   } else {
     trace_.dims.resize(dims_start);
   }

@@ -23,7 +23,7 @@ bool MicrosTextToNanos(std::string_view text, int64_t* nanos, bool* written_frac
 
 // True for CPU ops whose inputs define a matrix product (their Input Dims are kept).
 bool IsGemmOpName(std::string_view name);
-// True for CPU ops whose input dtype is kept (matrix products and convolutions).
+// True for CPU ops whose input dtype is kept (the FLOP-counting ops of model_flops.h).
 bool NeedsInputType(std::string_view name);
 
 // Sorts by start time; at equal start the longer event first, then file order.
@@ -79,10 +79,17 @@ class EventParser {
   std::vector<char> buffer_;           // "[" + chunk + "]" + padding (chunks parsed as copies)
   const char* document_ = nullptr;     // where the chunk being parsed starts, less its '['
   std::vector<int8_t> category_kind_;  // by category string id; -1 = not classified yet
-  // What an operator name asks of its args (kGemmName, kInputTypeName), by name string id.
-  enum NameFlag : uint8_t { kClassified = 1, kGemmName = 2, kInputTypeName = 4 };
+  // What an operator name asks of its args, by name string id: its Input Dims (the FLOP-counting
+  // ops of model_flops.h), its Input type, its Concrete Inputs (convolutions).
+  enum NameFlag : uint8_t {
+    kClassified = 1,
+    kShapeName = 2,
+    kInputTypeName = 4,
+    kConcreteName = 8
+  };
   uint8_t NameFlags(uint32_t name);
   std::vector<uint8_t> name_flags_;
+  std::vector<int64_t> concrete_;  // the event being parsed's Concrete Inputs, in dims-pool form
   std::unordered_map<int32_t, int> device_pids_;  // JAX: pid of a /device: plane -> device index
   // Open 'B' events (indices into trace_.events) per (pid, tid), innermost last.
   std::unordered_map<uint64_t, std::vector<uint32_t>> open_begins_;

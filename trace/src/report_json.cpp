@@ -239,6 +239,8 @@ json CellToJson(const Cell& cell) {
       return cell.integer;
     case CellKind::kFraction:
     case CellKind::kNumber:
+    case CellKind::kFlops:
+    case CellKind::kFlopRate:
       return cell.number;
   }
   return nullptr;
@@ -258,6 +260,7 @@ json ToJson(const AnalysisOutput& output) {
     }
     out[t.json_key] = std::move(rows);
   }
+  if (!output.notes.empty()) out["notes"] = output.notes;
   return out;
 }
 
@@ -273,7 +276,7 @@ const std::vector<std::string>& AnalysisNames() {
 }
 
 RunReport AnalyzeRun(const TraceRun& run, size_t top_k, std::string_view critical_path_range,
-                     const std::set<std::string>& analyses) {
+                     const std::set<std::string>& analyses, const PeakFlops* peaks) {
   auto need = [&](std::string_view name) {
     return analyses.empty() || analyses.count(std::string(name)) > 0;
   };
@@ -291,7 +294,7 @@ RunReport AnalyzeRun(const TraceRun& run, size_t top_k, std::string_view critica
     if (need("queue")) r.queue = ComputeQueueLength(trace);
     if (need("gemm")) r.gemm = ComputeGemmPoints(trace);
     if (need("findings")) r.findings = EvaluateRules(r.evidence);
-    const AnalysisContext context{top_k, critical_path_range, &r.evidence};
+    const AnalysisContext context{top_k, critical_path_range, &r.evidence, peaks};
     for (const AnalysisDescriptor* d : RegisteredAnalyses()) {
       // An analysis not asked for keeps an empty output (outputs[i] stays
       // RegisteredAnalyses()[i]'s).

@@ -59,20 +59,7 @@ Stragglers ComputeStragglers(const TraceRun& run) {
   return result;
 }
 
-namespace {
-
-int ElementSize(std::string_view type) {
-  if (type.find("Half") != std::string_view::npos ||
-      type.find("BFloat16") != std::string_view::npos || type == "half" || type == "bfloat16") {
-    return 2;
-  }
-  if (type == "double" || type.find("Double") != std::string_view::npos) return 8;
-  if (type.find("Float8") != std::string_view::npos ||
-      type.find("int8") != std::string_view::npos || type == "signed char") {
-    return 1;
-  }
-  return 4;
-}
+namespace internal {
 
 // -1 when a dimension is unknown or the product leaves the exact range of a double.
 int64_t Product(const std::vector<int64_t>& dims, size_t from, size_t to) {
@@ -110,6 +97,23 @@ bool GemmShape(std::string_view op, const std::vector<std::vector<int64_t>>& in,
   return p->m > 0 && p->n > 0 && p->k > 0 && p->batch > 0;
 }
 
+}  // namespace internal
+
+namespace {
+
+int ElementSize(std::string_view type) {
+  if (type.find("Half") != std::string_view::npos ||
+      type.find("BFloat16") != std::string_view::npos || type == "half" || type == "bfloat16") {
+    return 2;
+  }
+  if (type == "double" || type.find("Double") != std::string_view::npos) return 8;
+  if (type.find("Float8") != std::string_view::npos ||
+      type.find("int8") != std::string_view::npos || type == "signed char") {
+    return 1;
+  }
+  return 4;
+}
+
 // Per call flops and bytes of a shape; 0 calls and time.
 void CountShape(GemmPoint& p) {
   const int size = ElementSize(p.dtype);
@@ -128,7 +132,7 @@ class GemmPointTable {
   bool Add(const Trace& trace, const TraceEvent& op, uint32_t kernel, int64_t time_ns,
            bool on_cpu) {
     GemmPoint shape;
-    if (!GemmShape(trace.Name(op), trace.InputDims(op), &shape)) return false;
+    if (!internal::GemmShape(trace.Name(op), trace.InputDims(op), &shape)) return false;
     auto [it, inserted] = points_.try_emplace(
         std::make_tuple(op.name, op.input_type, shape.m, shape.n, shape.k, shape.batch), shape);
     GemmPoint& p = it->second;
@@ -212,7 +216,8 @@ std::vector<GemmPoint> ComputeGemmPoints(const Trace& trace) {
   std::vector<Op> ops;
   for (uint32_t i = 0; i < trace.events.size(); ++i) {
     const TraceEvent& e = trace.events[i];
-    if (e.kind == EventKind::kCpuOp && e.input_dims >= 0 && e.external_id >= 0) {
+    if (e.kind == EventKind::kCpuOp && e.input_dims >= 0 && e.external_id >= 0 &&
+        IsGemmOpName(trace.Name(e))) {
       ops.push_back({e.external_id, i});
     }
   }

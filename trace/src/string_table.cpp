@@ -82,10 +82,11 @@ std::string_view TraceFormatName(TraceFormat format) {
   return "chrome-trace";
 }
 
-std::vector<std::vector<int64_t>> Trace::InputDims(const TraceEvent& e) const {
+namespace {
+
+// One [n, len0, d.., ...] block of the dims pool from `pos`, which it moves past the block.
+std::vector<std::vector<int64_t>> ReadShapeBlock(const std::vector<int64_t>& dims, size_t& pos) {
   std::vector<std::vector<int64_t>> result;
-  if (e.input_dims < 0) return result;
-  size_t pos = static_cast<size_t>(e.input_dims);
   if (pos >= dims.size()) return result;
   int64_t inputs = dims[pos++];
   for (int64_t i = 0; i < inputs && pos < dims.size(); ++i) {
@@ -95,6 +96,21 @@ std::vector<std::vector<int64_t>> Trace::InputDims(const TraceEvent& e) const {
     result.push_back(std::move(shape));
   }
   return result;
+}
+
+}  // namespace
+
+std::vector<std::vector<int64_t>> Trace::InputDims(const TraceEvent& e) const {
+  if (e.input_dims < 0) return {};
+  size_t pos = static_cast<size_t>(e.input_dims);
+  return ReadShapeBlock(dims, pos);
+}
+
+std::vector<std::vector<int64_t>> Trace::ConcreteInputs(const TraceEvent& e) const {
+  if (e.input_dims < 0) return {};
+  size_t pos = static_cast<size_t>(e.input_dims);
+  ReadShapeBlock(dims, pos);
+  return ReadShapeBlock(dims, pos);
 }
 
 int64_t Trace::DeviceMemory(int device) const {

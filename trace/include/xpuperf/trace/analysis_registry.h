@@ -17,6 +17,7 @@
 namespace xpuperf::trace {
 
 struct RankEvidence;
+struct PeakFlops;
 
 // How a value is stored, shown in the terminal/HTML and written to JSON.
 enum class CellKind {
@@ -26,6 +27,8 @@ enum class CellKind {
   kBytes,     // integer bytes; shown with a binary unit; JSON integer bytes
   kFraction,  // share in [0, 1]; shown as a percentage with one decimal; JSON number (fraction)
   kNumber,    // any real number; shown with two decimals; JSON number
+  kFlops,     // a FLOP count; shown with an SI prefix ("1.77 GFLOP"); JSON number of FLOPs
+  kFlopRate,  // FLOP/s; shown with an SI prefix ("312 TFLOP/s"); JSON number of FLOP/s
 };
 
 struct Cell {
@@ -40,6 +43,8 @@ struct Cell {
   static Cell Bytes(int64_t value) { return {CellKind::kBytes, value, 0, {}}; }
   static Cell Fraction(double value) { return {CellKind::kFraction, 0, value, {}}; }
   static Cell Number(double value) { return {CellKind::kNumber, 0, value, {}}; }
+  static Cell Flops(double value) { return {CellKind::kFlops, 0, value, {}}; }
+  static Cell FlopRate(double value) { return {CellKind::kFlopRate, 0, value, {}}; }
 };
 
 struct Column {
@@ -63,6 +68,9 @@ struct Field {
 struct AnalysisOutput {
   std::vector<Field> fields;
   std::vector<Table> tables;
+  // Sentences shown after the tables (the terminal wraps them, never cuts them) and written to
+  // JSON as the array "notes": formulas, sources, what is missing and how to record it.
+  std::vector<std::string> notes;
   bool HasRows() const;  // false: the terminal and HTML renderers leave it out
 };
 
@@ -72,6 +80,7 @@ struct AnalysisContext {
   size_t top_k = 10;
   std::string_view critical_path_range;
   const RankEvidence* evidence = nullptr;  // this rank's, never null in AnalyzeRun
+  const PeakFlops* peaks = nullptr;        // the device's peak FLOP/s (MFU); null when not given
 };
 
 struct AnalysisDescriptor {

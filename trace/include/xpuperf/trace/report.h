@@ -37,9 +37,10 @@ struct RunReport {
 
 // `analyses`: the analyses to compute, by AnalysisNames() name; empty = all. What is not asked
 // for stays empty in the report (`analyze -a temporal` does not pay for the critical path).
+// `peaks`: the device's spec peaks for the MFU analysis (model_flops.h); null: MFU says why not.
 RunReport AnalyzeRun(const TraceRun& run, size_t top_k = 10,
                      std::string_view critical_path_range = {},
-                     const std::set<std::string>& analyses = {});
+                     const std::set<std::string>& analyses = {}, const PeakFlops* peaks = nullptr);
 
 // A registered analysis's output as JSON: its fields, and each table as an array of row objects
 // (columns without a json_key left out).

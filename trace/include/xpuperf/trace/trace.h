@@ -104,7 +104,7 @@ struct TraceEvent {
   int32_t tid = 0;  // same encoding
   int32_t device = -1;
   int32_t stream = -1;
-  int32_t input_dims = -1;  // offset into Trace::dims (GEMM-like CPU ops only), -1 if none
+  int32_t input_dims = -1;  // offset into Trace::dims (FLOP-counting CPU ops only), -1 if none
   uint32_t input_type = 0;  // string id of the first "Input type" (GEMM-like CPU ops), 0 if none
   uint32_t module = 0;      // string id of args."Module Hierarchy", 0 if none
   // Position of the event in the file's traceEvents array (0-based, every element counted, capped
@@ -210,7 +210,10 @@ struct Trace {
   StringTable strings;
   std::vector<TraceEvent> events;    // sorted by ts_ns
   std::vector<MemorySample> memory;  // sorted by ts_ns
-  std::vector<int64_t> dims;         // pool: [n_inputs, len0, d.., len1, d.., ...] per event
+  // Pool of the shapes of the FLOP-counting CPU ops (model_flops.h), per event: its Input Dims as
+  // [n_inputs, len0, d.., len1, d.., ...], then its Concrete Inputs read as integer lists in the
+  // same form ("[2, 2]" -> 2 2, "1" -> 1, "True" -> 1; "" or anything else -> an empty list).
+  std::vector<int64_t> dims;
   // .xplane.pb only: XLA's facts per op name id, and the names of planes (processes) and lines
   // (threads) for exports.
   std::unordered_map<uint32_t, XlaOpInfo> xla_ops;
@@ -220,6 +223,8 @@ struct Trace {
   std::string_view Category(const TraceEvent& e) const { return strings.Get(e.category); }
   // Input shapes of a CPU op (empty when not recorded).
   std::vector<std::vector<int64_t>> InputDims(const TraceEvent& e) const;
+  // Its Concrete Inputs as integer lists (empty when not recorded; convolutions only).
+  std::vector<std::vector<int64_t>> ConcreteInputs(const TraceEvent& e) const;
   // Total device memory of `device` from deviceProperties (0 when unknown).
   int64_t DeviceMemory(int device) const;
 };
