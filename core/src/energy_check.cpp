@@ -1,10 +1,10 @@
-#include "xpuperf/record/energy_check.h"
+#include "xpuperf/core/energy_check.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-namespace xpuperf::record {
+namespace xpuperf {
 
 EnergyCheck CheckEnergyCounter(double counter_joules, int64_t resets, double power_joules,
                                double seconds) {
@@ -15,6 +15,7 @@ EnergyCheck CheckEnergyCounter(double counter_joules, int64_t resets, double pow
                                                          resets, resets == 1 ? "" : "s")
                                            : std::string();
   if (counter_joules <= 0) {
+    check.verdict = "stalled";
     check.use_power = true;
     check.problem = fmt::format(
         "{}stalled: the counter did not move over {:.1f} s while power read {:.1f} W on average",
@@ -23,6 +24,7 @@ EnergyCheck CheckEnergyCounter(double counter_joules, int64_t resets, double pow
   }
   const double off = counter_joules / power_joules - 1;
   if (std::fabs(off) > kEnergyTolerance) {
+    check.verdict = "disagrees";
     check.use_power = true;
     check.problem = fmt::format(
         "{}disagrees with ∫ power dt: {:.1f} J against {:.1f} J ({:+.0f}%, tolerance {:.0f}%){}",
@@ -30,10 +32,11 @@ EnergyCheck CheckEnergyCounter(double counter_joules, int64_t resets, double pow
         off < 0 ? ": it stalled or lost increments" : ": it counted more than the power drew");
     return check;
   }
+  check.verdict = "ok";
   check.agreement =
       fmt::format("{}within {:.1f}% of ∫ power dt ({:.1f} J; tolerance {:.0f}%)", restarted,
                   100 * std::fabs(off), power_joules, 100 * kEnergyTolerance);
   return check;
 }
 
-}  // namespace xpuperf::record
+}  // namespace xpuperf

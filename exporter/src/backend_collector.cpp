@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+
+#include "energy_audit.h"
+#include "xpuperf/core/metric_catalog.h"
 
 namespace xpuperf::exporter {
 
@@ -13,6 +17,7 @@ struct BackendCollector::Shared {
   int64_t deadline_ns = 0;
   const Clock* clock = nullptr;
   std::function<void()> on_collected;
+  EnergyAudit energy_audit;  // the collection thread's only
 
   mutable std::mutex mutex;
   std::condition_variable wake;
@@ -29,6 +34,13 @@ BackendCollector::BackendCollector(std::string backend, std::unique_ptr<Session>
     : backend_(std::move(backend)), shared_(std::make_shared<Shared>()) {
   shared_->session = std::move(session);
   shared_->metrics = std::move(metrics);
+  // Energy is checked against power (energy_audit.h): collected also when only energy is asked
+  // for (the snapshot exports what was asked for).
+  auto& m = shared_->metrics;
+  if (std::find(m.begin(), m.end(), metrics::kEnergy) != m.end() &&
+      std::find(m.begin(), m.end(), metrics::kPower) == m.end()) {
+    m.emplace_back(metrics::kPower);
+  }
   shared_->interval_ns = static_cast<int64_t>(interval_seconds * 1e9);
   shared_->deadline_ns = static_cast<int64_t>(deadline_seconds * 1e9);
   shared_->clock = &clock;
@@ -71,6 +83,8 @@ void BackendCollector::Start() {
           collection->window_seconds = static_cast<double>(start_ns - previous_ns) * 1e-9;
           collection->devices = shared->session->devices();
           collection->readings = std::move(readings).value();
+          collection->energy_sources =
+              shared->energy_audit.Apply(collection->readings, collection->window_seconds);
           s.up = true;
           s.reason.clear();
           s.last_success_ns = collection->wall_ns;

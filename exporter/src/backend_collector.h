@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "energy_audit.h"
 #include "xpuperf/core/clock.h"
 #include "xpuperf/core/session.h"
 
@@ -21,7 +22,8 @@ struct Collection {
   double duration_seconds = 0;  // how long the Collect took
   double window_seconds = 0;    // time since the previous Collect (the rate window)
   std::vector<Device> devices;
-  std::vector<Reading> readings;
+  std::vector<Reading> readings;  // energy_joules as audited (energy_audit.h)
+  std::vector<EnergySource> energy_sources;
 };
 
 struct CollectorSnapshot {

@@ -35,6 +35,7 @@ class Exporter::Impl {
   mutable std::mutex latest_mutex_;
   std::shared_ptr<const Snapshot> latest_;
   std::vector<DeviceState> devices_;
+  std::vector<EnergyState> energy_;
   std::atomic<uint64_t> generation_{0};
   std::atomic<uint64_t> dropped_families_{0};
   std::mutex refresh_mutex_;     // one assembly at a time keeps snapshots in time order
@@ -70,6 +71,7 @@ class Exporter::Impl {
       std::lock_guard<std::mutex> lock(latest_mutex_);
       latest_ = snapshot;
       devices_ = std::move(built.devices);
+      energy_ = std::move(built.energy);
     }
     ++generation_;
     // Every backend's collection assembles a snapshot; the history keeps one per interval.
@@ -187,6 +189,7 @@ HealthReport Exporter::Health() const {
   {
     std::lock_guard<std::mutex> lock(impl_->latest_mutex_);
     report.devices = impl_->devices_;
+    report.energy = impl_->energy_;
   }
   report.unavailable = impl_->unavailable_;
   return report;

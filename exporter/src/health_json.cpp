@@ -27,6 +27,15 @@ std::string HealthJson(const HealthReport& report) {
     if (!d.reason.empty()) j["reason"] = d.reason;
     doc["devices"].push_back(std::move(j));
   }
+  if (!report.energy.empty()) {
+    doc["energy"] = nlohmann::json::array();
+    for (const EnergyState& e : report.energy) {
+      nlohmann::json j{
+          {"device", e.device}, {"labels", e.labels}, {"source", e.source}, {"verdict", e.verdict}};
+      if (!e.detail.empty()) j["detail"] = e.detail;
+      doc["energy"].push_back(std::move(j));
+    }
+  }
   return doc.dump(2) + "\n";
 }
 

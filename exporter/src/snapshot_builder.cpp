@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "xpuperf/core/metric_catalog.h"
 #include "xpuperf/core/version.h"
 
 namespace xpuperf::exporter {
@@ -177,6 +178,34 @@ BuildOutput BuildSnapshot(const BuildInput& input) {
   }
   if (!info.empty()) families.push_back(std::move(info));
   if (!up.empty()) families.push_back(std::move(up));
+
+  // Where each energy series' increments come from (energy_audit.h).
+  MetricFamily energy_source{
+      "xpuperf_energy_source_info",
+      "Where xpuperf_energy_joules_total's latest increments come from (value 1): source "
+      "\"counter\" (the device's energy counter) or \"power_integral\" (∫ power dt, where the "
+      "counter stalled, restarted or disagreed with it); verdict of the check: ok, stalled, "
+      "disagrees, unchecked",
+      FamilyType::kInfo,
+      {},
+      {}};
+  if (Wanted(input.metrics, metrics::kEnergy)) {
+    for (const CollectorSnapshot& c : input.collectors) {
+      if (c.latest == nullptr) continue;
+      for (const EnergySource& e : c.latest->energy_sources) {
+        auto dev = devices.find(e.device);
+        if (dev == devices.end()) continue;
+        Labels labels = dev->second.identity;
+        for (const auto& [key, value] : e.labels.items()) labels.Set(key, value);
+        labels.Set("source", e.source);
+        labels.Set("verdict", e.verdict);
+        energy_source.points.push_back(ScalarPoint{std::move(labels), 1});
+        out.energy.push_back(
+            EnergyState{e.device, e.labels.ToString(), e.source, e.verdict, e.detail});
+      }
+    }
+  }
+  if (!energy_source.empty()) families.push_back(std::move(energy_source));
 
   // Collectors.
   MetricFamily collector_up{"xpuperf_collector_up",

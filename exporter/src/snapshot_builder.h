@@ -24,6 +24,7 @@ struct BuildInput {
 struct BuildOutput {
   Snapshot snapshot;
   std::vector<DeviceState> devices;
+  std::vector<EnergyState> energy;    // the energy series' sources, for /health
   size_t dropped_extra_families = 0;  // provider families refused (bad or taken name)
 };
 

@@ -33,6 +33,28 @@ Reading Gauge(std::string_view metric, double value) {
   return r;
 }
 
+TEST(SnapshotBuilderTest, EnergySourcesAreInfoSeriesAndHealthEntries) {
+  BuildInput input;
+  CollectorSnapshot collected = Collected({Gauge(metrics::kEnergy, 5612)});
+  auto c = std::make_shared<Collection>(*collected.latest);
+  c->energy_sources = {EnergySource{"nvidia0", Labels{{"device", "nvidia0"}}, "power_integral",
+                                    "stalled", "the energy counter stalled: ..."}};
+  collected.latest = c;
+  input.collectors = {collected};
+  BuildOutput out = BuildSnapshot(input);
+  const MetricFamily* info = out.snapshot.Find("xpuperf_energy_source_info");
+  ASSERT_NE(info, nullptr);
+  ASSERT_EQ(info->points.size(), 1u);
+  EXPECT_EQ(info->points[0].labels.Get("source"), "power_integral");
+  EXPECT_EQ(info->points[0].labels.Get("verdict"), "stalled");
+  EXPECT_EQ(info->points[0].labels.Get("uuid"), "GPU-1");
+  ASSERT_EQ(out.energy.size(), 1u);
+  EXPECT_EQ(out.energy[0].detail, "the energy counter stalled: ...");
+  // Not asked for with the energy metric filtered out.
+  input.metrics = {std::string(metrics::kPower)};
+  EXPECT_EQ(BuildSnapshot(input).snapshot.Find("xpuperf_energy_source_info"), nullptr);
+}
+
 TEST(SnapshotBuilderTest, OneSeriesPerConsumingPod) {
   BuildInput input;
   input.hostname = "node-1";

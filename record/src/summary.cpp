@@ -8,10 +8,10 @@
 #include <functional>
 #include <map>
 
+#include "xpuperf/core/energy_check.h"
 #include "xpuperf/core/json.h"
 #include "xpuperf/core/metric_catalog.h"
 #include "xpuperf/core/version.h"
-#include "xpuperf/record/energy_check.h"
 
 namespace xpuperf::record {
 namespace {

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "xpuperf/core/energy_check.h"
 #include "xpuperf/core/input_file.h"
 #include "xpuperf/core/metric_catalog.h"
-#include "xpuperf/record/energy_check.h"
 #include "xpuperf/record/timeline_files.h"
 
 namespace xpuperf::record {

@@ -76,10 +76,21 @@ struct DeviceState {
   std::string reason;  // why it is down (e.g. "no data: GPU lost (fell off the bus) ...")
 };
 
+// Where one energy series' latest increments come from: the device's counter, or the integral of
+// its power where the counter failed the check against it (core/energy_check.h).
+struct EnergyState {
+  std::string device;
+  std::string labels;   // the series' own labels, {domain="package-0"}
+  std::string source;   // "counter" or "power_integral"
+  std::string verdict;  // "ok", "stalled", "disagrees", "unchecked"
+  std::string detail;   // the check's sentence
+};
+
 struct HealthReport {
   bool healthy = false;  // every collector completed a collection within 3 intervals
   std::vector<CollectorState> collectors;
   std::vector<DeviceState> devices;
+  std::vector<EnergyState> energy;
   std::vector<BackendStatus> unavailable;  // backends that did not open (not asked for by name)
 };
 
