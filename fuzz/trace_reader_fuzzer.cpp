@@ -17,6 +17,7 @@
 #include "xpuperf/trace/hta_analyses.h"
 #include "xpuperf/trace/hta_convention.h"
 #include "xpuperf/trace/memory_timeline.h"
+#include "xpuperf/trace/model_flops.h"
 #include "xpuperf/trace/reader.h"
 #include "xpuperf/trace/report.h"
 #include "xpuperf/trace/trace_wire.h"
@@ -41,7 +42,11 @@ static void RunAnalyses(xpuperf::trace::Trace trace) {
   CheckWire(included.ranks[0]);
   xpuperf::trace::TraceRun run;
   run.ranks.push_back(std::move(trace));
-  auto report = xpuperf::trace::AnalyzeRun(run, 5);
+  // With peaks, so that the MFU arithmetic runs too (model_flops.h).
+  xpuperf::trace::PeakFlops peaks;
+  peaks.source = "fuzz";
+  peaks.per_precision = {{"fp32", 19.5e12}, {"tf32", 156e12}, {"bf16", 312e12}, {"fp64", 9.7e12}};
+  auto report = xpuperf::trace::AnalyzeRun(run, 5, {}, {}, &peaks);
   (void)xpuperf::trace::ToJson(report).dump();
   // Then as HTA reads it (row selection, rounding, index_correlation, the last step's drop).
   (void)xpuperf::trace::ApplyHtaConvention(run);

@@ -10,8 +10,10 @@ Reads the allowed edges from the fenced ```dependencies block of docs/ARCHITECTU
      xpuperf library links only libraries of its own component or of allowed dependencies;
   3. no CMakeLists.txt changes a target (target_sources, target_link_libraries, ...) that another
      component's CMakeLists.txt defines.
-It also fails when the allowed graph itself has a cycle or when a component of the tree is not
-listed. Test, tool and benchmark-program folders are not part of a component's library code.
+It also fails when the allowed graph itself has a cycle, when a component of the tree is not
+listed, when a listed component is missing from the layer table or the "Folders" table, or when a
+command the cli wires (`app.add_subcommand("NAME"` in cli/app/) is missing from "Where each
+command lives". Test, tool and benchmark-program folders are not part of a component's library code.
 Usage: check_architecture.py SOURCE_DIR LINK_GRAPH_TSV
 """
 import os
@@ -47,6 +49,48 @@ def read_allowed(architecture_md):
             sys.exit(f"{architecture_md}: component {name} is listed twice")
         allowed[name] = {d.strip() for d in deps.split(",") if d.strip()}
     return allowed
+
+
+def table_rows(text, heading_cell):
+    """The first cells of the rows of the Markdown table whose header row starts with
+    `| heading_cell |`."""
+    match = re.search(r"^\| " + re.escape(heading_cell) + r" \|.*?\n((?:\|.*\n)+)", text, re.M)
+    if not match:
+        return None
+    return [row.split("|")[1:-1] for row in match.group(1).splitlines()[1:]]
+
+
+def check_tables(root, allowed):
+    """Every component in the layer and Folders tables, every wired command in the command
+    table."""
+    text = open(os.path.join(root, "docs", "ARCHITECTURE.md"), encoding="utf-8").read()
+    problems = []
+    layers = table_rows(text, "layer")
+    folders = table_rows(text, "folder")
+    commands = table_rows(text, "command")
+    if layers is None or folders is None or commands is None:
+        return ["docs/ARCHITECTURE.md: the layer, folder or command table is missing"]
+    in_layers = {name for row in layers for name in re.findall(r"`([^`]+)`", row[1])}
+    in_folders = {name.rstrip("/") for row in folders for name in re.findall(r"`([^`]+)`", row[0])}
+    for name in sorted(allowed):
+        if name not in in_layers:
+            problems.append(f"component {name} is missing from the layer table of "
+                            f"docs/ARCHITECTURE.md")
+        if name not in in_folders:
+            problems.append(f"component {name} is missing from the Folders table of "
+                            f"docs/ARCHITECTURE.md")
+    documented = {re.split(r"[ /]", name)[0] for row in commands
+                  for name in re.findall(r"`([^`]+)`", row[0])}
+    wired = set()
+    app_dir = os.path.join(root, "cli", "app")
+    for name in sorted(os.listdir(app_dir)) if os.path.isdir(app_dir) else []:
+        if name.endswith(".cpp"):
+            source = open(os.path.join(app_dir, name), encoding="utf-8").read()
+            wired |= set(re.findall(r'\bapp\.add_subcommand\(\s*"([a-z-]+)"', source))
+    for command in sorted(wired - documented):
+        problems.append(f"command {command} is missing from \"Where each command lives\" in "
+                        f"docs/ARCHITECTURE.md")
+    return problems
 
 
 def find_cycle(allowed):
@@ -121,6 +165,7 @@ def main():
             present.add("backends/" + entry)
     for name in sorted(present - set(allowed)):
         problems.append(f"component {name} is not listed in docs/ARCHITECTURE.md")
+    problems += check_tables(root, allowed)
     components = sorted(present | set(allowed))
 
     # Which component owns each public header ("xpuperf/core/status.h" -> core).
