@@ -6,6 +6,7 @@
 
 #include "app/command_wiring.h"
 #include "xpuperf/cli/terminal_escape.h"
+#include "xpuperf/cli/text_table.h"
 #include "xpuperf/core/cancellation.h"
 #include "xpuperf/core/input_file.h"
 #include "xpuperf/core/output_file.h"
@@ -61,6 +62,8 @@ namespace {
 
 int RunMain(int argc, char** argv) {
   using namespace xpuperf::cli;
+  // Tables fit the terminal standard output is (whole tables into pipes and files).
+  SetDefaultLineWidth(TerminalColumns());
 #if XPUPERF_ANALYZE_FRONT
   // Under an MPI launcher analyze splits a directory over the processes, which needs MPI: that
   // lives in xpuperf-full only.

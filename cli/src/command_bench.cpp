@@ -31,8 +31,16 @@ namespace {
 int PrintList(const bench::BenchmarkRegistry& registry, std::ostream& out) {
   TextTable table("Benchmarks", {{"benchmark"}, {"component"}, {"default sweep"}, {"what"}});
   for (const auto& benchmark : registry.benchmarks()) {
+    // Each point as its parameters ("m=4096 n=4096 precision=fp32"), points apart by "; ".
     std::string sweep;
-    for (const auto& point : benchmark->default_sweep()) sweep += point.dump() + " ";
+    for (const auto& point : benchmark->default_sweep()) {
+      std::string text;
+      for (const auto& [key, value] : point.items()) {
+        text += (text.empty() ? "" : " ") + key + "=" +
+                (value.is_string() ? value.get<std::string>() : value.dump());
+      }
+      sweep += (sweep.empty() ? "" : "; ") + (text.empty() ? std::string("defaults") : text);
+    }
     table.AddRow({benchmark->name(), std::string(bench::ComponentName(benchmark->component())),
                   sweep, benchmark->description()});
   }
