@@ -68,6 +68,8 @@ std::string RenderAnalyzeText(const trace::RunReport& report,
                               const std::vector<std::string>& analyses, int top);
 // One registered analysis's output: each table with rows, as a text table.
 std::string RenderOutputText(const trace::AnalysisOutput& output);
+// One table of the output model as text ("\n" then the table; empty without rows).
+std::string RenderTableText(const trace::Table& table, size_t max_cell_width);
 std::string FormatCell(const trace::Cell& cell);  // the text form of one value
 std::string RenderMemoryTimelineText(const trace::MemoryTimelineSummary& summary);
 std::string RenderAnalyzeHtml(const trace::TraceRun& run, const trace::RunReport& report);

@@ -9,6 +9,7 @@
 #include "command_analyze.h"
 #include "xpuperf/cli/format.h"
 #include "xpuperf/roofline/report.h"
+#include "xpuperf/trace/report_views.h"
 
 namespace xpuperf::cli {
 namespace {
@@ -95,33 +96,50 @@ std::string StackedBar(const std::vector<Segment>& segments) {
   return svg.str();
 }
 
-// A registered analysis's section: its title, then each table with rows (text cells cut at 120
-// characters, as the built-in tables).
+// One table of the output model (text cells cut at 120 characters, as the built-in tables), with
+// its caption; empty without rows.
+std::string TableHtml(const trace::Table& table, bool with_caption) {
+  if (table.rows.empty()) return {};
+  std::string html = with_caption ? "<p>" + Escape(table.caption) + "</p>" : "";
+  html += "<table><tr>";
+  for (const auto& column : table.columns) html += "<th>" + Escape(column.header) + "</th>";
+  html += "</tr>";
+  for (const auto& row : table.rows) {
+    html += "<tr>";
+    for (const auto& cell : row) {
+      std::string text = FormatCell(cell);
+      if (cell.kind == trace::CellKind::kText) text = text.substr(0, 120);
+      html += "<td>" + Escape(text) + "</td>";
+    }
+    html += "</tr>";
+  }
+  return html + "</table>";
+}
+
+// A registered analysis's section: its title, then each table with rows, then its notes.
 std::string OutputHtml(std::string_view title, const trace::AnalysisOutput& output) {
   if (!output.HasRows()) return {};
   std::string html = fmt::format("<h2>{}</h2>", Escape(title));
-  for (const trace::Table& table : output.tables) {
-    if (table.rows.empty()) continue;
-    html += "<table><tr>";
-    for (const auto& column : table.columns) html += "<th>" + Escape(column.header) + "</th>";
-    html += "</tr>";
-    for (const auto& row : table.rows) {
-      html += "<tr>";
-      for (const auto& cell : row) {
-        std::string text = FormatCell(cell);
-        if (cell.kind == trace::CellKind::kText) text = text.substr(0, 120);
-        html += "<td>" + Escape(text) + "</td>";
-      }
-      html += "</tr>";
-    }
-    html += "</table>";
-  }
+  for (const trace::Table& table : output.tables) html += TableHtml(table, false);
   if (!output.notes.empty()) {
     html += "<ul class=\"small\">";
     for (const std::string& note : output.notes) html += "<li>" + Escape(note) + "</li>";
     html += "</ul>";
   }
   return html;
+}
+
+// The tables across ranks that the text shows too (report_views.h), each under its caption.
+std::string RunTablesHtml(const trace::RunReport& report) {
+  std::string html;
+  for (const trace::Table& table :
+       {trace::OverlapTable(report), trace::LaunchTable(report), trace::QueueTable(report),
+        trace::MemcpyTable(report), trace::IterationsTable(report), trace::AllocatorTable(report),
+        trace::StragglersTable(report)}) {
+    if (table.rows.empty()) continue;
+    html += "<h2>" + Escape(table.caption) + "</h2>" + TableHtml(table, false);
+  }
+  return html.empty() ? html : "<h2>Across ranks</h2>" + html;
 }
 
 }  // namespace
@@ -228,6 +246,7 @@ td:first-child,th:first-child{text-align:left}.finding{border-left:4px solid #e0
       html << "</table>";
     }
   }
+  html << RunTablesHtml(report);
   html << "<p class=\"small\">Times: compute = union of COMPUTE kernels, non-compute = other GPU "
           "busy time, "
           "idle = GPU window minus busy (docs/TRACES.md).</p></body></html>\n";

@@ -9,6 +9,7 @@
 #include "command_analyze.h"
 #include "xpuperf/cli/format.h"
 #include "xpuperf/cli/text_table.h"
+#include "xpuperf/trace/report_views.h"
 
 namespace xpuperf::cli {
 namespace {
@@ -150,25 +151,38 @@ std::string FormatCell(const trace::Cell& cell) {
   return {};
 }
 
+std::string RenderTableText(const trace::Table& table, size_t max_cell_width) {
+  if (table.rows.empty()) return {};
+  std::vector<TextTable::Column> columns;
+  for (size_t c = 0; c < table.columns.size(); ++c) {
+    Align align = Align::kRight;
+    switch (table.columns[c].align) {
+      case trace::Column::Align::kLeft:
+        align = Align::kLeft;
+        break;
+      case trace::Column::Align::kRight:
+        break;
+      case trace::Column::Align::kAuto:
+        if (c < table.rows[0].size() && table.rows[0][c].kind == trace::CellKind::kText) {
+          align = Align::kLeft;
+        }
+        break;
+    }
+    columns.push_back({table.columns[c].header, align});
+  }
+  TextTable t(table.caption, columns);
+  for (const auto& row : table.rows) {
+    std::vector<std::string> cells;
+    cells.reserve(row.size());
+    for (const auto& cell : row) cells.push_back(FormatCell(cell));
+    t.AddRow(cells);
+  }
+  return "\n" + t.Render(max_cell_width);
+}
+
 std::string RenderOutputText(const trace::AnalysisOutput& output) {
   std::string text;
-  for (const trace::Table& table : output.tables) {
-    if (table.rows.empty()) continue;
-    std::vector<TextTable::Column> columns;
-    for (size_t c = 0; c < table.columns.size(); ++c) {
-      const bool is_text = !table.rows.empty() && c < table.rows[0].size() &&
-                           table.rows[0][c].kind == trace::CellKind::kText;
-      columns.push_back({table.columns[c].header, is_text ? Align::kLeft : Align::kRight});
-    }
-    TextTable t(table.caption, columns);
-    for (const auto& row : table.rows) {
-      std::vector<std::string> cells;
-      cells.reserve(row.size());
-      for (const auto& cell : row) cells.push_back(FormatCell(cell));
-      t.AddRow(cells);
-    }
-    text += "\n" + t.Render(60);
-  }
+  for (const trace::Table& table : output.tables) text += RenderTableText(table, 60);
   for (const std::string& note : output.notes) text += WrapNote(note);
   return text;
 }
@@ -279,72 +293,10 @@ std::string RenderAnalyzeText(const RunReport& report, const std::vector<std::st
       out << "\n" << t.Render(60);
     }
   }
-  if (Wanted(analyses, "overlap")) {
-    TextTable t("Communication / computation overlap", {{"rank"},
-                                                        {"comm", Align::kRight},
-                                                        {"overlapped", Align::kRight},
-                                                        {"ratio", Align::kRight}});
-    for (const auto& r : report.ranks) {
-      const auto& o = r.evidence.overlap;
-      if (o.comm_ns == 0) continue;
-      t.AddRow(
-          {Num(r.evidence.rank), Sec(o.comm_ns), Sec(o.overlap_ns), Pct(o.overlap_ns, o.comm_ns)});
-    }
-    if (!t.empty()) out << "\n" << t.Render();
-  }
-  if (Wanted(analyses, "launch")) {
-    TextTable t("Kernel launches (call <-> GPU op by correlation)",
-                {{"rank"},
-                 {"matched", Align::kRight},
-                 {"delay p50", Align::kRight},
-                 {"delay p90", Align::kRight},
-                 {"delay max", Align::kRight},
-                 {"short kernels", Align::kRight},
-                 {"calls > 50us", Align::kRight},
-                 {"delay > 100us", Align::kRight}});
-    for (const auto& r : report.ranks) {
-      const auto& l = r.evidence.launches;
-      if (l.gpu_ops == 0) continue;
-      t.AddRow({Num(r.evidence.rank), fmt::format("{}/{}", l.matched, l.gpu_ops),
-                Sec(l.delay_p50_ns), Sec(l.delay_p90_ns), Sec(l.delay.max_ns), Num(l.short_kernels),
-                Num(l.long_launch_calls), Num(l.delayed_launches)});
-    }
-    if (!t.empty()) out << "\n" << t.Render();
-  }
-  if (Wanted(analyses, "queue")) {
-    TextTable t("Launch queue length by stream", {{"rank"},
-                                                  {"device"},
-                                                  {"stream"},
-                                                  {"max", Align::kRight},
-                                                  {"mean", Align::kRight},
-                                                  {"time >= 1024", Align::kRight}});
-    for (const auto& r : report.ranks) {
-      for (const auto& s : r.queue.streams) {
-        t.AddRow({Num(r.evidence.rank), Num(s.device), Num(s.stream), Num(s.max_length),
-                  fmt::format("{:.2f}", s.mean_length), Sec(s.time_at_or_above_limit_ns)});
-      }
-    }
-    if (!t.empty()) out << "\n" << t.Render();
-  }
-  if (Wanted(analyses, "memcpy")) {
-    TextTable t("Memory copies and sets (GB = 1e9 bytes)", {{"rank"},
-                                                            {"kind"},
-                                                            {"count", Align::kRight},
-                                                            {"bytes", Align::kRight},
-                                                            {"time", Align::kRight},
-                                                            {"GB/s", Align::kRight},
-                                                            {"peak GB/s", Align::kRight},
-                                                            {"pageable", Align::kRight}});
-    for (const auto& r : report.ranks) {
-      for (const auto& k : r.evidence.memcpy.kinds) {
-        t.AddRow({Num(r.evidence.rank), k.kind, Num(k.count),
-                  FormatBytes(static_cast<double>(k.bytes)), Sec(k.busy_ns),
-                  fmt::format("{:.2f}", k.gbps), fmt::format("{:.2f}", k.peak_concurrent_gbps),
-                  Num(k.pageable)});
-      }
-    }
-    if (!t.empty()) out << "\n" << t.Render();
-  }
+  if (Wanted(analyses, "overlap")) out << RenderTableText(trace::OverlapTable(report), 80);
+  if (Wanted(analyses, "launch")) out << RenderTableText(trace::LaunchTable(report), 80);
+  if (Wanted(analyses, "queue")) out << RenderTableText(trace::QueueTable(report), 80);
+  if (Wanted(analyses, "memcpy")) out << RenderTableText(trace::MemcpyTable(report), 80);
   if (Wanted(analyses, "operators")) {
     for (const auto& r : report.ranks) {
       const auto& o = r.evidence.operators;
@@ -406,61 +358,10 @@ std::string RenderAnalyzeText(const RunReport& report, const std::vector<std::st
       out << "\n" << t.Render(60);
     }
   }
-  if (Wanted(analyses, "iterations")) {
-    TextTable t("Iterations (ProfilerStep#N)", {{"rank"},
-                                                {"step", Align::kRight},
-                                                {"duration", Align::kRight},
-                                                {"GPU busy", Align::kRight},
-                                                {"compute", Align::kRight},
-                                                {"comm", Align::kRight},
-                                                {"memory", Align::kRight},
-                                                {"GPU ops", Align::kRight},
-                                                {"DataLoader", Align::kRight}});
-    for (const auto& r : report.ranks) {
-      for (const auto& s : r.evidence.iterations.steps) {
-        t.AddRow({Num(r.evidence.rank), Num(s.step), Sec(s.duration_ns), Sec(s.gpu_busy_ns),
-                  Sec(s.compute_ns), Sec(s.comm_ns), Sec(s.memory_ns), Num(s.kernels),
-                  Sec(s.dataloader_ns)});
-      }
-    }
-    if (!t.empty()) out << "\n" << t.Render();
-  }
-  if (Wanted(analyses, "memory")) {
-    TextTable t("Allocator ([memory] events)", {{"rank"},
-                                                {"device"},
-                                                {"peak allocated", Align::kRight},
-                                                {"peak reserved", Align::kRight},
-                                                {"device memory", Align::kRight},
-                                                {"allocs", Align::kRight},
-                                                {"frees", Align::kRight}});
-    for (const auto& r : report.ranks) {
-      for (const auto& d : r.evidence.memory.devices) {
-        t.AddRow({Num(r.evidence.rank),
-                  fmt::format("{}:{}",
-                              d.device_type == 1   ? "cuda"
-                              : d.device_type == 0 ? "cpu"
-                                                   : std::to_string(d.device_type),
-                              d.device_id),
-                  FormatBytes(static_cast<double>(d.peak_allocated)),
-                  FormatBytes(static_cast<double>(d.peak_reserved)),
-                  d.total_memory > 0 ? FormatBytes(static_cast<double>(d.total_memory)) : "-",
-                  Num(d.allocations), Num(d.frees)});
-      }
-    }
-    if (!t.empty()) out << "\n" << t.Render();
-  }
-  if (Wanted(analyses, "stragglers") && report.stragglers.collectives > 0) {
-    TextTable t(fmt::format("Stragglers ({} collectives matched on every rank)",
-                            report.stragglers.collectives),
-                {{"rank"},
-                 {"started last", Align::kRight},
-                 {"mean lateness", Align::kRight},
-                 {"comm time", Align::kRight}});
-    for (const auto& s : report.stragglers.ranks) {
-      t.AddRow({Num(s.rank), Num(s.last_count), Sec(static_cast<int64_t>(s.mean_lateness_ns)),
-                Sec(s.comm_ns)});
-    }
-    out << "\n" << t.Render();
+  if (Wanted(analyses, "iterations")) out << RenderTableText(trace::IterationsTable(report), 80);
+  if (Wanted(analyses, "memory")) out << RenderTableText(trace::AllocatorTable(report), 80);
+  if (Wanted(analyses, "stragglers")) {
+    out << RenderTableText(trace::StragglersTable(report), 80);
   }
   if (Wanted(analyses, "gemm")) {
     TextTable t("GEMM shapes (roofline points: FLOPs = 2*M*N*K*batch per call; time of all calls)",

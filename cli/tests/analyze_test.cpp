@@ -275,3 +275,34 @@ TEST(AnalyzeMfuTest, ACpuTraceNeedsTheHostSheetAndSaysSo) {
 
 }  // namespace
 }  // namespace xpuperf::cli
+
+namespace xpuperf::cli {
+namespace {
+
+// The HTML report holds every cross-rank table the text shows (one model, report_views.h).
+TEST(AnalyzeHtmlTest, HoldsTheTablesTheTextShows) {
+  const std::string html =
+      (std::filesystem::temp_directory_path() /
+       ("xpuperf_analyze_tables_" +
+        std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".html"))
+          .string();
+  Outcome r = Analyze({.path = Data("step_trace.json"), .html = html});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream in(html);
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  int shown = 0;
+  for (const char* caption :
+       {"Communication / computation overlap", "Kernel launches", "Launch queue length by stream",
+        "Memory copies and sets", "Iterations (ProfilerStep#N)", "Allocator ([memory] events)"}) {
+    if (r.out.find(caption) == std::string::npos) continue;
+    ++shown;
+    // "<->" and "[memory]" are escaped in the page; the words before them are not.
+    const std::string words = std::string(caption).substr(0, 14);
+    EXPECT_NE(page.find(words), std::string::npos) << caption;
+  }
+  EXPECT_GE(shown, 4) << r.out;
+  std::filesystem::remove(html);
+}
+
+}  // namespace
+}  // namespace xpuperf::cli

@@ -50,6 +50,8 @@ struct Cell {
 struct Column {
   std::string header;    // terminal and HTML heading
   std::string json_key;  // key of this cell in each JSON row object; empty = not in the JSON
+  // How the terminal aligns it: kAuto is left for text cells, right for the others.
+  enum class Align : uint8_t { kAuto, kLeft, kRight } align = Align::kAuto;
 };
 
 struct Table {

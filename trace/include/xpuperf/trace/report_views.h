@@ -1,0 +1,20 @@
+// The run report's cross-rank tables as tables of the output model (analysis_registry.h): one
+// table per analysis, a row per rank (or per rank and stream, step, device...), which analyze's
+// text and its HTML report both render, so the two show the same tables. The JSON keeps its own
+// schema (report.h, ToJson); these tables are for reading.
+#pragma once
+
+#include "xpuperf/trace/analysis_registry.h"
+#include "xpuperf/trace/report.h"
+
+namespace xpuperf::trace {
+
+Table OverlapTable(const RunReport& report);     // comm/compute overlap per rank
+Table LaunchTable(const RunReport& report);      // kernel launches per rank
+Table QueueTable(const RunReport& report);       // launch queue length per stream
+Table MemcpyTable(const RunReport& report);      // copies and sets by kind
+Table IterationsTable(const RunReport& report);  // ProfilerStep#N per rank
+Table AllocatorTable(const RunReport& report);   // [memory] events per device
+Table StragglersTable(const RunReport& report);  // across the ranks of a directory
+
+}  // namespace xpuperf::trace

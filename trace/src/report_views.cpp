@@ -1,0 +1,166 @@
+#include "xpuperf/trace/report_views.h"
+
+#include <fmt/format.h>
+
+#include <string>
+
+namespace xpuperf::trace {
+namespace {
+
+Cell Rank(int rank) { return Cell::Text(std::to_string(rank)); }
+
+Cell Share(int64_t part, int64_t whole) {
+  return whole > 0 ? Cell::Fraction(static_cast<double>(part) / static_cast<double>(whole))
+                   : Cell::Text("-");
+}
+
+}  // namespace
+
+Table OverlapTable(const RunReport& report) {
+  Table t{"Communication / computation overlap",
+          "overlap",
+          {{"rank", "rank"},
+           {"comm", "comm_ns"},
+           {"overlapped", "overlap_ns"},
+           {"ratio", "ratio", Column::Align::kRight}},
+          {}};
+  for (const RankReport& r : report.ranks) {
+    const auto& o = r.evidence.overlap;
+    if (o.comm_ns == 0) continue;
+    t.rows.push_back({Rank(r.evidence.rank), Cell::Ns(o.comm_ns), Cell::Ns(o.overlap_ns),
+                      Share(o.overlap_ns, o.comm_ns)});
+  }
+  return t;
+}
+
+Table LaunchTable(const RunReport& report) {
+  Table t{"Kernel launches (call <-> GPU op by correlation)",
+          "launches",
+          {{"rank", "rank"},
+           {"matched", "matched", Column::Align::kRight},
+           {"delay p50", "delay_p50_ns"},
+           {"delay p90", "delay_p90_ns"},
+           {"delay max", "delay_max_ns"},
+           {"short kernels", "short_kernels"},
+           {"calls > 50us", "long_launch_calls"},
+           {"delay > 100us", "delayed_launches"}},
+          {}};
+  for (const RankReport& r : report.ranks) {
+    const auto& l = r.evidence.launches;
+    if (l.gpu_ops == 0) continue;
+    t.rows.push_back({Rank(r.evidence.rank), Cell::Text(fmt::format("{}/{}", l.matched, l.gpu_ops)),
+                      Cell::Ns(l.delay_p50_ns), Cell::Ns(l.delay_p90_ns), Cell::Ns(l.delay.max_ns),
+                      Cell::Count(l.short_kernels), Cell::Count(l.long_launch_calls),
+                      Cell::Count(l.delayed_launches)});
+  }
+  return t;
+}
+
+Table QueueTable(const RunReport& report) {
+  Table t{"Launch queue length by stream",
+          "queue",
+          {{"rank", "rank"},
+           {"device", "device"},
+           {"stream", "stream"},
+           {"max", "max_length"},
+           {"mean", "mean_length"},
+           {"time >= 1024", "time_at_or_above_limit_ns"}},
+          {}};
+  for (const RankReport& r : report.ranks) {
+    for (const auto& s : r.queue.streams) {
+      t.rows.push_back({Rank(r.evidence.rank), Cell::Text(std::to_string(s.device)),
+                        Cell::Text(std::to_string(s.stream)), Cell::Count(s.max_length),
+                        Cell::Number(s.mean_length), Cell::Ns(s.time_at_or_above_limit_ns)});
+    }
+  }
+  return t;
+}
+
+Table MemcpyTable(const RunReport& report) {
+  Table t{"Memory copies and sets (GB = 1e9 bytes)",
+          "memcpy",
+          {{"rank", "rank"},
+           {"kind", "kind"},
+           {"count", "count"},
+           {"bytes", "bytes"},
+           {"time", "busy_ns"},
+           {"GB/s", "gbps"},
+           {"peak GB/s", "peak_concurrent_gbps"},
+           {"pageable", "pageable"}},
+          {}};
+  for (const RankReport& r : report.ranks) {
+    for (const auto& k : r.evidence.memcpy.kinds) {
+      t.rows.push_back({Rank(r.evidence.rank), Cell::Text(k.kind), Cell::Count(k.count),
+                        Cell::Bytes(k.bytes), Cell::Ns(k.busy_ns), Cell::Number(k.gbps),
+                        Cell::Number(k.peak_concurrent_gbps), Cell::Count(k.pageable)});
+    }
+  }
+  return t;
+}
+
+Table IterationsTable(const RunReport& report) {
+  Table t{"Iterations (ProfilerStep#N)",
+          "iterations",
+          {{"rank", "rank"},
+           {"step", "step"},
+           {"duration", "duration_ns"},
+           {"GPU busy", "gpu_busy_ns"},
+           {"compute", "compute_ns"},
+           {"comm", "comm_ns"},
+           {"memory", "memory_ns"},
+           {"GPU ops", "kernels"},
+           {"DataLoader", "dataloader_ns"}},
+          {}};
+  for (const RankReport& r : report.ranks) {
+    for (const auto& s : r.evidence.iterations.steps) {
+      t.rows.push_back({Rank(r.evidence.rank), Cell::Count(s.step), Cell::Ns(s.duration_ns),
+                        Cell::Ns(s.gpu_busy_ns), Cell::Ns(s.compute_ns), Cell::Ns(s.comm_ns),
+                        Cell::Ns(s.memory_ns), Cell::Count(s.kernels), Cell::Ns(s.dataloader_ns)});
+    }
+  }
+  return t;
+}
+
+Table AllocatorTable(const RunReport& report) {
+  Table t{"Allocator ([memory] events)",
+          "allocator",
+          {{"rank", "rank"},
+           {"device", "device"},
+           {"peak allocated", "peak_allocated"},
+           {"peak reserved", "peak_reserved"},
+           {"device memory", "total_memory", Column::Align::kRight},
+           {"allocs", "allocations"},
+           {"frees", "frees"}},
+          {}};
+  for (const RankReport& r : report.ranks) {
+    for (const auto& d : r.evidence.memory.devices) {
+      const std::string type = d.device_type == 1   ? "cuda"
+                               : d.device_type == 0 ? "cpu"
+                                                    : std::to_string(d.device_type);
+      t.rows.push_back({Rank(r.evidence.rank), Cell::Text(fmt::format("{}:{}", type, d.device_id)),
+                        Cell::Bytes(d.peak_allocated), Cell::Bytes(d.peak_reserved),
+                        d.total_memory > 0 ? Cell::Bytes(d.total_memory) : Cell::Text("-"),
+                        Cell::Count(d.allocations), Cell::Count(d.frees)});
+    }
+  }
+  return t;
+}
+
+Table StragglersTable(const RunReport& report) {
+  Table t{fmt::format("Stragglers ({} collectives matched on every rank)",
+                      report.stragglers.collectives),
+          "stragglers",
+          {{"rank", "rank"},
+           {"started last", "last_count"},
+           {"mean lateness", "mean_lateness_ns"},
+           {"comm time", "comm_ns"}},
+          {}};
+  if (report.stragglers.collectives == 0) return t;
+  for (const RankStraggle& s : report.stragglers.ranks) {
+    t.rows.push_back({Rank(s.rank), Cell::Count(s.last_count),
+                      Cell::Ns(static_cast<int64_t>(s.mean_lateness_ns)), Cell::Ns(s.comm_ns)});
+  }
+  return t;
+}
+
+}  // namespace xpuperf::trace
