@@ -230,7 +230,7 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     telemetry = std::move(overlaid).value();
   }
   if (!options.html.empty()) {
-    Status written = WriteOutputFile(options.html, RenderAnalyzeHtml(run, report));
+    Status written = WriteOutputFile(options.html, RenderAnalyzeHtml(run, report, options.top));
     if (!written.ok()) return Fail(err, written.error());
   }
   if (!options.export_chrome.empty()) {

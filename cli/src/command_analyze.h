@@ -70,8 +70,9 @@ std::string RenderAnalyzeText(const trace::RunReport& report,
 std::string RenderOutputText(const trace::AnalysisOutput& output);
 // One table of the output model as text ("\n" then the table; empty without rows).
 std::string RenderTableText(const trace::Table& table, size_t max_cell_width);
-std::string FormatCell(const trace::Cell& cell);  // the text form of one value
+// The text form of one value; `decimals` for a kNumber (its column's).
+std::string FormatCell(const trace::Cell& cell, int decimals = 2);
 std::string RenderMemoryTimelineText(const trace::MemoryTimelineSummary& summary);
-std::string RenderAnalyzeHtml(const trace::TraceRun& run, const trace::RunReport& report);
+std::string RenderAnalyzeHtml(const trace::TraceRun& run, const trace::RunReport& report, int top);
 
 }  // namespace xpuperf::cli

@@ -106,8 +106,9 @@ std::string TableHtml(const trace::Table& table, bool with_caption) {
   html += "</tr>";
   for (const auto& row : table.rows) {
     html += "<tr>";
-    for (const auto& cell : row) {
-      std::string text = FormatCell(cell);
+    for (size_t c = 0; c < row.size(); ++c) {
+      const trace::Cell& cell = row[c];
+      std::string text = FormatCell(cell, c < table.columns.size() ? table.columns[c].decimals : 2);
       if (cell.kind == trace::CellKind::kText) text = text.substr(0, 120);
       html += "<td>" + Escape(text) + "</td>";
     }
@@ -130,12 +131,13 @@ std::string OutputHtml(std::string_view title, const trace::AnalysisOutput& outp
 }
 
 // The tables across ranks that the text shows too (report_views.h), each under its caption.
-std::string RunTablesHtml(const trace::RunReport& report) {
+std::string RunTablesHtml(const trace::RunReport& report, int top) {
   std::string html;
   for (const trace::Table& table :
-       {trace::OverlapTable(report), trace::LaunchTable(report), trace::QueueTable(report),
-        trace::MemcpyTable(report), trace::IterationsTable(report), trace::AllocatorTable(report),
-        trace::StragglersTable(report)}) {
+       {trace::TemporalTable(report), trace::IdleTable(report), trace::OverlapTable(report),
+        trace::LaunchTable(report), trace::QueueTable(report), trace::MemcpyTable(report),
+        trace::IterationsTable(report), trace::AllocatorTable(report),
+        trace::StragglersTable(report), trace::GemmTable(report, static_cast<size_t>(top))}) {
     if (table.rows.empty()) continue;
     html += "<h2>" + Escape(table.caption) + "</h2>" + TableHtml(table, false);
   }
@@ -144,7 +146,7 @@ std::string RunTablesHtml(const trace::RunReport& report) {
 
 }  // namespace
 
-std::string RenderAnalyzeHtml(const trace::TraceRun& run, const trace::RunReport& report) {
+std::string RenderAnalyzeHtml(const trace::TraceRun& run, const trace::RunReport& report, int top) {
   std::ostringstream html;
   html << R"(<!DOCTYPE html><html><head><meta charset="utf-8"><title>xpuperf analyze</title><style>
 body{font-family:system-ui,sans-serif;margin:24px;color:#222}h1{font-size:20px}h2{font-size:16px;margin-top:28px}
@@ -212,41 +214,17 @@ td:first-child,th:first-child{text-align:left}.finding{border-left:4px solid #e0
     for (size_t a = 0; a < registered.size() && a < r.outputs.size(); ++a) {
       html << OutputHtml(registered[a]->title, r.outputs[a]);
     }
-    if (!r.evidence.kernels.top.empty()) {
-      html << "<h2>Top GPU "
-              "ops</h2><table><tr><th>kernel</th><th>class</th><th>count</th><th>total</"
-              "th><th>mean</th></tr>";
-      for (const auto& s : r.evidence.kernels.top) {
-        html << fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                            Escape(s.name.substr(0, 120)), trace::KernelClassName(s.kernel_class),
-                            s.duration.count, Sec(s.duration.total_ns),
-                            Sec(static_cast<int64_t>(s.duration.mean_ns)));
-      }
-      html << "</table>";
+    // The rank's tables of the text (report_views.h).
+    std::vector<trace::Table> tables = trace::KernelTables(r, static_cast<size_t>(top));
+    for (trace::Table& table : trace::OperatorTables(r, static_cast<size_t>(top))) {
+      tables.push_back(std::move(table));
     }
-    if (!r.evidence.idle.streams.empty()) {
-      html << "<h2>Idle time by stream</h2><table><tr><th>device/stream</th><th>idle</th><th>host "
-              "wait</th><th>kernel wait</th><th>other</th></tr>";
-      for (const auto& s : r.evidence.idle.streams) {
-        html << fmt::format("<tr><td>{}/{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                            s.device, s.stream, Sec(s.idle_ns), Sec(s.host_wait_ns),
-                            Sec(s.kernel_wait_ns), Sec(s.other_ns));
-      }
-      html << "</table>";
-    }
-    if (!r.evidence.operators.by_name.empty()) {
-      html << "<h2>Top CPU ops (exclusive "
-              "time)</h2><table><tr><th>op</th><th>count</th><th>inclusive</th><th>exclusive</th></"
-              "tr>";
-      for (const auto& s : r.evidence.operators.by_name) {
-        html << fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                            Escape(s.name.substr(0, 120)), s.count, Sec(s.inclusive_ns),
-                            Sec(s.exclusive_ns));
-      }
-      html << "</table>";
+    for (const trace::Table& table : tables) {
+      if (!table.rows.empty())
+        html << "<h2>" << Escape(table.caption) << "</h2>" << TableHtml(table, false);
     }
   }
-  html << RunTablesHtml(report);
+  html << RunTablesHtml(report, top);
   html << "<p class=\"small\">Times: compute = union of COMPUTE kernels, non-compute = other GPU "
           "busy time, "
           "idle = GPU window minus busy (docs/TRACES.md).</p></body></html>\n";

@@ -129,7 +129,7 @@ bool Wanted(const std::vector<std::string>& analyses, const char* name) {
 
 }  // namespace
 
-std::string FormatCell(const trace::Cell& cell) {
+std::string FormatCell(const trace::Cell& cell, int decimals) {
   switch (cell.kind) {
     case trace::CellKind::kText:
       return cell.text;
@@ -142,7 +142,10 @@ std::string FormatCell(const trace::Cell& cell) {
     case trace::CellKind::kFraction:
       return fmt::format("{:.1f}%", 100.0 * cell.number);
     case trace::CellKind::kNumber:
-      return std::isnan(cell.number) ? "NaN" : fmt::format("{:.2f}", cell.number);
+      return std::isnan(cell.number) ? "NaN" : fmt::format("{:.{}f}", cell.number, decimals);
+    case trace::CellKind::kNsShare:
+      return Sec(cell.integer) + " " +
+             (std::isnan(cell.number) ? std::string("-") : FormatPercent(100 * cell.number));
     case trace::CellKind::kFlops:
       return FormatSi(cell.number, "FLOP");
     case trace::CellKind::kFlopRate:
@@ -174,7 +177,9 @@ std::string RenderTableText(const trace::Table& table, size_t max_cell_width) {
   for (const auto& row : table.rows) {
     std::vector<std::string> cells;
     cells.reserve(row.size());
-    for (const auto& cell : row) cells.push_back(FormatCell(cell));
+    for (size_t c = 0; c < row.size(); ++c) {
+      cells.push_back(FormatCell(row[c], c < table.columns.size() ? table.columns[c].decimals : 2));
+    }
     t.AddRow(cells);
   }
   return "\n" + t.Render(max_cell_width);
@@ -226,71 +231,13 @@ std::string RenderAnalyzeText(const RunReport& report, const std::vector<std::st
     }
     if (!any) out << "  none of the rules fired (see docs/TRACES.md for the rule table)\n";
   }
-  if (Wanted(analyses, "temporal")) {
-    TextTable t("Temporal breakdown (GPU window = first to last GPU op)",
-                {{"rank"},
-                 {"window", Align::kRight},
-                 {"compute", Align::kRight},
-                 {"non-compute", Align::kRight},
-                 {"idle", Align::kRight},
-                 {"GPU ops", Align::kRight}});
-    for (const auto& r : report.ranks) {
-      const auto& b = r.evidence.temporal;
-      t.AddRow({Num(r.evidence.rank), Sec(b.window_ns),
-                Sec(b.compute_ns) + " " + Pct(b.compute_ns, b.window_ns),
-                Sec(b.non_compute_ns) + " " + Pct(b.non_compute_ns, b.window_ns),
-                Sec(b.idle_ns) + " " + Pct(b.idle_ns, b.window_ns), Num(b.gpu_ops)});
-    }
-    out << "\n" << t.Render();
-  }
-  if (Wanted(analyses, "idle")) {
-    TextTable t("Idle time by stream (gaps between consecutive GPU ops)",
-                {{"rank"},
-                 {"device"},
-                 {"stream"},
-                 {"idle", Align::kRight},
-                 {"host wait", Align::kRight},
-                 {"kernel wait", Align::kRight},
-                 {"other", Align::kRight},
-                 {"gaps", Align::kRight}});
-    for (const auto& r : report.ranks) {
-      for (const auto& s : r.evidence.idle.streams) {
-        t.AddRow({Num(r.evidence.rank), Num(s.device), Num(s.stream), Sec(s.idle_ns),
-                  Sec(s.host_wait_ns), Sec(s.kernel_wait_ns), Sec(s.other_ns), Num(s.gaps)});
-      }
-    }
-    if (!t.empty()) out << "\n" << t.Render();
-  }
+  if (Wanted(analyses, "temporal")) out << RenderTableText(trace::TemporalTable(report), 80);
+  if (Wanted(analyses, "idle")) out << RenderTableText(trace::IdleTable(report), 80);
   if (Wanted(analyses, "kernels")) {
     for (const auto& r : report.ranks) {
-      const auto& k = r.evidence.kernels;
-      if (k.total_ns == 0 && k.class_count[0] + k.class_count[1] + k.class_count[2] == 0) continue;
-      TextTable classes(
-          fmt::format("Kernel classes, rank {}", r.evidence.rank),
-          {{"class"}, {"count", Align::kRight}, {"time", Align::kRight}, {"share", Align::kRight}});
-      for (int c = 0; c < 3; ++c) {
-        classes.AddRow({std::string(trace::KernelClassName(static_cast<trace::KernelClass>(c))),
-                        Num(k.class_count[c]), Sec(k.class_total_ns[c]),
-                        Pct(k.class_total_ns[c], k.total_ns)});
-      }
-      out << "\n" << classes.Render();
-      TextTable t(fmt::format("Top {} GPU ops by time, rank {} ({} distinct)", top_k,
-                              r.evidence.rank, k.distinct_kernels),
-                  {{"kernel"},
-                   {"class"},
-                   {"count", Align::kRight},
-                   {"total", Align::kRight},
-                   {"mean", Align::kRight},
-                   {"min", Align::kRight},
-                   {"max", Align::kRight},
-                   {"std", Align::kRight}});
-      for (const auto& s : k.top) {
-        t.AddRow({s.name, std::string(trace::KernelClassName(s.kernel_class)),
-                  Num(s.duration.count), Sec(s.duration.total_ns),
-                  Sec(static_cast<int64_t>(s.duration.mean_ns)), Sec(s.duration.min_ns),
-                  Sec(s.duration.max_ns), Sec(static_cast<int64_t>(s.duration.std_ns))});
-      }
-      out << "\n" << t.Render(60);
+      const std::vector<trace::Table> tables = trace::KernelTables(r, top_k);
+      for (size_t i = 0; i < tables.size(); ++i)
+        out << RenderTableText(tables[i], i == 0 ? 80 : 60);
     }
   }
   if (Wanted(analyses, "overlap")) out << RenderTableText(trace::OverlapTable(report), 80);
@@ -299,26 +246,8 @@ std::string RenderAnalyzeText(const RunReport& report, const std::vector<std::st
   if (Wanted(analyses, "memcpy")) out << RenderTableText(trace::MemcpyTable(report), 80);
   if (Wanted(analyses, "operators")) {
     for (const auto& r : report.ranks) {
-      const auto& o = r.evidence.operators;
-      if (o.by_name.empty()) continue;
-      TextTable t(fmt::format("Top {} CPU ops by exclusive time, rank {}", top_k, r.evidence.rank),
-                  {{"op"},
-                   {"count", Align::kRight},
-                   {"inclusive", Align::kRight},
-                   {"exclusive", Align::kRight}});
-      for (const auto& s : o.by_name) {
-        t.AddRow({s.name, Num(s.count), Sec(s.inclusive_ns), Sec(s.exclusive_ns)});
-      }
-      out << "\n" << t.Render(60);
-      if (!o.by_module.empty()) {
-        TextTable m(fmt::format("CPU time by module, rank {}", r.evidence.rank),
-                    {{"module"},
-                     {"ops", Align::kRight},
-                     {"inclusive", Align::kRight},
-                     {"exclusive", Align::kRight}});
-        for (const auto& s : o.by_module)
-          m.AddRow({s.name, Num(s.count), Sec(s.inclusive_ns), Sec(s.exclusive_ns)});
-        out << "\n" << m.Render(60);
+      for (const trace::Table& table : trace::OperatorTables(r, top_k)) {
+        out << RenderTableText(table, 60);
       }
     }
   }
@@ -363,29 +292,7 @@ std::string RenderAnalyzeText(const RunReport& report, const std::vector<std::st
   if (Wanted(analyses, "stragglers")) {
     out << RenderTableText(trace::StragglersTable(report), 80);
   }
-  if (Wanted(analyses, "gemm")) {
-    TextTable t("GEMM shapes (roofline points: FLOPs = 2*M*N*K*batch per call; time of all calls)",
-                {{"rank"},
-                 {"op"},
-                 {"M x N x K (batch)"},
-                 {"dtype"},
-                 {"calls", Align::kRight},
-                 {"time", Align::kRight},
-                 {"TFLOP/s", Align::kRight},
-                 {"FLOP/byte", Align::kRight}});
-    for (const auto& r : report.ranks) {
-      size_t shown = 0;
-      for (const auto& p : r.gemm) {
-        if (shown++ >= top_k) break;
-        t.AddRow({Num(r.evidence.rank), p.op,
-                  fmt::format("{} x {} x {} ({})", p.m, p.n, p.k, p.batch),
-                  p.dtype.empty() ? "?" : p.dtype, Num(p.calls), Sec(p.time_ns),
-                  fmt::format("{:.3f}", p.FlopsPerSecond() / 1e12),
-                  fmt::format("{:.1f}", p.flops / p.bytes)});
-      }
-    }
-    if (!t.empty()) out << "\n" << t.Render();
-  }
+  if (Wanted(analyses, "gemm")) out << RenderTableText(trace::GemmTable(report, top_k), 80);
   return out.str();
 }
 

@@ -236,6 +236,7 @@ json CellToJson(const Cell& cell) {
     case CellKind::kCount:
     case CellKind::kNs:
     case CellKind::kBytes:
+    case CellKind::kNsShare:
       return cell.integer;
     case CellKind::kFraction:
     case CellKind::kNumber:

@@ -16,6 +16,143 @@ Cell Share(int64_t part, int64_t whole) {
 
 }  // namespace
 
+Table TemporalTable(const RunReport& report) {
+  Table t{"Temporal breakdown (GPU window = first to last GPU op)",
+          "temporal",
+          {{"rank", "rank"},
+           {"window", "window_ns"},
+           {"compute", "compute_ns"},
+           {"non-compute", "non_compute_ns"},
+           {"idle", "idle_ns"},
+           {"GPU ops", "gpu_ops"}},
+          {}};
+  for (const RankReport& r : report.ranks) {
+    const auto& b = r.evidence.temporal;
+    t.rows.push_back({Rank(r.evidence.rank), Cell::Ns(b.window_ns),
+                      Cell::NsShare(b.compute_ns, b.window_ns),
+                      Cell::NsShare(b.non_compute_ns, b.window_ns),
+                      Cell::NsShare(b.idle_ns, b.window_ns), Cell::Count(b.gpu_ops)});
+  }
+  return t;
+}
+
+Table IdleTable(const RunReport& report) {
+  Table t{"Idle time by stream (gaps between consecutive GPU ops)",
+          "idle",
+          {{"rank", "rank"},
+           {"device", "device"},
+           {"stream", "stream"},
+           {"idle", "idle_ns"},
+           {"host wait", "host_wait_ns"},
+           {"kernel wait", "kernel_wait_ns"},
+           {"other", "other_ns"},
+           {"gaps", "gaps"}},
+          {}};
+  for (const RankReport& r : report.ranks) {
+    for (const auto& s : r.evidence.idle.streams) {
+      t.rows.push_back({Rank(r.evidence.rank), Cell::Text(std::to_string(s.device)),
+                        Cell::Text(std::to_string(s.stream)), Cell::Ns(s.idle_ns),
+                        Cell::Ns(s.host_wait_ns), Cell::Ns(s.kernel_wait_ns), Cell::Ns(s.other_ns),
+                        Cell::Count(s.gaps)});
+    }
+  }
+  return t;
+}
+
+std::vector<Table> KernelTables(const RankReport& rank, size_t top_k) {
+  const auto& k = rank.evidence.kernels;
+  if (k.total_ns == 0 && k.class_count[0] + k.class_count[1] + k.class_count[2] == 0) return {};
+  Table classes{fmt::format("Kernel classes, rank {}", rank.evidence.rank),
+                "classes",
+                {{"class", "class"}, {"count", "count"}, {"time", "total_ns"}, {"share", "share"}},
+                {}};
+  for (int c = 0; c < 3; ++c) {
+    classes.rows.push_back({Cell::Text(std::string(KernelClassName(static_cast<KernelClass>(c)))),
+                            Cell::Count(k.class_count[c]), Cell::Ns(k.class_total_ns[c]),
+                            Share(k.class_total_ns[c], k.total_ns)});
+  }
+  classes.columns[3].align = Column::Align::kRight;
+  Table top{fmt::format("Top {} GPU ops by time, rank {} ({} distinct)", top_k, rank.evidence.rank,
+                        k.distinct_kernels),
+            "top",
+            {{"kernel", "name"},
+             {"class", "class"},
+             {"count", "count"},
+             {"total", "total_ns"},
+             {"mean", "mean_ns"},
+             {"min", "min_ns"},
+             {"max", "max_ns"},
+             {"std", "std_ns"}},
+            {}};
+  for (const auto& s : k.top) {
+    top.rows.push_back(
+        {Cell::Text(s.name), Cell::Text(std::string(KernelClassName(s.kernel_class))),
+         Cell::Count(s.duration.count), Cell::Ns(s.duration.total_ns),
+         Cell::Ns(static_cast<int64_t>(s.duration.mean_ns)), Cell::Ns(s.duration.min_ns),
+         Cell::Ns(s.duration.max_ns), Cell::Ns(static_cast<int64_t>(s.duration.std_ns))});
+  }
+  return {std::move(classes), std::move(top)};
+}
+
+std::vector<Table> OperatorTables(const RankReport& rank, size_t top_k) {
+  const auto& o = rank.evidence.operators;
+  if (o.by_name.empty()) return {};
+  std::vector<Table> tables;
+  Table by_name{fmt::format("Top {} CPU ops by exclusive time, rank {}", top_k, rank.evidence.rank),
+                "by_name",
+                {{"op", "name"},
+                 {"count", "count"},
+                 {"inclusive", "inclusive_ns"},
+                 {"exclusive", "exclusive_ns"}},
+                {}};
+  for (const auto& s : o.by_name) {
+    by_name.rows.push_back({Cell::Text(s.name), Cell::Count(s.count), Cell::Ns(s.inclusive_ns),
+                            Cell::Ns(s.exclusive_ns)});
+  }
+  tables.push_back(std::move(by_name));
+  if (!o.by_module.empty()) {
+    Table by_module{fmt::format("CPU time by module, rank {}", rank.evidence.rank),
+                    "by_module",
+                    {{"module", "name"},
+                     {"ops", "count"},
+                     {"inclusive", "inclusive_ns"},
+                     {"exclusive", "exclusive_ns"}},
+                    {}};
+    for (const auto& s : o.by_module) {
+      by_module.rows.push_back({Cell::Text(s.name), Cell::Count(s.count), Cell::Ns(s.inclusive_ns),
+                                Cell::Ns(s.exclusive_ns)});
+    }
+    tables.push_back(std::move(by_module));
+  }
+  return tables;
+}
+
+Table GemmTable(const RunReport& report, size_t top_k) {
+  Table t{"GEMM shapes (roofline points: FLOPs = 2*M*N*K*batch per call; time of all calls)",
+          "gemm",
+          {{"rank", "rank"},
+           {"op", "op"},
+           {"M x N x K (batch)", "shape"},
+           {"dtype", "dtype"},
+           {"calls", "calls"},
+           {"time", "time_ns"},
+           {"TFLOP/s", "tflops_per_second", Column::Align::kAuto, 3},
+           {"FLOP/byte", "flops_per_byte", Column::Align::kAuto, 1}},
+          {}};
+  for (const RankReport& r : report.ranks) {
+    size_t shown = 0;
+    for (const GemmPoint& p : r.gemm) {
+      if (shown++ >= top_k) break;
+      t.rows.push_back({Rank(r.evidence.rank), Cell::Text(p.op),
+                        Cell::Text(fmt::format("{} x {} x {} ({})", p.m, p.n, p.k, p.batch)),
+                        Cell::Text(p.dtype.empty() ? "?" : p.dtype), Cell::Count(p.calls),
+                        Cell::Ns(p.time_ns), Cell::Number(p.FlopsPerSecond() / 1e12),
+                        Cell::Number(p.flops / p.bytes)});
+    }
+  }
+  return t;
+}
+
 Table OverlapTable(const RunReport& report) {
   Table t{"Communication / computation overlap",
           "overlap",

@@ -29,6 +29,8 @@ enum class CellKind {
   kNumber,    // any real number; shown with two decimals; JSON number
   kFlops,     // a FLOP count; shown with an SI prefix ("1.77 GFLOP"); JSON number of FLOPs
   kFlopRate,  // FLOP/s; shown with an SI prefix ("312 TFLOP/s"); JSON number of FLOP/s
+  kNsShare,   // a duration and its share of a whole: integer ns, number the fraction (NaN: no
+              // whole); shown "1.2s 45.3%"; JSON integer ns
 };
 
 struct Cell {
@@ -45,6 +47,12 @@ struct Cell {
   static Cell Number(double value) { return {CellKind::kNumber, 0, value, {}}; }
   static Cell Flops(double value) { return {CellKind::kFlops, 0, value, {}}; }
   static Cell FlopRate(double value) { return {CellKind::kFlopRate, 0, value, {}}; }
+  static Cell NsShare(int64_t ns, int64_t whole) {
+    return {CellKind::kNsShare,
+            ns,
+            whole > 0 ? static_cast<double>(ns) / static_cast<double>(whole) : __builtin_nan(""),
+            {}};
+  }
 };
 
 struct Column {
@@ -52,6 +60,7 @@ struct Column {
   std::string json_key;  // key of this cell in each JSON row object; empty = not in the JSON
   // How the terminal aligns it: kAuto is left for text cells, right for the others.
   enum class Align : uint8_t { kAuto, kLeft, kRight } align = Align::kAuto;
+  int8_t decimals = 2;  // of its kNumber cells
 };
 
 struct Table {
