@@ -202,13 +202,8 @@ td:first-child,th:first-child{text-align:left}.finding{border-left:4px solid #e0
         }
       }
       html << StackedBar(parts);
-      html << "<table><tr><th>on the path</th><th>category</th><th>time</th></tr>";
-      for (const auto& item : p.top) {
-        html << fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-                            Escape(item.name.substr(0, 120)),
-                            trace::PathCategoryName(item.category), Sec(item.ns));
-      }
-      html << "</table>";
+      const std::vector<trace::Table> tables = trace::CriticalPathTables(r);
+      if (tables.size() == 2) html << TableHtml(tables[1], false);
     }
     const auto& registered = trace::RegisteredAnalyses();
     for (size_t a = 0; a < registered.size() && a < r.outputs.size(); ++a) {

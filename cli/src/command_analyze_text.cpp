@@ -261,30 +261,15 @@ std::string RenderAnalyzeText(const RunReport& report, const std::vector<std::st
   }
   if (Wanted(analyses, "critical_path")) {
     for (const auto& r : report.ranks) {
-      const trace::CriticalPath& p = r.evidence.critical_path;
-      if (p.length_ns <= 0) continue;
-      auto share = [&](int64_t ns) {
-        return fmt::format("{:.1f}%",
-                           100.0 * static_cast<double>(ns) / static_cast<double>(p.length_ns));
-      };
-      TextTable c(
-          fmt::format("Critical path over {}, rank {}: {} ({}), {} of it host work, {} GPU ops",
-                      p.window, r.evidence.rank, Sec(p.length_ns), p.verdict, share(p.host_ns),
-                      p.gpu_ops),
-          {{"category"}, {"time", Align::kRight}, {"share", Align::kRight}});
-      for (int k = 0; k < trace::kPathCategories; ++k) {
-        if (p.category_ns[k] == 0) continue;
-        c.AddRow({std::string(trace::PathCategoryName(static_cast<trace::PathCategory>(k))),
-                  Sec(p.category_ns[k]), share(p.category_ns[k])});
+      for (const trace::Table& table : trace::CriticalPathTables(r)) {
+        // The items table is printed with its header also when empty, as before.
+        out << (table.rows.empty() ? "\n" + TextTable(table.caption, {{"name"},
+                                                                      {"category"},
+                                                                      {"time", Align::kRight},
+                                                                      {"share", Align::kRight}})
+                                                .Render(60)
+                                   : RenderTableText(table, 60));
       }
-      out << "\n" << c.Render(60);
-      TextTable t(fmt::format("Longest items on the critical path, rank {}", r.evidence.rank),
-                  {{"name"}, {"category"}, {"time", Align::kRight}, {"share", Align::kRight}});
-      for (const auto& item : p.top) {
-        t.AddRow({item.name, std::string(trace::PathCategoryName(item.category)), Sec(item.ns),
-                  share(item.ns)});
-      }
-      out << "\n" << t.Render(60);
     }
   }
   if (Wanted(analyses, "iterations")) out << RenderTableText(trace::IterationsTable(report), 80);

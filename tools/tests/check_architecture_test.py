@@ -22,8 +22,28 @@ def run(root, link_graph=""):
     return result.returncode, result.stdout
 
 
-def tree(root, allowed="core ->\nbench -> core\n"):
-    write(root, "docs/ARCHITECTURE.md", "# A\n\n```dependencies\n" + allowed + "```\n")
+TABLES = """
+| layer | components |
+| --- | --- |
+| engines | `bench`, `cli` |
+| base | `core` |
+
+| command | wiring (`cli/app/`) | work |
+| --- | --- | --- |
+| `devices` | `devices_command.cpp` | `cli/src/command_devices.cpp` |
+
+| folder | component |
+| --- | --- |
+| `core/` | the base |
+| `bench/` | benchmarks |
+| `cli/` | the program |
+"""
+
+
+def tree(root, allowed="core ->\nbench -> core\n", tables=TABLES):
+    write(root, "docs/ARCHITECTURE.md",
+          "# A\n\n```dependencies\n" + allowed + "```\n" + tables)
+    write(root, "cli/app/devices_command.cpp", 'app.add_subcommand(\n    "devices", "List");\n')
     write(root, "core/CMakeLists.txt", "xpuperf_component(NAME core)\n")
     write(root, "core/include/xpuperf/core/status.h", "#pragma once\n")
     write(root, "core/src/status.cpp", '#include "xpuperf/core/status.h"\n')
@@ -68,9 +88,17 @@ def main():
         tree(root, "core ->\nbench -> core, cli\ncli -> *\n")
         code, out = run(root)
         expect("cli", code, out, 1, "nothing may depend on cli")
+        # A component missing from the Folders table; a command missing from the command table.
+        tree(root, tables=TABLES.replace("| `bench/` | benchmarks |\n", ""))
+        code, out = run(root)
+        expect("folders", code, out, 1, "component bench is missing from the Folders table")
+        tree(root)
+        write(root, "cli/app/serve_command.cpp", 'app.add_subcommand("serve", "Exporter");\n')
+        code, out = run(root)
+        expect("command", code, out, 1, "command serve is missing from \"Where each command")
     for failure in failures:
         print(failure)
-    print(f"{7 - len(failures)} of 7 cases as expected")
+    print(f"{9 - len(failures)} of 9 cases as expected")
     return 1 if failures else 0
 
 

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "xpuperf/core/units_text.h"
+
 namespace xpuperf::trace {
 namespace {
 
@@ -151,6 +153,36 @@ Table GemmTable(const RunReport& report, size_t top_k) {
     }
   }
   return t;
+}
+
+std::vector<Table> CriticalPathTables(const RankReport& rank) {
+  const CriticalPath& p = rank.evidence.critical_path;
+  if (p.length_ns <= 0) return {};
+  auto share = [&](int64_t ns) { return Cell::Fraction(static_cast<double>(ns) / p.length_ns); };
+  Table categories{
+      fmt::format("Critical path over {}, rank {}: {} ({}), {:.1f}% of it host work, {} GPU ops",
+                  p.window, rank.evidence.rank,
+                  FormatSeconds(static_cast<double>(p.length_ns) / 1e9), p.verdict,
+                  100.0 * static_cast<double>(p.host_ns) / p.length_ns, p.gpu_ops),
+      "categories",
+      {{"category", "category"}, {"time", "ns"}, {"share", "share"}},
+      {}};
+  for (int k = 0; k < kPathCategories; ++k) {
+    if (p.category_ns[k] == 0) continue;
+    categories.rows.push_back(
+        {Cell::Text(std::string(PathCategoryName(static_cast<PathCategory>(k)))),
+         Cell::Ns(p.category_ns[k]), share(p.category_ns[k])});
+  }
+  Table items{fmt::format("Longest items on the critical path, rank {}", rank.evidence.rank),
+              "top",
+              {{"name", "name"}, {"category", "category"}, {"time", "ns"}, {"share", "share"}},
+              {}};
+  for (const CriticalPathItem& item : p.top) {
+    items.rows.push_back({Cell::Text(item.name),
+                          Cell::Text(std::string(PathCategoryName(item.category))),
+                          Cell::Ns(item.ns), share(item.ns)});
+  }
+  return {std::move(categories), std::move(items)};
 }
 
 Table OverlapTable(const RunReport& report) {

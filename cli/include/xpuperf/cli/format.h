@@ -6,17 +6,16 @@
 #include <string_view>
 
 #include "xpuperf/core/device.h"
+#include "xpuperf/core/units_text.h"
 
 namespace xpuperf::cli {
 
-// "23.41 GiB" (binary units, as memory is sized).
-std::string FormatBytes(double bytes);
-// "812ns", "12.3us", "4.56ms", "1.23s".
-std::string FormatSeconds(double seconds);
+// Bytes, seconds and percentages as every component writes them (core/units_text.h).
+using xpuperf::FormatBytes;
+using xpuperf::FormatPercent;
+using xpuperf::FormatSeconds;
 // "2.10 GHz".
 std::string FormatHertz(double hertz);
-// "45.2%".
-std::string FormatPercent(double percent);
 // A value in the catalog unit `unit` ("bytes", "seconds", "percent", "watts", ...).
 std::string FormatValue(std::string_view unit, double value);
 // A device's id for a table's first column: a MIG device indented under its GPU, which the

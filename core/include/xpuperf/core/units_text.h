@@ -1,0 +1,16 @@
+// How values read in tables and sentences, the one place for every component (JSON always carries
+// base units).
+#pragma once
+
+#include <string>
+
+namespace xpuperf {
+
+// "23.41 GiB" (binary units, as memory is sized); "512 B" below 1 KiB.
+std::string FormatBytes(double bytes);
+// "812ns", "12.3us", "4.56ms", "1.23s".
+std::string FormatSeconds(double seconds);
+// "45.2%" (from a percentage, not a fraction).
+std::string FormatPercent(double percent);
+
+}  // namespace xpuperf
