@@ -35,6 +35,9 @@ TEST(SpecSheetTest, LoadsEveryShippedSheet) {
     devices.insert(s.device);
     if (s.vendor == "Google") {
       EXPECT_NE(s.source.find("https://cloud.google.com/tpu/docs/"), std::string::npos) << s.file;
+    } else if (s.vendor == "AMD") {
+      EXPECT_NE(s.source.find("AMD Instinct"), std::string::npos) << s.file;
+      EXPECT_NE(s.source.find("data sheet"), std::string::npos) << s.file;
     } else {
       EXPECT_EQ(s.vendor, "NVIDIA") << s.file;
       EXPECT_NE(s.source.find("NVIDIA"), std::string::npos) << s.file;
@@ -48,9 +51,10 @@ TEST(SpecSheetTest, LoadsEveryShippedSheet) {
       EXPECT_FALSE(s.peak_sources.at(precision).empty()) << s.file << " " << precision;
     }
   }
-  EXPECT_EQ(devices, (std::set<std::string>{"TPU v4", "TPU v5e", "TPU v5p", "TPU v6e", "TPU 7x",
-                                            "NVIDIA H100 SXM", "NVIDIA H200",
-                                            "NVIDIA A100 SXM 80GB", "NVIDIA A100 SXM 40GB"}));
+  EXPECT_EQ(devices,
+            (std::set<std::string>{"TPU v4", "TPU v5e", "TPU v5p", "TPU v6e", "TPU 7x",
+                                   "NVIDIA H100 SXM", "NVIDIA H200", "NVIDIA A100 SXM 80GB",
+                                   "NVIDIA A100 SXM 40GB", "NVIDIA L4", "AMD Instinct MI300X"}));
 }
 
 // Dense datasheet figures: the sparsity figures of tf32/bf16/fp16/fp8/int8 halved.
@@ -101,6 +105,34 @@ TEST(SpecSheetTest, NvidiaA100SheetHoldsTheDatasheetFigures) {
   EXPECT_DOUBLE_EQ(a100->host_link->rx_bytes_per_second, 32e9);  // PCIe Gen4 x16, 64 GB/s total
   EXPECT_EQ(a100->host_link->name, "PCIe Gen4 x16");
   EXPECT_DOUBLE_EQ(a100->network_link->tx_bytes_per_second, 300e9);  // NVLink 3, 600 GB/s total
+}
+
+TEST(SpecSheetTest, A100FortyL4AndMi300xSheetsHoldTheDatasheetFigures) {
+  auto sheets = LoadSpecSheets(ShippedSpecSheetDir());
+  ASSERT_TRUE(sheets.ok());
+  // The A100 40 GB board by the name PyTorch traces give it.
+  const SpecSheet* a100 = FindSpecSheet(*sheets, "NVIDIA A100-PG509-200");
+  ASSERT_NE(a100, nullptr);
+  EXPECT_EQ(a100->device, "NVIDIA A100 SXM 40GB");
+  EXPECT_DOUBLE_EQ(a100->memory_bytes, 40 * kGiB);
+  EXPECT_DOUBLE_EQ(a100->memory_bandwidth_bytes_per_second, 1555e9);
+  EXPECT_DOUBLE_EQ(a100->peak_flops_per_second.at("bf16"), 312e12);
+  // L4: dense halves of the sparse figures; no fp64 figure on its datasheet.
+  const SpecSheet* l4 = FindSpecSheet(*sheets, "NVIDIA L4");
+  ASSERT_NE(l4, nullptr);
+  const std::map<std::string, double> l4_peaks = {{"fp32", 30.3e12}, {"tf32", 60e12},
+                                                  {"bf16", 121e12},  {"fp16", 121e12},
+                                                  {"fp8", 242.5e12}, {"int8", 242.5e12}};
+  EXPECT_EQ(l4->peak_flops_per_second, l4_peaks);
+  EXPECT_DOUBLE_EQ(l4->memory_bandwidth_bytes_per_second, 300e9);
+  EXPECT_FALSE(l4->network_link.has_value());
+  const SpecSheet* mi300x = FindSpecSheet(*sheets, "AMD Instinct MI300X");
+  ASSERT_NE(mi300x, nullptr);
+  EXPECT_DOUBLE_EQ(mi300x->peak_flops_per_second.at("fp64"), 81.7e12);
+  EXPECT_DOUBLE_EQ(mi300x->peak_flops_per_second.at("bf16"), 1307.4e12);
+  EXPECT_DOUBLE_EQ(mi300x->peak_flops_per_second.at("fp8"), 2614.9e12);
+  EXPECT_DOUBLE_EQ(mi300x->memory_bytes, 192 * kGiB);
+  EXPECT_DOUBLE_EQ(mi300x->memory_bandwidth_bytes_per_second, 5.3e12);
 }
 
 TEST(SpecSheetTest, FindsSheetsByTheModelNameDriversReport) {
