@@ -8,12 +8,12 @@
 #include <ostream>
 
 #include "command_bench_check.h"
-#include "roofline_trace_points.h"
 #include "spec_argument.h"
 #include "xpuperf/bench/result_reader.h"
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/core/output_file.h"
 #include "xpuperf/roofline/report.h"
+#include "xpuperf/roofline/trace_points.h"
 #include "xpuperf/spec/spec_sheet.h"
 #include "xpuperf/trace/report.h"
 
@@ -89,7 +89,7 @@ Result<std::optional<spec::SpecSheet>> LoadSpec(const RooflineOptions& o,
 // NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json() noexcept has an unreachable throw
 struct Built {
   Report report;
-  std::optional<TracePoints> trace;
+  std::optional<roofline::TracePoints> trace;
   std::string ceilings_line;  // "ceilings: spec sheet ... (from the trace's deviceProperties)"
   std::string no_ceilings;    // why the trace's points could not be judged (diagnose goes on)
 };
@@ -108,7 +108,8 @@ bool SameDevice(const std::string& results_model, const std::string& trace_devic
 // The sheet the trace's points (and any other points) are judged against; built.ceilings_line says
 // where the ceilings come from. A trace from a GPU that has a shipped sheet is never judged against
 // the ceilings of a result directory measured on another device: that is an error naming both.
-Result<std::optional<spec::SpecSheet>> TraceSheet(const RooflineOptions& o, const TracePoints& tp,
+Result<std::optional<spec::SpecSheet>> TraceSheet(const RooflineOptions& o,
+                                                  const roofline::TracePoints& tp,
                                                   const roofline::BenchResults& results,
                                                   Built& built, std::string& note) {
   const bool have_results = !o.results_dir.empty();
@@ -210,7 +211,8 @@ Result<Built> Build(const RooflineOptions& o, bool diagnose) {
   }
   Built built;
   if (!o.trace.empty()) {
-    XPUPERF_ASSIGN_OR_RETURN(TracePoints points, LoadTracePoints(o.trace, o.top));
+    XPUPERF_ASSIGN_OR_RETURN(roofline::TracePoints points,
+                             roofline::LoadTracePoints(o.trace, o.top));
     built.trace = std::move(points);
   }
   XPUPERF_ASSIGN_OR_RETURN(std::optional<roofline::Workload> workload, LoadWorkloadOptions(o));
@@ -226,7 +228,7 @@ Result<Built> Build(const RooflineOptions& o, bool diagnose) {
     XPUPERF_ASSIGN_OR_RETURN(sheet, LoadSpec(o, results, note));
   } else {
     XPUPERF_ASSIGN_OR_RETURN(sheet, TraceSheet(o, *built.trace, results, built, note));
-    const TracePoints& tp = *built.trace;
+    const roofline::TracePoints& tp = *built.trace;
     if (o.results_dir.empty()) {
       // No run: the report names the trace and its device instead.
       results.directory = "none";
@@ -251,9 +253,9 @@ Result<Built> Build(const RooflineOptions& o, bool diagnose) {
                                                                std::move(workload)));
   built.report.spec_note = note;
   if (built.trace) {
-    const TracePoints& tp = *built.trace;
+    const roofline::TracePoints& tp = *built.trace;
     if (tp.points.empty()) {
-      built.report.no_points_reason = NoGemmPointsReason(tp);
+      built.report.no_points_reason = roofline::NoGemmPointsReason(tp);
     } else if (!built.no_ceilings.empty()) {
       built.report.no_points_reason = built.no_ceilings;
     }
@@ -266,12 +268,12 @@ Result<Built> Build(const RooflineOptions& o, bool diagnose) {
 
 // Where the trace came from, how many points it gave and where their ceilings come from.
 std::string TraceHeader(const Built& built) {
-  const TracePoints& tp = *built.trace;
+  const roofline::TracePoints& tp = *built.trace;
   std::string out =
       fmt::format("Trace: {} ({} rank{}, device {})\n", tp.path, tp.ranks, tp.ranks == 1 ? "" : "s",
                   tp.device.empty() ? "unknown: " + tp.device_note : tp.device);
   if (tp.gemm_points == 0) {
-    out += "GEMM points: none: " + NoGemmPointsReason(tp) + "\n";
+    out += "GEMM points: none: " + roofline::NoGemmPointsReason(tp) + "\n";
   } else {
     out += fmt::format("GEMM points: {} of {} (the top {} by kernel time; {} left out)\n",
                        tp.points.size(), tp.gemm_points, tp.top, tp.left_out);
@@ -287,7 +289,7 @@ std::string TraceHeader(const Built& built) {
 }
 
 nlohmann::json TraceJson(const Built& built) {
-  const TracePoints& tp = *built.trace;
+  const roofline::TracePoints& tp = *built.trace;
   nlohmann::json json = {
       {"path", tp.path},
       {"ranks", tp.ranks},
@@ -301,7 +303,7 @@ nlohmann::json TraceJson(const Built& built) {
       {"ceilings",
        tp.points.empty() && !built.no_ceilings.empty() ? std::string() : built.ceilings_line},
       {"points_judged", built.no_ceilings.empty()}};
-  json["note"] = tp.gemm_points == 0 ? NoGemmPointsReason(tp) : "";
+  json["note"] = tp.gemm_points == 0 ? roofline::NoGemmPointsReason(tp) : "";
   json["cpu_trace"] = tp.cpu_trace;
   return json;
 }

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "roofline_trace_points.h"
 #include "spec_argument.h"
 #include "xpuperf/analysis/cpu_spec_sheet.h"
+#include "xpuperf/roofline/trace_points.h"
 
 namespace xpuperf::cli {
 
@@ -57,7 +57,7 @@ Result<trace::PeakFlops> ResolveTracePeaks(const trace::TraceRun& run, const std
   }
   std::string device, why;
   for (const trace::Trace& rank : run.ranks) {
-    device = TraceDeviceName(rank, &why);
+    device = roofline::TraceDeviceName(rank, &why);
     if (!device.empty()) break;
   }
   if (device.empty()) {

@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "../src/command_roofline.h"
-#include "../src/roofline_trace_points.h"
 #include "xpuperf/cli/commands.h"
+#include "xpuperf/roofline/trace_points.h"
 #include "xpuperf/trace/reader.h"
 #include "xpuperf/trace/report.h"
 
@@ -20,6 +20,8 @@ namespace xpuperf::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using roofline::GemmWorkloadPoint;
+using roofline::RooflineDtype;
 
 const std::string kData = std::string(XPUPERF_TEST_DATA_DIR) + "/roofline";
 // deviceProperties: one "NVIDIA A100-SXM4-80GB" (an alias of spec/sheets/nvidia-a100-sxm-80gb).

@@ -1,4 +1,4 @@
-#include "roofline_trace_points.h"
+#include "xpuperf/roofline/trace_points.h"
 
 #include <fmt/format.h>
 
@@ -13,7 +13,7 @@
 #include "xpuperf/trace/reader.h"
 #include "xpuperf/trace/report.h"
 
-namespace xpuperf::cli {
+namespace xpuperf::roofline {
 namespace {
 
 std::string Dims(const trace::GemmPoint& g) {
@@ -34,11 +34,11 @@ std::string RooflineDtype(std::string_view type, std::string_view kernel, std::s
   return dtype;
 }
 
-roofline::WorkloadPoint GemmWorkloadPoint(const trace::GemmPoint& g) {
+WorkloadPoint GemmWorkloadPoint(const trace::GemmPoint& g) {
   std::string note;
   const std::string dtype = RooflineDtype(g.dtype, g.kernel, &note);
   const double calls = static_cast<double>(g.calls);
-  roofline::WorkloadPoint p;
+  WorkloadPoint p;
   p.name =
       fmt::format("{} {} {} (×{} call{})", g.op, Dims(g), dtype, g.calls, g.calls == 1 ? "" : "s");
   p.op = "gemm";
@@ -196,4 +196,4 @@ std::string NoGemmPointsReason(const TracePoints& tp) {
       tp.gemm_ops_with_shapes, tp.kernels);
 }
 
-}  // namespace xpuperf::cli
+}  // namespace xpuperf::roofline

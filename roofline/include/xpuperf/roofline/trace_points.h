@@ -1,7 +1,8 @@
 // Roofline points and bottleneck findings from a profiler trace, for `xpuperf roofline --trace` and
 // `xpuperf diagnose --trace`: every GEMM the trace recorded with its input shapes (record_shapes)
 // becomes a workload point with the trace's measured kernel time, and the device the trace ran on
-// (deviceProperties) selects the spec sheet its points are judged against.
+// (deviceProperties) selects the spec sheet its points are judged against. Built with traces only
+// (XPUPERF_WITH_TRACES: roofline/src/trace/).
 #pragma once
 
 #include <cstddef>
@@ -15,7 +16,7 @@
 #include "xpuperf/trace/findings.h"
 #include "xpuperf/trace/trace.h"
 
-namespace xpuperf::cli {
+namespace xpuperf::roofline {
 
 // What a trace contributes to the roofline.
 struct TracePoints {
@@ -26,7 +27,7 @@ struct TracePoints {
   std::string device;
   std::string device_note;  // why `device` is empty although devices are listed, else empty
   // The `top` GEMM points with the most kernel time, largest first, merged over ranks.
-  std::vector<roofline::WorkloadPoint> points;
+  std::vector<WorkloadPoint> points;
   size_t gemm_points = 0;  // GEMM points in the trace before the top-`top` cut
   size_t left_out = 0;     // gemm_points - points.size()
   int top = 0;
@@ -51,7 +52,7 @@ std::string RooflineDtype(std::string_view input_type, std::string_view kernel, 
 // One workload point of a GEMM point: flops and bytes are the per-call counts times the calls,
 // the time is the kernels' total. Named "aten::addmm 4096x4096x4096 bf16 (×1200 calls)" (M x N x
 // K, "b8 " before the dims when batched).
-roofline::WorkloadPoint GemmWorkloadPoint(const trace::GemmPoint& gemm);
+WorkloadPoint GemmWorkloadPoint(const trace::GemmPoint& gemm);
 
 // The name of the device the trace's kernels ran on (the deviceProperties entry of the device with
 // the most kernels; the common name when all entries agree); empty when unknown, with `why`.
@@ -62,4 +63,4 @@ std::string TraceDeviceName(const trace::Trace& trace, std::string* why);
 // differently named devices are an error (one roofline is one device).
 Result<TracePoints> LoadTracePoints(const std::string& path, int top);
 
-}  // namespace xpuperf::cli
+}  // namespace xpuperf::roofline
