@@ -68,8 +68,9 @@ std::string RenderAnalyzeText(const trace::RunReport& report,
                               const std::vector<std::string>& analyses, int top);
 // One registered analysis's output: each table with rows, as a text table.
 std::string RenderOutputText(const trace::AnalysisOutput& output);
-// One table of the output model as text ("\n" then the table; empty without rows).
-std::string RenderTableText(const trace::Table& table, size_t max_cell_width);
+// One table of the output model as text ("\n" then the table; empty without rows unless it asks
+// to be shown).
+std::string RenderTableText(const trace::Table& table);
 // The text form of one value; `decimals` for a kNumber (its column's).
 std::string FormatCell(const trace::Cell& cell, int decimals = 2);
 std::string RenderMemoryTimelineText(const trace::MemoryTimelineSummary& summary);

@@ -130,20 +130,6 @@ std::string OutputHtml(std::string_view title, const trace::AnalysisOutput& outp
   return html;
 }
 
-// The tables across ranks that the text shows too (report_views.h), each under its caption.
-std::string RunTablesHtml(const trace::RunReport& report, int top) {
-  std::string html;
-  for (const trace::Table& table :
-       {trace::TemporalTable(report), trace::IdleTable(report), trace::OverlapTable(report),
-        trace::LaunchTable(report), trace::QueueTable(report), trace::MemcpyTable(report),
-        trace::IterationsTable(report), trace::AllocatorTable(report),
-        trace::StragglersTable(report), trace::GemmTable(report, static_cast<size_t>(top))}) {
-    if (table.rows.empty()) continue;
-    html += "<h2>" + Escape(table.caption) + "</h2>" + TableHtml(table, false);
-  }
-  return html.empty() ? html : "<h2>Across ranks</h2>" + html;
-}
-
 }  // namespace
 
 std::string RenderAnalyzeHtml(const trace::TraceRun& run, const trace::RunReport& report, int top) {
@@ -202,24 +188,23 @@ td:first-child,th:first-child{text-align:left}.finding{border-left:4px solid #e0
         }
       }
       html << StackedBar(parts);
-      const std::vector<trace::Table> tables = trace::CriticalPathTables(r);
-      if (tables.size() == 2) html << TableHtml(tables[1], false);
-    }
-    const auto& registered = trace::RegisteredAnalyses();
-    for (size_t a = 0; a < registered.size() && a < r.outputs.size(); ++a) {
-      html << OutputHtml(registered[a]->title, r.outputs[a]);
-    }
-    // The rank's tables of the text (report_views.h).
-    std::vector<trace::Table> tables = trace::KernelTables(r, static_cast<size_t>(top));
-    for (trace::Table& table : trace::OperatorTables(r, static_cast<size_t>(top))) {
-      tables.push_back(std::move(table));
-    }
-    for (const trace::Table& table : tables) {
-      if (!table.rows.empty())
-        html << "<h2>" << Escape(table.caption) << "</h2>" << TableHtml(table, false);
     }
   }
-  html << RunTablesHtml(report, top);
+  // Every registered analysis, in the text's order: a report view's tables (across ranks, each
+  // under its caption), a computed analysis's output rank by rank.
+  const auto& registered = trace::RegisteredAnalyses();
+  for (size_t a = 0; a < registered.size(); ++a) {
+    if (registered[a]->view != nullptr) {
+      for (const trace::Table& table : registered[a]->view(report, static_cast<size_t>(top))) {
+        if (table.rows.empty()) continue;
+        html << "<h2>" << Escape(table.caption) << "</h2>" << TableHtml(table, false);
+      }
+      continue;
+    }
+    for (const auto& r : report.ranks) {
+      if (a < r.outputs.size()) html << OutputHtml(registered[a]->title, r.outputs[a]);
+    }
+  }
   html << "<p class=\"small\">Times: compute = union of COMPUTE kernels, non-compute = other GPU "
           "busy time, "
           "idle = GPU window minus busy (docs/TRACES.md).</p></body></html>\n";

@@ -154,8 +154,8 @@ std::string FormatCell(const trace::Cell& cell, int decimals) {
   return {};
 }
 
-std::string RenderTableText(const trace::Table& table, size_t max_cell_width) {
-  if (table.rows.empty()) return {};
+std::string RenderTableText(const trace::Table& table) {
+  if (table.rows.empty() && !table.show_empty) return {};
   std::vector<TextTable::Column> columns;
   for (size_t c = 0; c < table.columns.size(); ++c) {
     Align align = Align::kRight;
@@ -166,7 +166,10 @@ std::string RenderTableText(const trace::Table& table, size_t max_cell_width) {
       case trace::Column::Align::kRight:
         break;
       case trace::Column::Align::kAuto:
-        if (c < table.rows[0].size() && table.rows[0][c].kind == trace::CellKind::kText) {
+        // Text columns left; without rows, the first column (a name) left.
+        if (table.rows.empty()
+                ? c == 0
+                : c < table.rows[0].size() && table.rows[0][c].kind == trace::CellKind::kText) {
           align = Align::kLeft;
         }
         break;
@@ -182,12 +185,12 @@ std::string RenderTableText(const trace::Table& table, size_t max_cell_width) {
     }
     t.AddRow(cells);
   }
-  return "\n" + t.Render(max_cell_width);
+  return "\n" + t.Render(table.max_cell_width);
 }
 
 std::string RenderOutputText(const trace::AnalysisOutput& output) {
   std::string text;
-  for (const trace::Table& table : output.tables) text += RenderTableText(table, 60);
+  for (const trace::Table& table : output.tables) text += RenderTableText(table);
   for (const std::string& note : output.notes) text += WrapNote(note);
   return text;
 }
@@ -231,53 +234,21 @@ std::string RenderAnalyzeText(const RunReport& report, const std::vector<std::st
     }
     if (!any) out << "  none of the rules fired (see docs/TRACES.md for the rule table)\n";
   }
-  if (Wanted(analyses, "temporal")) out << RenderTableText(trace::TemporalTable(report), 80);
-  if (Wanted(analyses, "idle")) out << RenderTableText(trace::IdleTable(report), 80);
-  if (Wanted(analyses, "kernels")) {
-    for (const auto& r : report.ranks) {
-      const std::vector<trace::Table> tables = trace::KernelTables(r, top_k);
-      for (size_t i = 0; i < tables.size(); ++i)
-        out << RenderTableText(tables[i], i == 0 ? 80 : 60);
-    }
-  }
-  if (Wanted(analyses, "overlap")) out << RenderTableText(trace::OverlapTable(report), 80);
-  if (Wanted(analyses, "launch")) out << RenderTableText(trace::LaunchTable(report), 80);
-  if (Wanted(analyses, "queue")) out << RenderTableText(trace::QueueTable(report), 80);
-  if (Wanted(analyses, "memcpy")) out << RenderTableText(trace::MemcpyTable(report), 80);
-  if (Wanted(analyses, "operators")) {
-    for (const auto& r : report.ranks) {
-      for (const trace::Table& table : trace::OperatorTables(r, top_k)) {
-        out << RenderTableText(table, 60);
-      }
-    }
-  }
-  // The registered analyses (trace/src/registered_analyses.inc), each table as its output says.
+  // Every registered analysis (trace/src/registered_analyses.inc), in its order: a report view's
+  // tables across ranks, a computed analysis's output rank by rank.
   const auto& registered = trace::RegisteredAnalyses();
   for (size_t a = 0; a < registered.size(); ++a) {
     if (!Wanted(analyses, std::string(registered[a]->name).c_str())) continue;
+    if (registered[a]->view != nullptr) {
+      for (const trace::Table& table : registered[a]->view(report, top_k)) {
+        out << RenderTableText(table);
+      }
+      continue;
+    }
     for (const auto& r : report.ranks) {
       if (a < r.outputs.size()) out << RenderOutputText(r.outputs[a]);
     }
   }
-  if (Wanted(analyses, "critical_path")) {
-    for (const auto& r : report.ranks) {
-      for (const trace::Table& table : trace::CriticalPathTables(r)) {
-        // The items table is printed with its header also when empty, as before.
-        out << (table.rows.empty() ? "\n" + TextTable(table.caption, {{"name"},
-                                                                      {"category"},
-                                                                      {"time", Align::kRight},
-                                                                      {"share", Align::kRight}})
-                                                .Render(60)
-                                   : RenderTableText(table, 60));
-      }
-    }
-  }
-  if (Wanted(analyses, "iterations")) out << RenderTableText(trace::IterationsTable(report), 80);
-  if (Wanted(analyses, "memory")) out << RenderTableText(trace::AllocatorTable(report), 80);
-  if (Wanted(analyses, "stragglers")) {
-    out << RenderTableText(trace::StragglersTable(report), 80);
-  }
-  if (Wanted(analyses, "gemm")) out << RenderTableText(trace::GemmTable(report, top_k), 80);
   return out.str();
 }
 

@@ -267,9 +267,8 @@ json ToJson(const AnalysisOutput& output) {
 
 const std::vector<std::string>& AnalysisNames() {
   static const std::vector<std::string> kNames = [] {
-    std::vector<std::string> names = {"temporal",   "idle",   "kernels",   "overlap",      "launch",
-                                      "queue",      "memcpy", "operators", "iterations",   "memory",
-                                      "stragglers", "gemm",   "findings",  "critical_path"};
+    // The findings (the rule table over the evidence), then every registered analysis.
+    std::vector<std::string> names = {"findings"};
     for (const AnalysisDescriptor* d : RegisteredAnalyses()) names.emplace_back(d->name);
     return names;
   }();
@@ -299,7 +298,8 @@ RunReport AnalyzeRun(const TraceRun& run, size_t top_k, std::string_view critica
     for (const AnalysisDescriptor* d : RegisteredAnalyses()) {
       // An analysis not asked for keeps an empty output (outputs[i] stays
       // RegisteredAnalyses()[i]'s).
-      r.outputs.push_back(need(d->name) ? d->compute(trace, context) : AnalysisOutput{});
+      r.outputs.push_back(need(d->name) && d->compute != nullptr ? d->compute(trace, context)
+                                                                 : AnalysisOutput{});
     }
   };
   // Ranks are independent: analyse them on up to hardware_concurrency threads.

@@ -18,6 +18,7 @@ namespace xpuperf::trace {
 
 struct RankEvidence;
 struct PeakFlops;
+struct RunReport;
 
 // How a value is stored, shown in the terminal/HTML and written to JSON.
 enum class CellKind {
@@ -68,6 +69,8 @@ struct Table {
   std::string json_key;  // the rows as a JSON array of objects under this key
   std::vector<Column> columns;
   std::vector<std::vector<Cell>> rows;  // each row has one cell per column
+  uint16_t max_cell_width = 60;         // the terminal elides the middle of longer cells
+  bool show_empty = false;              // the terminal shows its header even without rows
 };
 
 struct Field {
@@ -94,12 +97,18 @@ struct AnalysisContext {
   const PeakFlops* peaks = nullptr;        // the device's peak FLOP/s (MFU); null when not given
 };
 
+// An analysis is one of two kinds. A computed one (`compute`) makes each rank's AnalysisOutput,
+// which the JSON, text and HTML render as they are. A report view (`view`) is an analysis that
+// SummariseRank computes for the findings (report.h: its JSON has a fixed schema there); `view`
+// turns the run's report into the tables the text and the HTML show, across ranks.
 struct AnalysisDescriptor {
   std::string_view name;      // --analysis NAME
   std::string_view title;     // heading of its section in the HTML report
-  std::string_view json_key;  // its object's key in a rank's JSON
+  std::string_view json_key;  // its object's key in a rank's JSON (computed analyses)
   // Per rank; pure (called concurrently for different ranks).
   AnalysisOutput (*compute)(const Trace& trace, const AnalysisContext& context) = nullptr;
+  // The tables of a report view (report_views.h); `top_k`: rows of its top-k tables.
+  std::vector<Table> (*view)(const RunReport& report, size_t top_k) = nullptr;
 };
 
 // The registered analyses, in the order of trace/src/registered_analyses.inc.

@@ -13,7 +13,7 @@
 
 namespace xpuperf::trace {
 
-// Analysis names accepted by --analysis: the built-in ones, then RegisteredAnalyses().
+// Analysis names accepted by --analysis: "findings", then RegisteredAnalyses()'s.
 const std::vector<std::string>& AnalysisNames();
 
 struct RankReport {
