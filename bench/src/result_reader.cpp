@@ -12,6 +12,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "xpuperf/core/error_context.h"
 #include "xpuperf/core/input_file.h"
 
 namespace xpuperf::bench {
@@ -234,7 +235,7 @@ Result<ResultDirectory> ReadResultDirectory(const std::string& directory) {
     if (is_dir.error().code == ErrorCode::kNotFound) {
       return MakeError(ErrorCode::kNotFound, fmt::format("no result directory {}", directory));
     }
-    return MakeError(is_dir.error().code, "not a result directory: " + is_dir.error().message);
+    return WithContext(is_dir.error(), "not a result directory");
   }
   const fs::path results = dir / "results.jsonl";
   if (fs::symlink_status(results, error).type() == fs::file_type::not_found) {

@@ -9,6 +9,7 @@
 #include "xpuperf/bench/consistency.h"
 #include "xpuperf/bench/machine_state.h"
 #include "xpuperf/core/cancellation.h"
+#include "xpuperf/core/error_context.h"
 
 namespace xpuperf::bench {
 namespace {
@@ -93,7 +94,7 @@ Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
             outcome.skipped.push_back(label + ": " + can.error().message);
             continue;
           }
-          return MakeError(can.error().code, label + ": " + can.error().message);
+          return WithContext(can.error(), label);
         }
         progress << "run   " << label << " ..." << std::flush;
         context.sampling = entry.sampling;
@@ -107,7 +108,7 @@ Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (!measured.ok()) {
           progress << " failed\n";
-          return MakeError(measured.error().code, label + ": " + measured.error().message);
+          return WithContext(measured.error(), label);
         }
         // A GPU point's figure is the device's; the host's load is recorded, not judged.
         const std::vector<std::string> busy =

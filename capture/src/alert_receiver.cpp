@@ -15,6 +15,7 @@
 #include "xpuperf/agent/agent_server.h"
 #include "xpuperf/core/cancellation.h"
 #include "xpuperf/core/concat.h"
+#include "xpuperf/core/error_context.h"
 #include "xpuperf/exporter/basic_auth.h"
 #include "xpuperf/exporter/tls_context.h"
 #include "xpuperf/exporter/web_config.h"
@@ -140,8 +141,7 @@ class AlertReceiver::Impl {
       http.configure_tls = [config, path](SSL_CTX& ctx) -> Status {
         Status checked = exporter::ConfigureTls(ctx, config);
         if (checked.ok()) return {};
-        return MakeError(checked.error().code,
-                         "web config '" + path + "': " + checked.error().message);
+        return WithContext(checked.error(), "web config '" + path + "'");
       };
     }
     auto server = http::Server::Start(

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "xpuperf/core/error_context.h"
 #include "xpuperf/core/metric_catalog.h"
 
 namespace xpuperf {
@@ -24,7 +25,7 @@ Result<std::unique_ptr<Session>> Session::Open(const BackendRegistry& registry,
     auto backend = registry.Open(name, backend_options);
     if (!backend.ok()) {
       if (explicit_backends) {
-        return MakeError(backend.error().code, name + " backend: " + backend.error().message);
+        return WithContext(backend.error(), name + " backend");
       }
       session->statuses_.push_back({name, false, backend.error().message});
       continue;

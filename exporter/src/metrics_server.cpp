@@ -9,6 +9,7 @@
 
 #include "gzip.h"
 #include "health_json.h"
+#include "xpuperf/core/error_context.h"
 #include "xpuperf/exporter/basic_auth.h"
 #include "xpuperf/exporter/exposition.h"
 #include "xpuperf/exporter/tls_context.h"
@@ -108,9 +109,7 @@ class MetricsServer::Impl {
       if (ctx == nullptr) return MakeError(ErrorCode::kInternal, "TLS: cannot create a context");
       Status s = ConfigureTls(*ctx, *config.tls);
       SSL_CTX_free(ctx);
-      if (!s.ok())
-        return MakeError(s.error().code,
-                         "web config '" + options_.web_config_path + "': " + s.error().message);
+      if (!s.ok()) return WithContext(s.error(), "web config '" + options_.web_config_path + "'");
     }
     return config;
   }

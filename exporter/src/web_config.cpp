@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "xpuperf/core/error_context.h"
 #include "xpuperf/core/input_file.h"
 
 namespace xpuperf::exporter {
@@ -179,8 +180,7 @@ Result<WebConfig> LoadWebConfig(const std::string& path) {
   // Read under the input policy: a regular file of at most 1 MiB (a FIFO would block a reload).
   Result<std::string> text = ReadInputFile(path, 1 << 20);
   if (!text.ok()) {
-    return MakeError(text.error().code,
-                     "web config '" + path + "' cannot be read: " + text.error().message);
+    return WithContext(text.error(), "web config '" + path + "' cannot be read");
   }
   return ParseWebConfig(*text, "'" + path + "'");
 }

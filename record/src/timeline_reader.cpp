@@ -10,6 +10,7 @@
 #include <set>
 
 #include "xpuperf/core/energy_check.h"
+#include "xpuperf/core/error_context.h"
 #include "xpuperf/core/input_file.h"
 #include "xpuperf/core/metric_catalog.h"
 #include "xpuperf/record/timeline_files.h"
@@ -149,7 +150,7 @@ Result<TimelineData> ReadTimeline(const std::string& path) {
                      file + ": cannot open (a directory written by `xpuperf record --out`?)");
   }
   Result<TimelineData> data = ParseTimelineJsonl(*text);
-  if (!data.ok()) return MakeError(data.error().code, file + ": " + data.error().message);
+  if (!data.ok()) return WithContext(data.error(), file);
   return data;
 }
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "xpuperf/core/error_context.h"
 #include "xpuperf/core/sysfs_file.h"
 #include "xpuperf/cpu/topology.h"
 
@@ -46,7 +47,7 @@ Result<int> ReadIntFile(const std::string& path) {
 template <typename T>
 Result<T> InFile(const std::string& path, Result<T> parsed) {
   if (parsed.ok()) return parsed;
-  return MakeError(parsed.error().code, path + ": " + parsed.error().message);
+  return WithContext(parsed.error(), path);
 }
 
 std::string CacheTypeName(std::string_view sysfs_type) {
