@@ -9,7 +9,6 @@
 #include "command_analyze.h"
 #include "xpuperf/cli/format.h"
 #include "xpuperf/roofline/report.h"
-#include "xpuperf/trace/report_views.h"
 
 namespace xpuperf::cli {
 namespace {

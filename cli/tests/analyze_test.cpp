@@ -279,7 +279,7 @@ TEST(AnalyzeMfuTest, ACpuTraceNeedsTheHostSheetAndSaysSo) {
 namespace xpuperf::cli {
 namespace {
 
-// The HTML report holds every cross-rank table the text shows (one model, report_views.h).
+// The HTML report holds every table the text shows (one model: the registry's descriptors).
 TEST(AnalyzeHtmlTest, HoldsTheTablesTheTextShows) {
   const std::string html =
       (std::filesystem::temp_directory_path() /

@@ -107,7 +107,7 @@ struct AnalysisDescriptor {
   std::string_view json_key;  // its object's key in a rank's JSON (computed analyses)
   // Per rank; pure (called concurrently for different ranks).
   AnalysisOutput (*compute)(const Trace& trace, const AnalysisContext& context) = nullptr;
-  // The tables of a report view (report_views.h); `top_k`: rows of its top-k tables.
+  // The tables of a report view (its analysis_<name>.cpp); `top_k`: rows of its top-k tables.
   std::vector<Table> (*view)(const RunReport& report, size_t top_k) = nullptr;
 };
 
