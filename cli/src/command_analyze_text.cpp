@@ -64,17 +64,6 @@ std::string Dominant(const RankReport& r) {
   return text;
 }
 
-// "1.77 GFLOP": three significant digits with an SI prefix.
-std::string FormatSi(double value, std::string_view unit) {
-  if (!std::isfinite(value)) return fmt::format("NaN {}", unit);
-  static constexpr std::pair<double, const char*> kPrefixes[] = {
-      {1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
-  for (const auto& [scale, prefix] : kPrefixes) {
-    if (std::fabs(value) >= scale) return fmt::format("{:.3g} {}{}", value / scale, prefix, unit);
-  }
-  return fmt::format("{:.3g} {}", value, unit);
-}
-
 // A note as "  - " lines of at most 100 columns, broken between words.
 std::string WrapNote(const std::string& note) {
   std::string text, line = "  -";

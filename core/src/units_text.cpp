@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <utility>
 
 namespace xpuperf {
 
@@ -25,5 +26,15 @@ std::string FormatSeconds(double seconds) {
 }
 
 std::string FormatPercent(double percent) { return fmt::format("{:.1f}%", percent); }
+
+std::string FormatSi(double value, std::string_view unit) {
+  if (!std::isfinite(value)) return fmt::format("NaN {}", unit);
+  static constexpr std::pair<double, const char*> kPrefixes[] = {
+      {1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  for (const auto& [scale, prefix] : kPrefixes) {
+    if (std::fabs(value) >= scale) return fmt::format("{:.3g} {}{}", value / scale, prefix, unit);
+  }
+  return fmt::format("{:.3g} {}", value, unit);
+}
 
 }  // namespace xpuperf

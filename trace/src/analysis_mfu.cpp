@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "xpuperf/core/units_text.h"
 #include "xpuperf/trace/analysis_registry.h"
 #include "xpuperf/trace/model_flops.h"
 
@@ -24,16 +25,6 @@ double SecondsAtPeak(const std::map<std::string, double>& flops, const PeakFlops
     seconds += f / peak;
   }
   return seconds;
-}
-
-// "5.42 TFLOP": three significant digits with an SI prefix.
-std::string Si(double flops) {
-  static constexpr std::pair<double, const char*> kPrefixes[] = {
-      {1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
-  for (const auto& [scale, prefix] : kPrefixes) {
-    if (flops >= scale) return fmt::format("{:.3g} {}FLOP", flops / scale, prefix);
-  }
-  return fmt::format("{:.3g} FLOP", flops);
 }
 
 double Sum(const std::map<std::string, double>& flops) {
@@ -133,7 +124,8 @@ AnalysisOutput ComputeMfu(const Trace& trace, const AnalysisContext& context) {
   notes.push_back(std::string(kFormula) + ".");
   notes.push_back(fmt::format(
       "{} operators counted: matrix products {}, convolutions {}, attention {}.", model.counted_ops,
-      Si(model.matrix_product_flops), Si(model.convolution_flops), Si(model.attention_flops)));
+      FormatSi(model.matrix_product_flops, "FLOP"), FormatSi(model.convolution_flops, "FLOP"),
+      FormatSi(model.attention_flops, "FLOP")));
   if (model.ops_without_shapes > 0) {
     notes.push_back(fmt::format(
         "{} matrix, convolution or attention operators have no Input Dims and count nothing: "

@@ -11,7 +11,7 @@ a grouped convolution's weight PyTorch's counter counts C_in where the work is C
 own approximation), which xpuperf does not copy.
 
 Standard library only here; PyTorch comes from the Python package's test environment
-(requirements/python-tests.txt) through scripts/python-env.sh. Exit 77 (skip) only when that
+(requirements/python-tests.txt) through scripts/pytorch_env.py. Exit 77 (skip) only when that
 environment cannot be created or its torch cannot be imported (the reason is printed)."""
 import argparse
 import json
@@ -91,15 +91,12 @@ def main():
     parser.add_argument("--xpuperf", required=True)
     parser.add_argument("--source-dir", required=True)
     args = parser.parse_args()
-    env_script = os.path.join(args.source_dir, "scripts", "python-env.sh")
-    made = subprocess.run(["bash", env_script, "python-tests"], capture_output=True, text=True)
-    if made.returncode != 0:
-        print("SKIP: cannot create the PyTorch environment:", made.stderr[-2000:])
-        return SKIP
-    python = os.path.join(made.stdout.strip(), "bin", "python")
-    imported = subprocess.run([python, "-c", "import torch"], capture_output=True, text=True)
-    if imported.returncode != 0:
-        print("SKIP: torch does not import here:", imported.stderr.strip().splitlines()[-1:])
+    sys.path.insert(0, os.path.join(args.source_dir, "scripts"))
+    from pytorch_env import torch_python
+
+    python, why_not = torch_python(args.source_dir)
+    if python is None:
+        print("SKIP:", why_not)
         return SKIP
 
     work = tempfile.mkdtemp(prefix="xpuperf-mfu-referee-", dir="/tmp")

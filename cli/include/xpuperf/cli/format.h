@@ -14,6 +14,7 @@ namespace xpuperf::cli {
 using xpuperf::FormatBytes;
 using xpuperf::FormatPercent;
 using xpuperf::FormatSeconds;
+using xpuperf::FormatSi;
 // "2.10 GHz".
 std::string FormatHertz(double hertz);
 // A value in the catalog unit `unit` ("bytes", "seconds", "percent", "watts", ...).

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace xpuperf {
 
@@ -12,5 +13,7 @@ std::string FormatBytes(double bytes);
 std::string FormatSeconds(double seconds);
 // "45.2%" (from a percentage, not a fraction).
 std::string FormatPercent(double percent);
+// Three significant digits with an SI prefix before `unit`: "1.77 GFLOP", "312 TFLOP/s".
+std::string FormatSi(double value, std::string_view unit);
 
 }  // namespace xpuperf
