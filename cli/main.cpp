@@ -5,13 +5,13 @@
 #include <string_view>
 
 #include "app/command_wiring.h"
-#include "xpuperf/cli/terminal_escape.h"
-#include "xpuperf/cli/text_table.h"
 #include "xpuperf/core/cancellation.h"
 #include "xpuperf/core/input_file.h"
 #include "xpuperf/core/output_file.h"
 #include "xpuperf/core/version.h"
 #include "xpuperf/pjrt/probe.h"
+#include "xpuperf/render/terminal_escape.h"
+#include "xpuperf/render/text_table.h"
 
 #if XPUPERF_ANALYZE_FRONT
 #include <unistd.h>
@@ -20,7 +20,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "src/command_analyze.h"
+#include "xpuperf/analyze/analyze.h"
 
 // This `xpuperf` links only what `analyze` needs: the dynamic loader maps ~30 shared libraries
 // instead of the ~80 of every command (gRPC, OpenSSL, protobuf, OpenBLAS, MPI ...), which was most
@@ -62,13 +62,18 @@ namespace {
 
 int RunMain(int argc, char** argv) {
   using namespace xpuperf::cli;
+  using xpuperf::kExitFailure;
+  using xpuperf::kExitOk;
+  using xpuperf::kExitUsage;
+  namespace render = xpuperf::render;
   // Tables fit the terminal standard output is (whole tables into pipes and files).
-  SetDefaultLineWidth(TerminalColumns());
+  render::SetDefaultLineWidth(render::TerminalColumns());
 #if XPUPERF_ANALYZE_FRONT
   // Under an MPI launcher analyze splits a directory over the processes, which needs MPI: that
   // lives in xpuperf-full only.
   if (CommandWord(argc, argv) != "analyze") RunFullBinary(argv);
-  if (auto launch = DetectMpiLaunch(); launch && launch->size != 1) RunFullBinary(argv);
+  if (auto launch = xpuperf::analyze::DetectMpiLaunch(); launch && launch->size != 1)
+    RunFullBinary(argv);
 #endif
   // The child of `devices`' PJRT probe (xpuperf/pjrt/probe.h), not a command users type.
   if (argc == 3 && std::string_view(argv[1]) == xpuperf::pjrt::kProbeCommand) {
@@ -137,8 +142,15 @@ int RunMain(int argc, char** argv) {
                         "built without the exporter (XPUPERF_WITH_EXPORTER=OFF)");
 #endif
   AddRecordCommand(app, actions);
-  AddAgentCommand(app, actions);  // says "unsupported" in builds without the agent
+#if XPUPERF_WITH_AGENT
+  AddAgentCommand(app, actions);
   AddCaptureCommand(app, actions);
+#else
+  const std::string no_agent =
+      "built without the agent (it needs the exporter's libraries: OpenSSL, yaml-cpp, libxcrypt)";
+  AddUnavailableCommand(app, actions, "agent", "Node agent for on-demand traces", no_agent);
+  AddUnavailableCommand(app, actions, "capture", "Trace a job on every node at once", no_agent);
+#endif
 #endif
 
   // CLI11 reports a mistyped command as "A subcommand is required"; name it instead.
@@ -179,7 +191,7 @@ int RunMain(int argc, char** argv) {
   }
   xpuperf::InstallCancellationHandlers();
   // No control sequence from a file or a process reaches the terminal (terminal_escape.h).
-  const xpuperf::cli::EscapedStandardStreams escaped;
+  const xpuperf::render::EscapedStandardStreams escaped;
   // A reader that closes the pipe early (`| head`) makes writes fail with EPIPE instead of
   // killing xpuperf mid-way: files being written are completed, and the lost output is reported
   // (FlushStandardOutput below) with exit 1. The job `record` starts gets the default back.

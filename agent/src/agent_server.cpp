@@ -19,6 +19,7 @@
 #include "stream.h"
 #include "xpuperf/agent/ipc_protocol.h"
 #include "xpuperf/agent/rpc_handler.h"
+#include "xpuperf/core/host_name.h"
 #include "xpuperf/exporter/basic_auth.h"
 #include "xpuperf/exporter/tls_context.h"
 #include "xpuperf/exporter/web_config.h"
@@ -62,12 +63,6 @@ int BoundPort(int fd) {
   if (address.ss_family == AF_INET6)
     return ntohs(reinterpret_cast<sockaddr_in6*>(&address)->sin6_port);
   return ntohs(reinterpret_cast<sockaddr_in*>(&address)->sin_port);
-}
-
-std::string LocalHostname() {
-  char name[256] = {};
-  if (gethostname(name, sizeof(name) - 1) != 0) return "localhost";
-  return name;
 }
 
 }  // namespace
@@ -213,7 +208,7 @@ Result<std::unique_ptr<AgentServer>> AgentServer::Start(const AgentOptions& opti
   impl->port = BoundPort(impl->listen_fd);
   impl->context.registry = &impl->registry;
   impl->context.store = &impl->store;
-  impl->context.hostname = options.hostname.empty() ? LocalHostname() : options.hostname;
+  impl->context.hostname = options.hostname.empty() ? HostName() : options.hostname;
   if (impl->auth) {
     exporter::BasicAuth* auth = impl->auth.get();
     impl->context.authorize = [auth](std::string_view value) { return auth->Check(value); };

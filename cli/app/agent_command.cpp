@@ -1,46 +1,71 @@
 // `agent` and `capture`: on-demand trace capture across nodes.
+#include "xpuperf/agent/agent_command.h"
+
 #include <iostream>
 #include <memory>
 
 #include "command_wiring.h"
-#include "src/command_agent.h"
+#include "xpuperf/capture/capture_command.h"
 #include "xpuperf/core/cancellation.h"
+#if XPUPERF_WITH_TRACES
+#include "xpuperf/analyze/analyze.h"
+#endif
 
 namespace xpuperf::cli {
 
+namespace {
+
+// What `capture` does with the traces it gathered: analyze's report and findings summary, where
+// this build analyses traces.
+capture::CaptureAnalysis TraceAnalysis() {
+  capture::CaptureAnalysis analysis;
+#if XPUPERF_WITH_TRACES
+  analysis.print = [](const std::string& dir, bool json, std::ostream& out, std::ostream& err) {
+    analyze::AnalyzeOptions options;
+    options.path = dir;
+    options.json = json;
+    return analyze::RunAnalyze(options, out, err);
+  };
+  analysis.summarise = analyze::SummariseCapture;
+#endif
+  return analysis;
+}
+
+}  // namespace
+
 void AddAgentCommand(CLI::App& app, CommandActions& actions) {
-  auto options = std::make_shared<AgentCommandOptions>();
-  AgentCommandOptions& agent = *options;
+  auto options = std::make_shared<agent::AgentCommandOptions>();
+  agent::AgentCommandOptions& config = *options;
   CLI::App* command = app.add_subcommand(
       "agent",
       "Node agent for on-demand traces: dynolog's RPC (port 1778) and Kineto's IPC, so "
       "KINETO_USE_DAEMON=1 processes can be traced without a restart (loopback unless --listen)");
-  command->add_option("--listen", agent.listen, "HOST:PORT, [IPV6]:PORT or :PORT (all interfaces)")
+  command->add_option("--listen", config.listen, "HOST:PORT, [IPV6]:PORT or :PORT (all interfaces)")
       ->capture_default_str();
-  command->add_option("--web-config", agent.web_config,
+  command->add_option("--web-config", config.web_config,
                       "TLS and basic-auth users (the `serve` web config); needed off loopback");
   command
-      ->add_option("--capture-dir", agent.capture_dir,
+      ->add_option("--capture-dir", config.capture_dir,
                    "Where traces are written and served from (Kineto accepts paths under /tmp "
                    "or KINETO_ONDEMAND_TRACE_DIR)")
       ->capture_default_str();
-  command->add_option("--max-file-bytes", agent.max_file_bytes, "Largest trace file served")
+  command->add_option("--max-file-bytes", config.max_file_bytes, "Largest trace file served")
       ->capture_default_str();
-  command->add_flag("--no-ipc", agent.no_ipc, "Do not bind Kineto's IPC endpoint 'dynolog'");
+  command->add_flag("--no-ipc", config.no_ipc, "Do not bind Kineto's IPC endpoint 'dynolog'");
   command
-      ->add_option("--process-timeout", agent.process_timeout_seconds,
+      ->add_option("--process-timeout", config.process_timeout_seconds,
                    "Drop a process silent this long, s")
       ->capture_default_str();
-  command->add_option("--workers", agent.workers, "Connections served at once")
+  command->add_option("--workers", config.workers, "Connections served at once")
       ->capture_default_str();
   // A daemon: SIGINT/SIGTERM is its normal stop (exit 0).
-  actions.push_back({command, [options] { return RunAgent(*options, std::cout, std::cerr); },
+  actions.push_back({command, [options] { return agent::RunAgent(*options, std::cout, std::cerr); },
                      /*signal_is_normal_stop=*/true});
 }
 
 void AddCaptureCommand(CLI::App& app, CommandActions& actions) {
-  auto options = std::make_shared<CaptureCommandOptions>();
-  CaptureCommandOptions& c = *options;
+  auto options = std::make_shared<capture::CaptureCommandOptions>();
+  capture::CaptureCommandOptions& c = *options;
   CLI::App* command = app.add_subcommand(
       "capture",
       "Trace a job on every node at once through the agents, bring the files back to DIR and "
@@ -121,7 +146,8 @@ void AddCaptureCommand(CLI::App& app, CommandActions& actions) {
   // a one-shot capture that is interrupted exits 128 + signal (docs/POLICIES.md).
   actions.push_back({command,
                      [options] {
-                       const int code = RunCapture(*options, std::cout, std::cerr);
+                       const int code =
+                           capture::RunCapture(*options, TraceAnalysis(), std::cout, std::cerr);
                        if (options->on_alert.empty() && CancellationRequested()) {
                          return CancellationExitCode();
                        }

@@ -3,12 +3,12 @@
 #include <memory>
 
 #include "command_wiring.h"
-#include "src/command_analyze.h"
+#include "xpuperf/analyze/analyze.h"
 
 namespace xpuperf::cli {
 
 void AddAnalyzeCommand(CLI::App& app, CommandActions& actions) {
-  auto options = std::make_shared<AnalyzeOptions>();
+  auto options = std::make_shared<analyze::AnalyzeOptions>();
   CLI::App* command = app.add_subcommand(
       "analyze",
       "Analyse a PyTorch/Kineto or JAX trace (.json, .gz, .xplane.pb, or a directory of ranks)");
@@ -53,9 +53,9 @@ void AddAnalyzeCommand(CLI::App& app, CommandActions& actions) {
                       "Perfetto): e.g. to view an .xplane.pb");
   actions.push_back({command, [options] {
 #if !XPUPERF_ANALYZE_FRONT  // the front runs xpuperf-full under an MPI launcher (main.cpp)
-                       if (auto launch = DetectMpiLaunch(); launch && launch->size != 1) {
+                       if (auto launch = analyze::DetectMpiLaunch(); launch && launch->size != 1) {
 #if XPUPERF_ANALYZE_MPI
-                         return RunAnalyzeOverMpi(*options, std::cout, std::cerr);
+                         return analyze::RunAnalyzeOverMpi(*options, std::cout, std::cerr);
 #else
       // Without MPI the processes cannot share the work: process 0 does all of it, alone.
       if (launch->rank != 0) return kExitOk;
@@ -64,7 +64,7 @@ void AddAnalyzeCommand(CLI::App& app, CommandActions& actions) {
 #endif
                        }
 #endif
-                       return RunAnalyze(*options, std::cout, std::cerr);
+                       return analyze::RunAnalyze(*options, std::cout, std::cerr);
                      }});
 }
 

@@ -1,15 +1,16 @@
 // `bench check RESULTS_DIR --spec FILE|auto`: achieved / spec per component.
+#include "xpuperf/analysis/bench_check_command.h"
+
 #include <iostream>
 #include <memory>
 
 #include "command_wiring.h"
-#include "src/command_bench_check.h"
 
 namespace xpuperf::cli {
 
 void AddBenchCheckCommand(CLI::App& bench, CommandActions& actions) {
-  auto options = std::make_shared<BenchCheckOptions>();
-  BenchCheckOptions& check = *options;
+  auto options = std::make_shared<analysis::BenchCheckOptions>();
+  analysis::BenchCheckOptions& check = *options;
   CLI::App* command = bench.add_subcommand(
       "check",
       "Compare a run's best figures with a spec sheet; exit 1 when a component misses its "
@@ -38,7 +39,8 @@ void AddBenchCheckCommand(CLI::App& bench, CommandActions& actions) {
   command->add_option("--root", check.root, "System root to read (recorded trees)")
       ->group("")  // hidden: for tests
       ->check(CLI::ExistingDirectory);
-  actions.push_back({command, [options] { return RunBenchCheck(*options, std::cout, std::cerr); }});
+  actions.push_back(
+      {command, [options] { return analysis::RunBenchCheck(*options, std::cout, std::cerr); }});
 }
 
 }  // namespace xpuperf::cli

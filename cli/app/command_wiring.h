@@ -1,6 +1,7 @@
 // How each command plugs into the `xpuperf` command line. Only cli/app/ includes CLI11: every file
-// here adds one command's options to the parser and says what to run when it was given; the work
-// itself lives in the cli library (xpuperf/cli/commands.h and friends).
+// here adds one command's options to the parser, bound straight into the options struct of the
+// component that owns the command (telemetry, analyze, serve, record, ...; docs/ARCHITECTURE.md,
+// "Where each command lives"), and says what to run when it was given.
 #pragma once
 
 #include <CLI/CLI.hpp>

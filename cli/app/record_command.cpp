@@ -1,14 +1,15 @@
 // `record [--rate HZ] [--out DIR] [--backend ...] (-- CMD [ARGS...] | --pid PID | --duration S)`.
+#include "xpuperf/record/record_command.h"
+
 #include <iostream>
 #include <memory>
 
 #include "command_wiring.h"
-#include "src/command_record.h"
 
 namespace xpuperf::cli {
 
 void AddRecordCommand(CLI::App& app, CommandActions& actions) {
-  auto options = std::make_shared<RecordCommandOptions>();
+  auto options = std::make_shared<record::RecordCommandOptions>();
   CLI::App* command = app.add_subcommand(
       "record",
       "Record a job's energy, power, memory and utilisation over time: xpuperf record -- CMD");
@@ -28,7 +29,8 @@ void AddRecordCommand(CLI::App& app, CommandActions& actions) {
       ->capture_default_str();
   AddCommonOptions(command, options->common);
   command->add_option("command", options->command, "The job and its arguments, after --");
-  actions.push_back({command, [options] { return RunRecord(*options, std::cout, std::cerr); }});
+  actions.push_back(
+      {command, [options] { return record::RunRecord(*options, std::cout, std::cerr); }});
 }
 
 }  // namespace xpuperf::cli

@@ -3,12 +3,12 @@
 #include <memory>
 
 #include "command_wiring.h"
-#include "src/command_roofline.h"
+#include "xpuperf/roofline/roofline_command.h"
 
 namespace xpuperf::cli {
 namespace {
 
-void AddPointOptions(CLI::App* command, RooflineOptions& o) {
+void AddPointOptions(CLI::App* command, roofline::RooflineOptions& o) {
   command->add_option("--workload", o.workload_file,
                       "Workload file (YAML/JSON list of points or op shapes)");
   command->add_option("--flops", o.flops, "One point: FLOPs");
@@ -29,7 +29,7 @@ void AddPointOptions(CLI::App* command, RooflineOptions& o) {
   command->add_flag("--json", o.json, "JSON output");
 }
 
-void AddResultsArgument(CLI::App* command, RooflineOptions& o) {
+void AddResultsArgument(CLI::App* command, roofline::RooflineOptions& o) {
   command->add_option("results", o.results_dir,
                       "Result directory of `xpuperf bench run` (optional with --trace)");
 }
@@ -37,7 +37,7 @@ void AddResultsArgument(CLI::App* command, RooflineOptions& o) {
 }  // namespace
 
 void AddRooflineCommands(CLI::App& app, CommandActions& actions) {
-  auto roofline = std::make_shared<RooflineOptions>();
+  auto roofline = std::make_shared<roofline::RooflineOptions>();
   CLI::App* command = app.add_subcommand("roofline",
                                          "Roofline of a benchmark result directory or a trace's "
                                          "GPU, with workload points and a report");
@@ -51,9 +51,10 @@ void AddRooflineCommands(CLI::App& app, CommandActions& actions) {
       ->capture_default_str();
   command->add_option("--svg", roofline->svg, "Write the roofline picture (SVG) here");
   command->add_option("--html", roofline->html, "Write the single-file HTML report here");
-  actions.push_back({command, [roofline] { return RunRoofline(*roofline, std::cout, std::cerr); }});
+  actions.push_back(
+      {command, [roofline] { return roofline::RunRoofline(*roofline, std::cout, std::cerr); }});
 
-  auto diagnose = std::make_shared<RooflineOptions>();
+  auto diagnose = std::make_shared<roofline::RooflineOptions>();
   CLI::App* diagnose_command = app.add_subcommand(
       "diagnose", "Bound of each workload point (compute, memory, host link, network) and advice");
   AddResultsArgument(diagnose_command, *diagnose);
@@ -63,8 +64,9 @@ void AddRooflineCommands(CLI::App& app, CommandActions& actions) {
                    "Spec sheet YAML or shipped sheet name; 'auto': with --trace the sheet of the "
                    "trace's GPU, else measured ceilings only; 'none'")
       ->capture_default_str();
-  actions.push_back(
-      {diagnose_command, [diagnose] { return RunDiagnose(*diagnose, std::cout, std::cerr); }});
+  actions.push_back({diagnose_command, [diagnose] {
+                       return roofline::RunDiagnose(*diagnose, std::cout, std::cerr);
+                     }});
 }
 
 }  // namespace xpuperf::cli

@@ -14,19 +14,20 @@ void AddCommonOptions(CLI::App* command, CommonOptions& common) {
 }
 
 void AddDevicesCommand(CLI::App& app, CommandActions& actions) {
-  auto options = std::make_shared<DevicesOptions>();
+  auto options = std::make_shared<telemetry::DevicesOptions>();
   CLI::App* command = app.add_subcommand("devices", "List the devices of this machine");
   command->add_flag("--json", options->json, "JSON output");
   command->add_option("--pjrt-plugin", options->pjrt_plugin,
                       "Also probe this PJRT plugin (libtpu.so, a CUDA or CPU plugin)");
   command->add_flag("--no-pjrt{false}", options->pjrt, "Do not look for PJRT plugins");
   AddCommonOptions(command, options->common);
-  actions.push_back({command, [options] { return RunDevices(*options, std::cout, std::cerr); }});
+  actions.push_back(
+      {command, [options] { return telemetry::RunDevices(*options, std::cout, std::cerr); }});
 }
 
 void AddMetricsCommand(CLI::App& app, CommandActions& actions) {
-  auto options = std::make_shared<MetricsOptions>();
-  MetricsOptions& metrics = *options;
+  auto options = std::make_shared<telemetry::MetricsOptions>();
+  telemetry::MetricsOptions& metrics = *options;
   CLI::App* command =
       app.add_subcommand("metrics", "Read device metrics (one snapshot or --watch)");
   command->add_option("--metric,-m", metrics.metrics, "Metric name (repeatable); default all");
@@ -44,12 +45,13 @@ void AddMetricsCommand(CLI::App& app, CommandActions& actions) {
       ->capture_default_str();
   command->add_option("--pid", metrics.common.pids, "Report this process (repeatable)");
   AddCommonOptions(command, metrics.common);
-  actions.push_back({command, [options] { return RunMetrics(*options, std::cout, std::cerr); }});
+  actions.push_back(
+      {command, [options] { return telemetry::RunMetrics(*options, std::cout, std::cerr); }});
 }
 
 void AddTopCommand(CLI::App& app, CommandActions& actions) {
-  auto options = std::make_shared<TopOptions>();
-  TopOptions& top = *options;
+  auto options = std::make_shared<telemetry::TopOptions>();
+  telemetry::TopOptions& top = *options;
   CLI::App* command = app.add_subcommand("top", "Live view of devices and processes (q quits)");
   command->add_option("--rate", top.rate_seconds, "Refresh period, seconds")->capture_default_str();
   command->add_option("--count", top.count, "Stop after N refreshes (1..1e9; default: until q)");
@@ -57,7 +59,8 @@ void AddTopCommand(CLI::App& app, CommandActions& actions) {
   command->add_option("--processes", top.processes, "Process rows in plain mode")
       ->capture_default_str();
   AddCommonOptions(command, top.common);
-  actions.push_back({command, [options] { return RunTop(*options, std::cout, std::cerr); }});
+  actions.push_back(
+      {command, [options] { return telemetry::RunTop(*options, std::cout, std::cerr); }});
 }
 
 }  // namespace xpuperf::cli

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "xpuperf/bench/benchmark.h"
-#include "xpuperf/cli/text_table.h"
+#include "xpuperf/render/text_table.h"
 
 namespace xpuperf::cli {
 

@@ -21,6 +21,7 @@
 #include "xpuperf/builtin_benchmarks.h"
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/core/clock.h"
+#include "xpuperf/core/host_name.h"
 #include "xpuperf/cpu/cpu_backend.h"
 #include "xpuperf/cuda_bench/cuda_benchmarks.h"
 #include "xpuperf/pjrt/plugin.h"
@@ -29,7 +30,8 @@ namespace xpuperf::cli {
 namespace {
 
 int PrintList(const bench::BenchmarkRegistry& registry, std::ostream& out) {
-  TextTable table("Benchmarks", {{"benchmark"}, {"component"}, {"default sweep"}, {"what"}});
+  render::TextTable table("Benchmarks",
+                          {{"benchmark"}, {"component"}, {"default sweep"}, {"what"}});
   for (const auto& benchmark : registry.benchmarks()) {
     // Each point as its parameters ("m=4096 n=4096 precision=fp32"), points apart by "; ".
     std::string sweep;
@@ -56,21 +58,6 @@ int PrintList(const bench::BenchmarkRegistry& registry, std::ostream& out) {
   for (const auto& [name, text] : bench::BuiltinSuites()) out << " " << name;
   out << "\n";
   return kExitOk;
-}
-
-std::string HostName() {
-  char name[256] = {};
-  if (gethostname(name, sizeof(name) - 1) != 0) return "localhost";
-  return name;
-}
-
-Result<Device> LocalCpuDevice() {
-  BackendOptions backend_options;
-  XPUPERF_ASSIGN_OR_RETURN(auto backend, cpu::CreateCpuBackend(backend_options));
-  if (backend->devices().empty()) {
-    return MakeError(ErrorCode::kUnavailable, "the CPU backend reports no device");
-  }
-  return backend->devices().front();
 }
 
 Result<bench::RunFilter> MakeFilter(const BenchOptions& options,
@@ -128,7 +115,7 @@ Status RunAndWrite(const BenchOptions& options, const bench::BenchmarkRegistry& 
     if (options.target_cv) entry.sampling.target_cv = *options.target_cv;
     if (options.max_point_seconds) entry.sampling.max_point_seconds = *options.max_point_seconds;
   }
-  XPUPERF_ASSIGN_OR_RETURN(const Device device, LocalCpuDevice());
+  XPUPERF_ASSIGN_OR_RETURN(const Device device, cpu::LocalCpuDevice());
   bench::RunInfo run;
   run.host = HostName();
   run.suite = suite.name;

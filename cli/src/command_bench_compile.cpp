@@ -7,9 +7,9 @@
 #include <ostream>
 
 #include "xpuperf/cli/commands.h"
-#include "xpuperf/cli/format.h"
-#include "xpuperf/cli/text_table.h"
 #include "xpuperf/pjrt_bench/compile_check.h"
+#include "xpuperf/render/format.h"
+#include "xpuperf/render/text_table.h"
 
 namespace xpuperf::cli {
 namespace {
@@ -65,17 +65,17 @@ int RunBenchCompileCheck(const BenchCompileOptions& options, std::ostream& out, 
     out << ReportJson(report).dump(2) << "\n";
     return report.failures() == 0 ? kExitOk : kExitFailure;
   }
-  TextTable table(
+  render::TextTable table(
       fmt::format("Compiled for {} ({} x {}, platform {}) by {}: nothing ran", report.topology,
                   report.devices, report.device_kind.empty() ? "devices" : report.device_kind,
                   report.platform, report.plugin),
       {{"benchmark"},
        {"point"},
-       {"replicas", TextTable::Align::kRight},
+       {"replicas", render::TextTable::Align::kRight},
        {"result"},
-       {"code", TextTable::Align::kRight},
-       {"temp", TextTable::Align::kRight},
-       {"GFLOP", TextTable::Align::kRight}});
+       {"code", render::TextTable::Align::kRight},
+       {"temp", render::TextTable::Align::kRight},
+       {"GFLOP", render::TextTable::Align::kRight}});
   for (const pjrt_bench::CompileCheckRow& row : report.rows) {
     table.AddRow({row.benchmark, row.point, std::to_string(row.replicas),
                   row.error.empty() ? "compiled" : row.error, BytesOrDash(row.generated_code_bytes),

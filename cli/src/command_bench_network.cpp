@@ -9,6 +9,7 @@
 
 #include "xpuperf/cli/commands.h"
 #include "xpuperf/collectives/mpirun.h"
+#include "xpuperf/core/host_name.h"
 
 #ifdef XPUPERF_HAVE_MPI
 #include <unistd.h>
@@ -91,12 +92,6 @@ Result<Plan> MakePlan(const BenchNetworkOptions& options) {
   plan.timing.warmup_iterations = options.warmup;
   plan.timing.check_every_sample = options.check;
   return plan;
-}
-
-std::string HostName() {
-  char name[256] = {};
-  if (gethostname(name, sizeof(name) - 1) != 0) return "localhost";
-  return name;
 }
 
 Result<bench::RunInfo> MakeRunInfo() {

@@ -26,15 +26,15 @@ std::string ShortParameters(const nlohmann::json& parameters) {
 }  // namespace
 
 std::string RenderBenchSummary(const std::vector<bench::Measurement>& measurements) {
-  TextTable table("Benchmark summary (value from the median sample)",
-                  {{"benchmark"},
-                   {"metric"},
-                   {"parameters"},
-                   {"median", TextTable::Align::kRight},
-                   {"unit"},
-                   {"robust CV", TextTable::Align::kRight},
-                   {"% of nominal", TextTable::Align::kRight},
-                   {"stable"}});
+  render::TextTable table("Benchmark summary (value from the median sample)",
+                          {{"benchmark"},
+                           {"metric"},
+                           {"parameters"},
+                           {"median", render::TextTable::Align::kRight},
+                           {"unit"},
+                           {"robust CV", render::TextTable::Align::kRight},
+                           {"% of nominal", render::TextTable::Align::kRight},
+                           {"stable"}});
   for (const bench::Measurement& m : measurements) {
     if (m.benchmark == "cache_sweep" && m.metric == "read_bandwidth") continue;
     const std::string percent = m.nominal_peak && *m.nominal_peak > 0

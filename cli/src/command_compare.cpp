@@ -9,11 +9,11 @@
 #include <ostream>
 #include <set>
 
-#include "command_analyze.h"
 #include "xpuperf/analysis/spec_check.h"
+#include "xpuperf/analyze/analyze.h"
 #include "xpuperf/bench/result_reader.h"
 #include "xpuperf/cli/commands.h"
-#include "xpuperf/cli/text_table.h"
+#include "xpuperf/render/text_table.h"
 
 namespace xpuperf::cli {
 namespace {
@@ -160,16 +160,16 @@ std::string RenderComparison(const analysis::ComparisonReport& report) {
   const std::map<std::string, std::set<std::string>> keys = DistinguishingKeys(report);
   const std::set<std::string> none;
   bool ranges_used = false;
-  TextTable table("", {{"benchmark"},
-                       {"metric"},
-                       {"parameters"},
-                       {"old median", TextTable::Align::kRight},
-                       {"new median", TextTable::Align::kRight},
-                       {"unit"},
-                       {"change", TextTable::Align::kRight},
-                       {"p", TextTable::Align::kRight},
-                       {"ranges"},
-                       {"verdict"}});
+  render::TextTable table("", {{"benchmark"},
+                               {"metric"},
+                               {"parameters"},
+                               {"old median", render::TextTable::Align::kRight},
+                               {"new median", render::TextTable::Align::kRight},
+                               {"unit"},
+                               {"change", render::TextTable::Align::kRight},
+                               {"p", render::TextTable::Align::kRight},
+                               {"ranges"},
+                               {"verdict"}});
   for (const analysis::MetricComparison& c : report.compared) {
     auto shown = keys.find(c.benchmark);
     const bool by_ranges = c.test && c.test->min_p_value >= report.alpha;
@@ -246,8 +246,9 @@ int RunCompare(const CompareOptions& options, std::ostream& out, std::ostream& e
     case CompareInputs::kResultDirectories:
       return CompareResultDirectories(options, out, err);
     case CompareInputs::kFiles:  // two traces: ops added/removed, count and time changes
-      return RunTraceCompare(
-          TraceCompareOptions{options.old_path, options.new_path, options.json, 20}, out, err);
+      return analyze::RunTraceCompare(
+          analyze::TraceCompareOptions{options.old_path, options.new_path, options.json, 20}, out,
+          err);
     case CompareInputs::kMixed:
       err << kCommand << ": OLD and NEW must both be result directories (one is a file)\n";
       return kExitUsage;

@@ -1,4 +1,6 @@
 // `xpuperf analyze` and the trace diff, run as functions (no process).
+#include "xpuperf/analyze/analyze.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -6,8 +8,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
-
-#include "../src/command_analyze.h"
 
 namespace xpuperf::cli {
 namespace {
@@ -22,9 +22,9 @@ struct Outcome {
   std::string err;
 };
 
-Outcome Analyze(AnalyzeOptions options) {
+Outcome Analyze(analyze::AnalyzeOptions options) {
   std::ostringstream out, err;
-  int code = RunAnalyze(options, out, err);
+  int code = analyze::RunAnalyze(options, out, err);
   return {code, out.str(), err.str()};
 }
 
@@ -180,7 +180,7 @@ TEST(AnalyzeCommandTest, SharedTraceRunDirectory) {
 
 TEST(TraceCompareTest, AddedRemovedChanged) {
   std::ostringstream out, err;
-  int code = RunTraceCompare(
+  int code = analyze::RunTraceCompare(
       {.baseline = Data("base.json"), .candidate = Data("candidate.json"), .json = true}, out, err);
   ASSERT_EQ(code, 0) << err.str();
   auto j = nlohmann::json::parse(out.str());
@@ -193,14 +193,15 @@ TEST(TraceCompareTest, AddedRemovedChanged) {
   EXPECT_EQ(j["changed"][0]["delta_ns"], -10000);
   EXPECT_EQ(j["unchanged"], 1);
   std::ostringstream text, text_err;
-  EXPECT_EQ(RunTraceCompare({.baseline = Data("base.json"), .candidate = Data("candidate.json")},
-                            text, text_err),
-            0);
+  EXPECT_EQ(
+      analyze::RunTraceCompare({.baseline = Data("base.json"), .candidate = Data("candidate.json")},
+                               text, text_err),
+      0);
   EXPECT_NE(text.str().find("1 ops added, 1 removed, 1 changed"), std::string::npos) << text.str();
   std::ostringstream e1, e2;
-  EXPECT_EQ(
-      RunTraceCompare({.baseline = Data("base.json"), .candidate = Data("truncated.json")}, e1, e2),
-      1);
+  EXPECT_EQ(analyze::RunTraceCompare(
+                {.baseline = Data("base.json"), .candidate = Data("truncated.json")}, e1, e2),
+            1);
 }
 
 }  // namespace

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "../src/command_bench_check.h"
 #include "test_util.h"
+#include "xpuperf/analysis/bench_check_command.h"
 #include "xpuperf/cli/commands.h"
 
 namespace xpuperf::cli {
@@ -26,7 +26,7 @@ struct Output {
 
 Output Check(const std::string& dir, const std::string& spec, bool json = false,
              analysis::CheckThresholds thresholds = {}, const std::string& root = "/") {
-  BenchCheckOptions options;
+  analysis::BenchCheckOptions options;
   options.results = kData + "/" + dir;
   options.spec = spec;
   options.json = json;
@@ -34,7 +34,7 @@ Output Check(const std::string& dir, const std::string& spec, bool json = false,
   options.root = root;
   std::ostringstream out, err;
   Output result;
-  result.exit_code = RunBenchCheck(options, out, err);
+  result.exit_code = analysis::RunBenchCheck(options, out, err);
   result.out = out.str();
   result.err = err.str();
   return result;
@@ -179,12 +179,12 @@ TEST(BenchCheckTest, CommandLine) {
 
 TEST(BenchCheckTest, ExportWritesTheCheckForServeEvenWhenItFails) {
   const std::string path = ::testing::TempDir() + "bench-check-export.json";
-  BenchCheckOptions options;
+  analysis::BenchCheckOptions options;
   options.results = kData + "/miss";
   options.spec = kData + "/test-sheet.yaml";
   options.export_path = path;
   std::ostringstream out, err;
-  EXPECT_EQ(RunBenchCheck(options, out, err), kExitFailure) << err.str();
+  EXPECT_EQ(analysis::RunBenchCheck(options, out, err), kExitFailure) << err.str();
   std::ifstream file(path);
   const nlohmann::json exported = nlohmann::json::parse(file);
   EXPECT_FALSE(exported["passed"].get<bool>());
@@ -202,7 +202,7 @@ TEST(BenchCheckTest, ExportWritesTheCheckForServeEvenWhenItFails) {
   // An unwritable export path is a usage error found before the check runs.
   options.export_path = "/nonexistent-dir/check.json";
   std::ostringstream out2, err2;
-  EXPECT_EQ(RunBenchCheck(options, out2, err2), kExitUsage);
+  EXPECT_EQ(analysis::RunBenchCheck(options, out2, err2), kExitUsage);
   EXPECT_TRUE(out2.str().empty());
   EXPECT_NE(err2.str().find("--export"), std::string::npos) << err2.str();
 }

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "../src/command_bench_check.h"
-#include "../src/command_roofline.h"
+#include "xpuperf/analysis/bench_check_command.h"
 #include "xpuperf/cli/commands.h"
+#include "xpuperf/roofline/roofline_command.h"
 
 namespace xpuperf::cli {
 namespace {
@@ -18,12 +18,13 @@ namespace {
 const std::string kRun = std::string(XPUPERF_TEST_DATA_DIR) + "/gpu-run";
 
 nlohmann::json CheckJson() {
-  BenchCheckOptions options;
+  analysis::BenchCheckOptions options;
   options.results = kRun;
   options.spec = "auto";  // the shipped NVIDIA H100 SXM sheet, by the run's model name
   options.json = true;
   std::ostringstream out, err;
-  EXPECT_EQ(RunBenchCheck(options, out, err), kExitFailure) << err.str();  // h2d misses 90%
+  EXPECT_EQ(analysis::RunBenchCheck(options, out, err), kExitFailure)
+      << err.str();  // h2d misses 90%
   return nlohmann::json::parse(out.str());
 }
 
@@ -59,12 +60,12 @@ TEST(GpuFiguresTest, BenchCheckSeesTheGpuBenchmarks) {
 }
 
 TEST(GpuFiguresTest, RooflineSeesTheSameFigures) {
-  RooflineOptions options;
+  roofline::RooflineOptions options;
   options.results_dir = kRun;
   options.spec = "none";
   options.json = true;
   std::ostringstream out, err;
-  ASSERT_EQ(RunRoofline(options, out, err), kExitOk) << err.str();
+  ASSERT_EQ(roofline::RunRoofline(options, out, err), kExitOk) << err.str();
   const nlohmann::json report = nlohmann::json::parse(out.str());
   std::map<std::string, std::pair<double, std::string>> ceilings;  // label -> value, benchmark
   for (const nlohmann::json& c : report["ceilings"]) {

@@ -18,7 +18,6 @@
 #include <tuple>
 
 #include "test_util.h"
-#include "xpuperf/cli/terminal_escape.h"
 
 namespace xpuperf::cli {
 namespace {
@@ -625,25 +624,6 @@ TEST_F(HostileInputTest, ControlCharactersInNamesAreEscaped) {
   r = RunXpuperf({"analyze", Path("evil.json"), "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("evil\\u001b]0;pwned"), std::string::npos);
-}
-
-TEST(ControlEscapingBuffer, EscapesAcrossWritesAndKeepsText) {
-  std::ostringstream sink;
-  {
-    ControlEscapingBuffer buffer(sink.rdbuf());
-    std::ostream out(&buffer);
-    out << "a\tb\nc\x1b[2J";
-    out << "\xc2";  // a C1 lead at the end of one write ...
-    out << "\x9b"
-        << "x"
-        << "\xc2\xb0"
-           "C"
-        << '\r' << "\xc2";  // ... its control in the next
-    out.flush();
-  }
-  EXPECT_EQ(sink.str(),
-            "a\tb\nc\\x1b[2J\\u009bx\xc2\xb0"
-            "C\\x0d\xc2");
 }
 
 }  // namespace

@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "../src/command_bench_check.h"
 #include "../src/command_compare.h"
-#include "../src/command_roofline.h"
+#include "xpuperf/analysis/bench_check_command.h"
 #include "xpuperf/cli/commands.h"
+#include "xpuperf/roofline/roofline_command.h"
 
 namespace xpuperf::cli {
 namespace {
@@ -28,13 +28,13 @@ const nlohmann::json* Row(const nlohmann::json& report, const std::string& metri
 }
 
 TEST(PjrtFiguresTest, BenchCheckAgainstAShippedTpuSheetByName) {
-  BenchCheckOptions options;
+  analysis::BenchCheckOptions options;
   options.results = kRun;
   options.spec = "tpu-v5e";
   options.json = true;
   std::ostringstream out, err;
   // int8 misses its 90% (83.8%): the check fails, as it should.
-  EXPECT_EQ(RunBenchCheck(options, out, err), kExitFailure) << err.str() << out.str();
+  EXPECT_EQ(analysis::RunBenchCheck(options, out, err), kExitFailure) << err.str() << out.str();
   const nlohmann::json report = nlohmann::json::parse(out.str());
   EXPECT_EQ(report["sheet_device"], "TPU v5e") << report.dump(2);
   struct Expected {
@@ -70,12 +70,12 @@ TEST(PjrtFiguresTest, BenchCheckAgainstAShippedTpuSheetByName) {
 }
 
 TEST(PjrtFiguresTest, RooflineSeesTheSameFigures) {
-  RooflineOptions options;
+  roofline::RooflineOptions options;
   options.results_dir = kRun;
   options.spec = "none";
   options.json = true;
   std::ostringstream out, err;
-  ASSERT_EQ(RunRoofline(options, out, err), kExitOk) << err.str();
+  ASSERT_EQ(roofline::RunRoofline(options, out, err), kExitOk) << err.str();
   const nlohmann::json report = nlohmann::json::parse(out.str());
   std::map<std::string, std::pair<double, std::string>> ceilings;
   for (const nlohmann::json& c : report["ceilings"]) {

@@ -1,3 +1,5 @@
+#include "xpuperf/roofline/roofline_command.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -6,7 +8,6 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "../src/command_roofline.h"
 #include "test_util.h"
 #include "xpuperf/cli/commands.h"
 
@@ -22,14 +23,15 @@ struct Output {
   std::string out, err;
 };
 
-Output Roofline(const RooflineOptions& options, bool diagnose = false) {
+Output Roofline(const roofline::RooflineOptions& options, bool diagnose = false) {
   std::ostringstream out, err;
-  const int code = diagnose ? RunDiagnose(options, out, err) : RunRoofline(options, out, err);
+  const int code = diagnose ? roofline::RunDiagnose(options, out, err)
+                            : roofline::RunRoofline(options, out, err);
   return {code, out.str(), err.str()};
 }
 
-RooflineOptions Options() {
-  RooflineOptions o;
+roofline::RooflineOptions Options() {
+  roofline::RooflineOptions o;
   o.results_dir = kData + "/results-cpu";
   o.spec = "none";
   return o;
@@ -42,7 +44,7 @@ fs::path TempDir() {
 }
 
 TEST(RooflineCommand, TextShowsCeilingsAndCommandLinePoint) {
-  RooflineOptions o = Options();
+  roofline::RooflineOptions o = Options();
   o.flops = 1e9;
   o.bytes = 1e9;
   o.time_seconds = 0.05;
@@ -56,7 +58,7 @@ TEST(RooflineCommand, TextShowsCeilingsAndCommandLinePoint) {
 
 // The report's measured ceilings are the benchmark results, unchanged.
 TEST(RooflineCommand, JsonCeilingsEqualTheRecordedResults) {
-  RooflineOptions o = Options();
+  roofline::RooflineOptions o = Options();
   o.json = true;
   const Output r = Roofline(o);
   ASSERT_EQ(r.code, kExitOk) << r.err;
@@ -83,7 +85,7 @@ TEST(RooflineCommand, JsonCeilingsEqualTheRecordedResults) {
 // values are low): peak_fma int8 (the AVX2 vpmaddubsw sequence) and oneDNN's int8 GEMM give int8
 // ceilings in OP/s next to fp32/fp64; bf16 was skipped there (no avx512_bf16), so no bf16 roof.
 TEST(RooflineCommand, Int8CeilingsFromARecordedCpuRun) {
-  RooflineOptions o = Options();
+  roofline::RooflineOptions o = Options();
   o.results_dir = kData + "/results-cpu-int8";
   const Output text = Roofline(o);
   ASSERT_EQ(text.code, kExitOk) << text.err;
@@ -107,7 +109,7 @@ TEST(RooflineCommand, Int8CeilingsFromARecordedCpuRun) {
 
 TEST(RooflineCommand, WritesSvgAndHtml) {
   const fs::path dir = TempDir();
-  RooflineOptions o = Options();
+  roofline::RooflineOptions o = Options();
   o.workload_file = kData + "/workload.yaml";
   o.svg = (dir / "r.svg").string();
   o.html = (dir / "r.html").string();
@@ -121,7 +123,7 @@ TEST(RooflineCommand, WritesSvgAndHtml) {
 
 TEST(RooflineCommand, BadInputIsAUsageErrorAndWritesNothing) {
   const fs::path dir = TempDir();
-  RooflineOptions o = Options();
+  roofline::RooflineOptions o = Options();
   o.workload_file = kData + "/no-such-workload.yaml";
   o.html = (dir / "bad.html").string();
   Output r = Roofline(o);
@@ -146,7 +148,7 @@ TEST(RooflineCommand, BadInputIsAUsageErrorAndWritesNothing) {
 }
 
 TEST(DiagnoseCommand, VerdictsAndAdviceOnly) {
-  RooflineOptions o = Options();
+  roofline::RooflineOptions o = Options();
   EXPECT_EQ(Roofline(o, /*diagnose=*/true).code, kExitUsage);  // needs a workload
   o.workload_file = kData + "/workload.yaml";
   o.json = true;

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "../src/command_roofline.h"
 #include "xpuperf/cli/commands.h"
+#include "xpuperf/roofline/roofline_command.h"
 #include "xpuperf/roofline/trace_points.h"
 #include "xpuperf/trace/reader.h"
 #include "xpuperf/trace/report.h"
@@ -47,14 +47,15 @@ struct Output {
   std::string out, err;
 };
 
-Output RunCommand(const RooflineOptions& options, bool diagnose) {
+Output RunCommand(const roofline::RooflineOptions& options, bool diagnose) {
   std::ostringstream out, err;
-  const int code = diagnose ? RunDiagnose(options, out, err) : RunRoofline(options, out, err);
+  const int code = diagnose ? roofline::RunDiagnose(options, out, err)
+                            : roofline::RunRoofline(options, out, err);
   return {code, out.str(), err.str()};
 }
 
-RooflineOptions TraceOptions(const std::string& trace = kTrace) {
-  RooflineOptions o;
+roofline::RooflineOptions TraceOptions(const std::string& trace = kTrace) {
+  roofline::RooflineOptions o;
   o.trace = trace;
   return o;
 }
@@ -118,7 +119,7 @@ TEST(RooflineTrace, GemmPointBecomesWorkloadPoint) {
 }
 
 TEST(RooflineTrace, DiagnoseJsonJudgesTheGemmsAgainstTheA100Sheet) {
-  RooflineOptions o = TraceOptions();
+  roofline::RooflineOptions o = TraceOptions();
   o.json = true;
   const Output r = RunCommand(o, /*diagnose=*/true);
   ASSERT_EQ(r.code, kExitOk) << r.err;
@@ -186,7 +187,7 @@ TEST(RooflineTrace, DiagnoseTextShowsVerdictsAndFindings) {
 }
 
 TEST(RooflineTrace, RooflineCeilingsAreTheSheets) {
-  RooflineOptions o = TraceOptions();
+  roofline::RooflineOptions o = TraceOptions();
   o.json = true;
   const Output r = RunCommand(o, /*diagnose=*/false);
   ASSERT_EQ(r.code, kExitOk) << r.err;
@@ -204,7 +205,7 @@ TEST(RooflineTrace, RooflineCeilingsAreTheSheets) {
 }
 
 TEST(RooflineTrace, TopKeepsTheLongestAndSaysHowManyWereLeftOut) {
-  RooflineOptions o = TraceOptions();
+  roofline::RooflineOptions o = TraceOptions();
   o.top = 1;
   const Output r = RunCommand(o, /*diagnose=*/true);
   ASSERT_EQ(r.code, kExitOk) << r.err;
@@ -216,7 +217,7 @@ TEST(RooflineTrace, TopKeepsTheLongestAndSaysHowManyWereLeftOut) {
 }
 
 TEST(RooflineTrace, CommandLinePointComesFirst) {
-  RooflineOptions o = TraceOptions();
+  roofline::RooflineOptions o = TraceOptions();
   o.json = true;
   o.flops = 1e12;
   o.bytes = 1e9;
@@ -240,7 +241,7 @@ TEST(RooflineTrace, NoShapesGivesFindingsAndTheNote) {
   EXPECT_EQ(text.out.find("Verdicts"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("pageable host memory"), std::string::npos) << text.out;
 
-  RooflineOptions o = TraceOptions(kTraceNoShapes);
+  roofline::RooflineOptions o = TraceOptions(kTraceNoShapes);
   o.json = true;
   const Output r = RunCommand(o, /*diagnose=*/true);
   ASSERT_EQ(r.code, kExitOk) << r.err;
@@ -255,7 +256,8 @@ TEST(RooflineTrace, NoShapesGivesFindingsAndTheNote) {
 TEST(RooflineTrace, MalformedTraceIsOneLineNamingFileAndByteAndWritesNothing) {
   const fs::path svg = TempDir() / "malformed.svg";
   fs::remove(svg);
-  RooflineOptions o = TraceOptions(std::string(XPUPERF_TEST_DATA_DIR) + "/analyze/truncated.json");
+  roofline::RooflineOptions o =
+      TraceOptions(std::string(XPUPERF_TEST_DATA_DIR) + "/analyze/truncated.json");
   o.svg = svg.string();
   for (bool diagnose : {false, true}) {
     const Output r = RunCommand(o, diagnose);
@@ -272,7 +274,7 @@ TEST(RooflineTrace, MalformedTraceIsOneLineNamingFileAndByteAndWritesNothing) {
 
 // A GPU trace is not judged against a CPU result directory when its GPU has a sheet.
 TEST(RooflineTrace, ResultsOfAnotherDeviceAreRefused) {
-  RooflineOptions o = TraceOptions();
+  roofline::RooflineOptions o = TraceOptions();
   o.results_dir = kData + "/results-cpu";
   const Output r = RunCommand(o, /*diagnose=*/true);
   EXPECT_EQ(r.code, kExitUsage);
@@ -283,7 +285,7 @@ TEST(RooflineTrace, ResultsOfAnotherDeviceAreRefused) {
 // A GPU without a sheet: placed against the given ceilings with a note, refused without any.
 TEST(RooflineTrace, UnknownGpuUsesGivenCeilingsWithANoteOrIsRefused) {
   const std::string trace = TraceOnDevice("NVIDIA Imaginary GPU");
-  RooflineOptions o = TraceOptions(trace);
+  roofline::RooflineOptions o = TraceOptions(trace);
   o.results_dir = kData + "/results-cpu";
   Output r = RunCommand(o, /*diagnose=*/true);
   ASSERT_EQ(r.code, kExitOk) << r.err;
@@ -316,7 +318,7 @@ TEST(RooflineTrace, UnknownGpuUsesGivenCeilingsWithANoteOrIsRefused) {
 }
 
 TEST(RooflineTrace, DiagnoseNeedsAWorkloadOrATrace) {
-  const Output r = RunCommand(RooflineOptions{}, /*diagnose=*/true);
+  const Output r = RunCommand(roofline::RooflineOptions{}, /*diagnose=*/true);
   EXPECT_EQ(r.code, kExitUsage);
   EXPECT_NE(r.err.find("--trace PATH"), std::string::npos) << r.err;
 }
@@ -353,7 +355,7 @@ std::string CpuTrace(bool shapes) {
 }
 
 TEST(RooflineTrace, ACpuTraceWithShapesGivesCpuPointsAgainstTheCpuCeilings) {
-  RooflineOptions o = TraceOptions(CpuTrace(true));
+  roofline::RooflineOptions o = TraceOptions(CpuTrace(true));
   o.results_dir = kData + "/results-cpu";
   o.spec = "none";
   const Output text = RunCommand(o, /*diagnose=*/false);
@@ -373,7 +375,7 @@ TEST(RooflineTrace, ACpuTraceWithShapesGivesCpuPointsAgainstTheCpuCeilings) {
 }
 
 TEST(RooflineTrace, ACpuTraceWithoutShapesSaysSoAndItsHtmlShowsOnlyWhatItHas) {
-  RooflineOptions o = TraceOptions(CpuTrace(false));
+  roofline::RooflineOptions o = TraceOptions(CpuTrace(false));
   o.results_dir = kData + "/results-cpu";
   o.spec = "none";
   const fs::path html = TempDir() / "no-points.html";
@@ -398,7 +400,7 @@ TEST(RooflineTrace, ACpuTraceWithoutShapesSaysSoAndItsHtmlShowsOnlyWhatItHas) {
 // A trace alone (no result directory): the HTML names the trace and its sheet, not "Run -"; the
 // legend lists only the spec ceilings it draws.
 TEST(RooflineTrace, ATraceOnlyReportNamesItsSources) {
-  RooflineOptions o = TraceOptions(kTraceNoShapes);
+  roofline::RooflineOptions o = TraceOptions(kTraceNoShapes);
   const fs::path html = TempDir() / "trace-only.html";
   fs::remove(html);
   o.html = html.string();

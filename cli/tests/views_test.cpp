@@ -1,5 +1,5 @@
 // Golden-output tests of every view, from a constructed snapshot (no machine access).
-#include "xpuperf/cli/views.h"
+#include "xpuperf/telemetry/views.h"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +8,15 @@
 
 namespace xpuperf::cli {
 namespace {
+
+using telemetry::CatalogJson;
+using telemetry::DevicesJson;
+using telemetry::MetricsJson;
+using telemetry::MetricsSnapshot;
+using telemetry::RenderCatalog;
+using telemetry::RenderDashboard;
+using telemetry::RenderDevices;
+using telemetry::RenderReadings;
 
 namespace m = metrics;
 constexpr int64_t kTimestamp = 1'764'500'000'000'000'000;

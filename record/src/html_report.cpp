@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "xpuperf/core/metric_catalog.h"
+#include "xpuperf/render/html.h"
 
 namespace xpuperf::record {
 namespace {
@@ -19,28 +20,7 @@ constexpr size_t kColumns = 900;  // min/max per column keeps peaks visible at a
 constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                    "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
 
-std::string Escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string Escape(std::string_view text) { return render::HtmlEscape(text); }
 
 double NiceStep(double span, int ticks) {
   if (span <= 0) return 1;

@@ -13,6 +13,7 @@
 #include <memory>
 #include <ostream>
 
+#include "xpuperf/core/host_name.h"
 #include "xpuperf/core/metric_catalog.h"
 #include "xpuperf/core/output_file.h"
 #include "xpuperf/record/accumulator.h"
@@ -93,12 +94,6 @@ void SleepUntil(int64_t deadline_ns) {
   ts.tv_sec = deadline_ns / kNsPerSecond;
   ts.tv_nsec = deadline_ns % kNsPerSecond;
   ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
-}
-
-std::string HostName() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof(name) - 1) != 0) return "";
-  return name;
 }
 
 class Recording {

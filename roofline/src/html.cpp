@@ -1,4 +1,6 @@
 // The single-file HTML report: inline CSS and SVG, no scripts or resources from elsewhere.
+#include "xpuperf/render/html.h"
+
 #include <fmt/format.h>
 
 #include <map>
@@ -32,7 +34,7 @@ tr:hover td { background: #fff7e0; }
 details > summary { cursor: pointer; font-weight: bold; margin: 10px 0 4px 0; }
 )css";
 
-std::string E(std::string_view text) { return XmlEscape(text); }
+std::string E(std::string_view text) { return render::HtmlEscape(text); }
 
 std::string Cell(const std::string& text, const char* cls = "") {
   return *cls ? fmt::format("<td class=\"{}\">{}</td>", cls, E(text)) : "<td>" + E(text) + "</td>";

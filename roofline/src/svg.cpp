@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "svg_layout.h"
+#include "xpuperf/render/html.h"
 #include "xpuperf/roofline/report.h"
 
 namespace xpuperf::roofline {
@@ -119,7 +120,7 @@ std::string Line(double x0, double y0, double x1, double y1, const LineStyle& st
       "stroke-width=\"{}\"{}><title>{}</title></line>\n",
       x0, y0, x1, y1, style.color, style.width,
       *style.dash ? fmt::format(" stroke-dasharray=\"{}\"", style.dash) : std::string(),
-      XmlEscape(title));
+      render::HtmlEscape(title));
 }
 
 std::string Text(double x, double y, const std::string& text, double font, const char* color,
@@ -133,7 +134,7 @@ std::string Text(double x, double y, const std::string& text, double font, const
   return fmt::format(
       "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"{}\" fill=\"{}\" text-anchor=\"{}\" "
       "font-weight=\"{}\"{}{}>{}</text>\n",
-      x, y, font, color, anchor, weight, halo, transform, XmlEscape(text));
+      x, y, font, color, anchor, weight, halo, transform, render::HtmlEscape(text));
 }
 
 void DrawAxes(const LogAxes& axes, std::string& out) {
@@ -363,7 +364,7 @@ std::string RenderSvgElement(const Report& report) {
       kWidth, kHeight);
   const std::string title = fmt::format("Roofline: {} ({}), run {}", report.results.device_model,
                                         report.results.backend, report.results.run_id);
-  out += "<title>" + XmlEscape(title) + "</title>\n";
+  out += "<title>" + render::HtmlEscape(title) + "</title>\n";
   out += fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"#fbfbfb\"/>\n", kWidth, kHeight);
   out += Text(plot.x0, 26, title, 15, "#111111", "start", 0, "bold");
   DrawAxes(axes, out);
@@ -385,7 +386,7 @@ std::string RenderSvgElement(const Report& report) {
         "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"#ffffff\" stroke=\"#222222\" "
         "stroke-width=\"1.5\"><title>{}</title></circle>\n",
         px, py,
-        XmlEscape(
+        render::HtmlEscape(
             fmt::format("ridge point {} / {}: {:.3g} FLOP/B", r.compute, r.memory, r.intensity)));
   }
   // The fastest memory level and compute roof decide where lines start and end.
@@ -452,7 +453,7 @@ std::string RenderSvgElement(const Report& report) {
         "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"6\" fill=\"{}\" stroke=\"{}\" "
         "stroke-width=\"2\"><title>{}</title></circle>\n",
         px, py, positions[j].measured ? color : "#ffffff", color,
-        XmlEscape(PointTitle(position_point[j], v)));
+        render::HtmlEscape(PointTitle(position_point[j], v)));
     const std::string number = std::to_string(position_point[j] + 1);
     const double w = svg::TextWidth(number, kSmallFont + 1);
     const std::pair<double, double> anchors[] = {

@@ -298,4 +298,14 @@ void RegisterCpuBackend(BackendRegistry& registry) {
                     [](const BackendOptions& options) { return CreateCpuBackend(options); });
 }
 
+Result<Device> LocalCpuDevice(const std::string& root) {
+  BackendOptions backend_options;
+  backend_options.root = root;
+  XPUPERF_ASSIGN_OR_RETURN(auto backend, CreateCpuBackend(backend_options));
+  if (backend->devices().empty()) {
+    return MakeError(ErrorCode::kUnavailable, "the CPU backend reports no device");
+  }
+  return backend->devices().front();
+}
+
 }  // namespace xpuperf::cpu

@@ -78,7 +78,4 @@ struct RidgePoint {
 };
 std::vector<RidgePoint> RidgePoints(const Ceilings& ceilings);
 
-// Escapes &, <, >, " and ' for XML/HTML text and attributes.
-std::string XmlEscape(std::string_view text);
-
 }  // namespace xpuperf::roofline

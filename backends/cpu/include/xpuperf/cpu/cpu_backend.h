@@ -51,4 +51,8 @@ Result<std::unique_ptr<Backend>> CreateCpuBackend(const BackendOptions& options,
 
 void RegisterCpuBackend(BackendRegistry& registry);
 
+// This machine's CPU as the backend sees it under `root` (recorded trees in tests): what a spec
+// check, a result file's environment and `--spec host` describe.
+Result<Device> LocalCpuDevice(const std::string& root = "/");
+
 }  // namespace xpuperf::cpu

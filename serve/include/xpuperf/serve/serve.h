@@ -1,0 +1,44 @@
+// `xpuperf serve`: the Prometheus/OpenMetrics exporter (exporter/) wired to the built-in backends,
+// with the built-in rule engine (`--rules`, alerts/) and bench-check series: the one place the
+// three meet. cli/app/serve_command.cpp binds the command line into ServeOptions.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "xpuperf/telemetry/commands.h"
+
+namespace xpuperf::serve {
+
+struct ServeOptions {
+  telemetry::CommonOptions common;
+  std::string listen = "127.0.0.1:10877";  // loopback unless told otherwise
+  double interval_seconds = 1;
+  double deadline_seconds = 0;  // 0 = max(2 x interval, 2 s)
+  std::string web_config;       // exporter-toolkit web config (TLS, basic auth)
+  std::vector<std::string> metrics;
+  int max_connections = 64;  // requests answered at once
+  int max_open_connections = 1024;
+  int max_connections_per_client = 256;
+  double history_seconds = 300;  // in-memory history for rules (serve --rules)
+  // Kubernetes: the kubelet's pod-resources socket (used when it exists) and extra resource names
+  // whose device ids are GPU or TPU ids.
+  std::string pod_resources_socket = "/var/lib/kubelet/pod-resources/kubelet.sock";
+  std::vector<std::string> resource_names;
+  double pod_refresh_seconds = 10;
+  // Built-in alerting (`--rules`): rule files, receivers and the state file.
+  std::vector<std::string> rule_files;
+  std::vector<std::string> alertmanagers;
+  std::vector<std::string> webhooks;
+  std::string alert_state;
+  std::string external_url;
+  double alert_resend_seconds = 60;
+  // `bench check --export` file exported as xpuperf_bench_check_* series (re-read when it changes).
+  std::string bench_check;
+};
+
+// Runs until SIGINT/SIGTERM; SIGHUP re-reads the web config. Progress and errors on err.
+int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace xpuperf::serve

@@ -1,0 +1,41 @@
+// What the commands print: tables for terminals and JSON documents, from SDK values only, so each
+// view is tested against expected output without touching the machine.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "xpuperf/core/device.h"
+#include "xpuperf/core/sample.h"
+#include "xpuperf/core/session.h"
+
+namespace xpuperf::telemetry {
+
+// One `xpuperf metrics` observation.
+struct MetricsSnapshot {
+  std::string host;
+  int64_t timestamp_ns = 0;
+  double window_seconds = 0;  // span over which rates (duty cycle, power) were computed
+  std::vector<Device> devices;
+  std::vector<BackendStatus> backends;
+  std::vector<Reading> readings;
+};
+
+std::string RenderDevices(const std::vector<Device>& devices,
+                          const std::vector<BackendStatus>& backends);
+nlohmann::json DevicesJson(const std::string& host, const std::vector<Device>& devices,
+                           const std::vector<BackendStatus>& backends);
+
+std::string RenderCatalog();
+nlohmann::json CatalogJson();
+
+// The default `metrics` view, laid out like tpu-info: utilisation and memory, per-core, power and
+// thermal, latency tables with P50/P90/P95/P999, processes, then every metric that is unsupported
+// or has no data, with its reason.
+std::string RenderDashboard(const MetricsSnapshot& snapshot);
+// One row per sample of the given readings (the `--metric` view).
+std::string RenderReadings(const std::vector<Reading>& readings);
+nlohmann::json MetricsJson(const MetricsSnapshot& snapshot);
+
+}  // namespace xpuperf::telemetry
