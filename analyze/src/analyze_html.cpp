@@ -133,12 +133,11 @@ std::string OutputHtml(std::string_view title, const trace::AnalysisOutput& outp
 
 std::string RenderAnalyzeHtml(const trace::TraceRun& run, const trace::RunReport& report, int top) {
   std::ostringstream html;
-  html << R"(<!DOCTYPE html><html><head><meta charset="utf-8"><title>xpuperf analyze</title><style>
-body{font-family:system-ui,sans-serif;margin:24px;color:#222}h1{font-size:20px}h2{font-size:16px;margin-top:28px}
-table{border-collapse:collapse;font-size:12px;margin:8px 0}td,th{border:1px solid #ddd;padding:3px 6px;text-align:right}
-td:first-child,th:first-child{text-align:left}.finding{border-left:4px solid #e0a000;padding:4px 10px;margin:8px 0;background:#fffaf0}
-.critical{border-color:#d03030;background:#fff3f3}.small{color:#666;font-size:12px}</style></head><body>
-<h1>xpuperf analyze</h1>)";
+  // Numbers right-aligned in every column but the first (the names).
+  html << render::HtmlPageStart("xpuperf analyze",
+                                "td,th{text-align:right}td:first-child,th:first-child{text-align:"
+                                "left}")
+       << "<h1>xpuperf analyze</h1>";
   for (size_t i = 0; i < report.ranks.size(); ++i) {
     const auto& r = report.ranks[i];
     const auto& t = r.evidence.temporal;
@@ -206,7 +205,8 @@ td:first-child,th:first-child{text-align:left}.finding{border-left:4px solid #e0
   }
   html << "<p class=\"small\">Times: compute = union of COMPUTE kernels, non-compute = other GPU "
           "busy time, "
-          "idle = GPU window minus busy (docs/TRACES.md).</p></body></html>\n";
+          "idle = GPU window minus busy (docs/TRACES.md).</p>"
+       << render::HtmlPageEnd();
   return html.str();
 }
 

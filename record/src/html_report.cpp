@@ -1,4 +1,4 @@
-#include "xpuperf/record/html_report.h"
+#include "html_report.h"
 
 #include <fmt/format.h>
 
@@ -173,13 +173,7 @@ std::string RenderRecordHtml(const SeriesTable& table, const TimelineAccumulator
   for (const json& a : summary.value("command", json::array())) {
     command += (command.empty() ? "" : " ") + a.get<std::string>();
   }
-  std::string html =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-      "<title>xpuperf record</title><style>body{font-family:sans-serif;margin:24px;color:#222}"
-      "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;"
-      "font-size:13px;text-align:left}th{background:#f3f3f3}.na{color:#777}"
-      ".finding{border-left:4px solid #d62728;padding:4px 10px;margin:8px 0}"
-      ".info{border-color:#1f77b4}.warning{border-color:#ff7f0e}</style></head><body>\n";
+  std::string html = render::HtmlPageStart("xpuperf record");
   html += fmt::format("<h1>xpuperf record</h1>\n<p>{}{:.2f} s, {} samples at {:g} Hz</p>\n",
                       command.empty() ? "" : "<code>" + Escape(command) + "</code>: ", t_end,
                       summary.value("ticks", 0), summary.value("rate_hz", 0.0));
@@ -218,7 +212,7 @@ std::string RenderRecordHtml(const SeriesTable& table, const TimelineAccumulator
   html += "<h2>Not measured here</h2>\n" +
           Table(summary.value("unavailable", json::array()),
                 {{"metric", "metric"}, {"device", "device"}, {"reason", "reason"}});
-  return html + "</body></html>\n";
+  return html + render::HtmlPageEnd();
 }
 
 }  // namespace xpuperf::record

@@ -5,33 +5,21 @@
 
 #include <map>
 
+#include "report.h"
 #include "xpuperf/core/version.h"
-#include "xpuperf/roofline/report.h"
 
 namespace xpuperf::roofline {
 namespace {
 
+// The roofline report's own classes; the page shell and its stylesheet are render's.
 constexpr const char* kStyle = R"css(
-body { font-family: "DejaVu Sans", Arial, Helvetica, sans-serif; margin: 24px; color: #1a1a1a;
-       background: #ffffff; max-width: 1240px; }
-h1 { font-size: 22px; margin: 0 0 4px 0; }
-h2 { font-size: 18px; margin: 28px 0 8px 0; border-bottom: 1px solid #ccc; padding-bottom: 4px; }
-h3 { font-size: 15px; margin: 18px 0 6px 0; }
-p.meta { color: #555; margin: 2px 0; font-size: 13px; }
-table { border-collapse: collapse; font-size: 12.5px; margin: 6px 0 10px 0; }
-th, td { border: 1px solid #d0d0d0; padding: 3px 7px; text-align: left; vertical-align: top; }
-th { background: #f0f3f6; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.formula { font-family: "DejaVu Sans Mono", monospace; font-size: 11.5px; color: #333; }
-tr:hover td { background: #fff7e0; }
 .bound-compute { color: #1f77b4; font-weight: bold; }
 .bound-memory { color: #e6550d; font-weight: bold; }
 .bound-host_link { color: #2ca02c; font-weight: bold; }
 .bound-network { color: #9467bd; font-weight: bold; }
 .advice { border-left: 4px solid #1f4e79; background: #f6f8fa; padding: 6px 10px; margin: 8px 0; }
 .advice .rule { font-family: "DejaVu Sans Mono", monospace; color: #1f4e79; }
-.note { color: #666; font-size: 12.5px; }
-details > summary { cursor: pointer; font-weight: bold; margin: 10px 0 4px 0; }
 )css";
 
 std::string E(std::string_view text) { return render::HtmlEscape(text); }
@@ -252,9 +240,7 @@ std::string RenderHtml(const Report& report) {
   const std::string& host = report.results.host;
   const std::string title = fmt::format("xpuperf report: {}{}", report.results.device_model,
                                         host.empty() ? std::string() : " (" + host + ")");
-  std::string out =
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>" + E(title) +
-      "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  std::string out = render::HtmlPageStart(title, kStyle);
   out += "<h1>" + E(title) + "</h1>\n";
   if (!report.source_note.empty()) {
     out += fmt::format("<p class=\"meta\">{} &middot; xpuperf {}</p>\n", E(report.source_note),
@@ -274,7 +260,7 @@ std::string RenderHtml(const Report& report) {
   out += SpecHtml(report);
   out += BenchmarksHtml(report);
   out += EnvironmentHtml(report);
-  out += "</body>\n</html>\n";
+  out += render::HtmlPageEnd();
   return out;
 }
 
