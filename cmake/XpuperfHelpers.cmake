@@ -23,8 +23,10 @@ function(xpuperf_component)
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cpp)
   add_library(xpuperf_${ARG_NAME} STATIC ${sources})
   add_library(xpuperf::${ARG_NAME} ALIAS xpuperf_${ARG_NAME})
+  # include/ is the component's interface; src/ holds the headers no other component includes.
   target_include_directories(xpuperf_${ARG_NAME} PUBLIC
-    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>)
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+    PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
   target_link_libraries(xpuperf_${ARG_NAME} PUBLIC ${ARG_DEPS} xpuperf_build_flags
                         PRIVATE ${ARG_PRIVATE_DEPS})
 endfunction()
@@ -41,6 +43,7 @@ function(xpuperf_component_tests)
     return()
   endif()
   add_executable(${ARG_NAME}_tests ${sources})
+  target_include_directories(${ARG_NAME}_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
   target_link_libraries(${ARG_NAME}_tests PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock
                         GTest::gtest_main xpuperf_build_flags)
   target_compile_definitions(${ARG_NAME}_tests PRIVATE

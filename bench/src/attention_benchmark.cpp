@@ -4,8 +4,8 @@
 #include <limits>
 #include <vector>
 
-#include "xpuperf/bench/attention.h"
-#include "xpuperf/bench/peak_models.h"
+#include "attention.h"
+#include "peak_models.h"
 #include "xpuperf/bench/registry.h"
 #include "xpuperf/bench/threads.h"
 

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <memory>
 
-#include "xpuperf/bench/plateau.h"
-#include "xpuperf/bench/read_kernel.h"
+#include "plateau.h"
+#include "read_kernel.h"
 #include "xpuperf/bench/registry.h"
 #include "xpuperf/bench/threads.h"
 #include "xpuperf/core/cpuinfo.h"

@@ -1,4 +1,4 @@
-#include "xpuperf/bench/consistency.h"
+#include "consistency.h"
 
 #include <fmt/format.h>
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "xpuperf/bench/attention.h"
+#include "attention.h"
 
 namespace xpuperf::bench {
 

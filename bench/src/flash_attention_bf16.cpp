@@ -6,9 +6,9 @@
 #include <limits>
 #include <vector>
 
+#include "attention.h"
 #include "flash_attention_bf16_scratch.h"
-#include "xpuperf/bench/attention.h"
-#include "xpuperf/bench/peak_models.h"
+#include "peak_models.h"
 
 namespace xpuperf::bench {
 namespace {

@@ -3,7 +3,7 @@
 // AVX512_BF16 build, runnable on any CPU, so the tests check the kernel's structure everywhere.
 // Orders of magnitude slower than the instruction: for tests, never for a measurement.
 #include "flash_attention_bf16_kernel.h"
-#include "xpuperf/bench/peak_models.h"
+#include "peak_models.h"
 
 namespace xpuperf::bench {
 namespace {

@@ -6,11 +6,11 @@
 
 #include "onednn_matmul.h"
 #include "page_aligned_array.h"
+#include "peak_models.h"
 #include "xpuperf/bench/gemm.h"
 #include "xpuperf/bench/nominal_peak.h"
 #include "xpuperf/bench/parameters.h"
 #include "xpuperf/bench/peak_kernels.h"
-#include "xpuperf/bench/peak_models.h"
 #include "xpuperf/bench/registry.h"
 #include "xpuperf/bench/threads.h"
 #include "xpuperf/core/cpuinfo.h"

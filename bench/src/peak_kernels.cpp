@@ -8,8 +8,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "peak_models.h"
 #include "peak_operands.h"
-#include "xpuperf/bench/peak_models.h"
 
 namespace xpuperf::bench {
 namespace {

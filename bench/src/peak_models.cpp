@@ -1,4 +1,4 @@
-#include "xpuperf/bench/peak_models.h"
+#include "peak_models.h"
 
 #include <algorithm>
 #include <bit>

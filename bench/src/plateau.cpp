@@ -1,4 +1,4 @@
-#include "xpuperf/bench/plateau.h"
+#include "plateau.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "xpuperf/bench/read_kernel.h"
+#include "read_kernel.h"
 
 #include <immintrin.h>
 

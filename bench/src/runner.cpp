@@ -6,7 +6,7 @@
 #include <chrono>
 #include <ostream>
 
-#include "xpuperf/bench/consistency.h"
+#include "consistency.h"
 #include "xpuperf/bench/machine_state.h"
 #include "xpuperf/core/cancellation.h"
 #include "xpuperf/core/error_context.h"

@@ -8,8 +8,8 @@
 #include <random>
 #include <vector>
 
-#include "xpuperf/bench/attention.h"
-#include "xpuperf/bench/peak_models.h"
+#include "attention.h"
+#include "peak_models.h"
 #include "xpuperf/bench/queue.h"
 
 namespace xpuperf::bench {

@@ -1,6 +1,6 @@
 // attention: the FLOP formula, the flash kernel against an independent naive implementation, the
 // verification catching wrong outputs and a small run through the benchmark.
-#include "xpuperf/bench/attention.h"
+#include "attention.h"
 
 #include <gtest/gtest.h>
 

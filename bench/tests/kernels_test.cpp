@@ -4,10 +4,10 @@
 #include <random>
 #include <vector>
 
+#include "read_kernel.h"
 #include "xpuperf/bench/fma_kernels.h"
 #include "xpuperf/bench/gemm.h"
 #include "xpuperf/bench/peak_kernels.h"
-#include "xpuperf/bench/read_kernel.h"
 #include "xpuperf/bench/stream.h"
 
 namespace xpuperf::bench {

@@ -1,6 +1,6 @@
 // The scalar models the peak kernels are verified against, checked on their own: rounding,
 // ordering, denormal handling, wrap-around and saturation.
-#include "xpuperf/bench/peak_models.h"
+#include "peak_models.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Plateau detection on sweeps recorded with `xpuperf bench memory -b cache_sweep` (read GB/s of one
 // thread) on a 2-vCPU AMD EPYC (Zen 3) VM: L1d 32 KiB, L2 512 KiB per core, L3 32 MiB.
-#include "xpuperf/bench/plateau.h"
+#include "plateau.h"
 
 #include <gtest/gtest.h>
 

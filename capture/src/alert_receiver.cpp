@@ -1,5 +1,5 @@
 // The HTTP side and the capture threads of `capture --on-alert` (alert_receiver.h).
-#include "xpuperf/capture/alert_receiver.h"
+#include "alert_receiver.h"
 
 #include <atomic>
 #include <deque>

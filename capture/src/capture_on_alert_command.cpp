@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <ostream>
 
-#include "xpuperf/capture/alert_receiver.h"
+#include "alert_receiver.h"
 #include "xpuperf/capture/capture_command.h"
 #include "xpuperf/core/cancellation.h"
 #include "xpuperf/core/exit_code.h"

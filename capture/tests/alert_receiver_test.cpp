@@ -1,4 +1,4 @@
-#include "xpuperf/capture/alert_receiver.h"
+#include "alert_receiver.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

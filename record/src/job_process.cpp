@@ -1,4 +1,4 @@
-#include "xpuperf/record/job_process.h"
+#include "job_process.h"
 
 #include <fcntl.h>
 #include <signal.h>

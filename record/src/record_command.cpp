@@ -6,8 +6,8 @@
 #include <limits>
 #include <ostream>
 
+#include "recording.h"
 #include "xpuperf/record/job_tree.h"
-#include "xpuperf/record/recording.h"
 #include "xpuperf/record/timeline_files.h"
 #include "xpuperf/telemetry/session_factory.h"
 

@@ -1,4 +1,4 @@
-#include "xpuperf/record/recording.h"
+#include "recording.h"
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -13,12 +13,12 @@
 #include <memory>
 #include <ostream>
 
+#include "html_report.h"
+#include "job_process.h"
 #include "xpuperf/core/host_name.h"
 #include "xpuperf/core/metric_catalog.h"
 #include "xpuperf/core/output_file.h"
 #include "xpuperf/record/accumulator.h"
-#include "xpuperf/record/html_report.h"
-#include "xpuperf/record/job_process.h"
 #include "xpuperf/record/job_tree.h"
 #include "xpuperf/record/sampler.h"
 #include "xpuperf/record/timeline_files.h"

@@ -1,4 +1,4 @@
-#include "xpuperf/roofline/report.h"
+#include "report.h"
 
 #include <cmath>
 

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report.h"
 #include "svg_layout.h"
 #include "xpuperf/render/html.h"
-#include "xpuperf/roofline/report.h"
 
 namespace xpuperf::roofline {
 namespace {

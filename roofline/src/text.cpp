@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "xpuperf/roofline/report.h"
+#include "report.h"
 
 namespace xpuperf::roofline {
 namespace {

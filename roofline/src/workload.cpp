@@ -9,9 +9,9 @@
 #include <map>
 #include <sstream>
 
+#include "op_costs.h"
 #include "xpuperf/core/input_file.h"
 #include "xpuperf/core/metric_catalog.h"
-#include "xpuperf/roofline/op_costs.h"
 
 namespace xpuperf::roofline {
 namespace {

@@ -1,4 +1,4 @@
-#include "xpuperf/roofline/op_costs.h"
+#include "op_costs.h"
 
 #include <gtest/gtest.h>
 

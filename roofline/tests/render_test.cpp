@@ -4,7 +4,7 @@
 #include <regex>
 
 #include "fixtures.h"
-#include "xpuperf/roofline/report.h"
+#include "report.h"
 
 namespace xpuperf::roofline {
 namespace {

@@ -3,10 +3,10 @@
 #include <map>
 #include <set>
 
+#include "edac.h"
 #include "xpuperf/core/cpuinfo.h"
 #include "xpuperf/core/metric_catalog.h"
 #include "xpuperf/cpu/cpufreq.h"
-#include "xpuperf/cpu/edac.h"
 #include "xpuperf/cpu/hwmon.h"
 
 namespace xpuperf::cpu {

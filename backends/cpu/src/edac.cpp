@@ -1,4 +1,4 @@
-#include "xpuperf/cpu/edac.h"
+#include "edac.h"
 
 #include "xpuperf/core/concat.h"
 #include "xpuperf/core/sysfs_file.h"

@@ -1,10 +1,10 @@
 // File helpers and the sysfs sources (cpufreq, powercap RAPL, hwmon, EDAC) on recorded trees.
 #include <gtest/gtest.h>
 
+#include "edac.h"
 #include "test_tree.h"
 #include "xpuperf/core/sysfs_file.h"
 #include "xpuperf/cpu/cpufreq.h"
-#include "xpuperf/cpu/edac.h"
 #include "xpuperf/cpu/hwmon.h"
 #include "xpuperf/cpu/powercap.h"
 

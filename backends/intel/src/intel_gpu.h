@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "intel_sysfs.h"
 #include "xpuperf/core/device.h"
 #include "xpuperf/drm/drm_cards.h"
 #include "xpuperf/drm/wrapping_counter.h"
-#include "xpuperf/intel/intel_sysfs.h"
 
 namespace xpuperf::intel {
 

@@ -1,4 +1,4 @@
-#include "xpuperf/intel/intel_sysfs.h"
+#include "intel_sysfs.h"
 
 #include "xpuperf/core/concat.h"
 #include "xpuperf/core/sysfs_file.h"

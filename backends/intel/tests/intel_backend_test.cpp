@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "drm_test_tree.h"
+#include "intel_sysfs.h"
 #include "xpuperf/core/metric_catalog.h"
-#include "xpuperf/intel/intel_sysfs.h"
 
 namespace xpuperf::intel {
 namespace {

@@ -9,10 +9,10 @@
 #include "runtime_client.h"
 #include "runtime_fetch.h"
 #include "runtime_owner.h"
+#include "tpu_chips.h"
 #include "tpu_devices.h"
 #include "tpu_readings.h"
 #include "xpuperf/core/metric_catalog.h"
-#include "xpuperf/tpu/tpu_chips.h"
 
 namespace xpuperf::tpu {
 namespace {

@@ -1,4 +1,4 @@
-#include "xpuperf/tpu/tpu_chips.h"
+#include "tpu_chips.h"
 
 #include <unistd.h>
 

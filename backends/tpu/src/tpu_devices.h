@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "runtime_fetch.h"
+#include "tpu_chips.h"
 #include "xpuperf/core/device.h"
-#include "xpuperf/tpu/tpu_chips.h"
 
 namespace xpuperf::tpu {
 

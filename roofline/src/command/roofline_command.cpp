@@ -7,11 +7,11 @@
 #include <filesystem>
 #include <ostream>
 
+#include "report.h"
 #include "xpuperf/analysis/bench_check_command.h"
 #include "xpuperf/bench/result_reader.h"
 #include "xpuperf/core/exit_code.h"
 #include "xpuperf/core/output_file.h"
-#include "xpuperf/roofline/report.h"
 #include "xpuperf/roofline/trace_points.h"
 #include "xpuperf/spec/spec_argument.h"
 #include "xpuperf/spec/spec_sheet.h"
