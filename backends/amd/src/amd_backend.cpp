@@ -16,7 +16,10 @@ namespace {
 namespace m = metrics;
 
 bool NeedsProcesses(const std::string& metric) {
-  return metric == m::kProcessMemory || metric == m::kProcessEngineBusy;
+  for (const AmdMetric& handler : AmdMetrics()) {
+    if (handler.metric == metric) return handler.needs_processes;
+  }
+  return false;
 }
 
 class AmdBackend final : public Backend {
@@ -35,7 +38,11 @@ class AmdBackend final : public Backend {
 
   std::string_view name() const override { return "amd"; }
   const std::vector<Device>& devices() const override { return devices_; }
-  std::vector<std::string_view> metrics() const override { return AmdMetricNames(); }
+  std::vector<std::string_view> metrics() const override {
+    std::vector<std::string_view> names;
+    for (const AmdMetric& handler : AmdMetrics()) names.push_back(handler.metric);
+    return names;
+  }
 
   std::vector<Reading> Collect(const std::vector<std::string>& metric_names) override {
     std::vector<std::string> names = metric_names;

@@ -316,47 +316,50 @@ Reading Processes(std::string_view metric, const AmdGpu& gpu, const CollectConte
 
 }  // namespace
 
-std::vector<std::string_view> AmdMetricNames() {
-  return {m::kTensorCoreUtilization,
-          m::kDutyCycle,
-          m::kMemoryTotal,
-          m::kMemoryUsed,
-          m::kPower,
-          m::kEnergy,
-          m::kTemperature,
-          m::kClock,
-          m::kMemoryBandwidthUtilization,
-          m::kHostLinkThroughput,
-          m::kErrors,
-          m::kProcessMemory,
-          m::kProcessEngineBusy,
-          m::kClockEventActive,
-          m::kPeerLinkThroughput};
+const std::vector<AmdMetric>& AmdMetrics() {
+  using C = const CollectContext&;
+  static const std::vector<AmdMetric> handlers = {
+      {m::kTensorCoreUtilization,
+       [](std::string_view metric, AmdGpu& gpu, C) {
+         return Reading::Unsupported(
+             metric, gpu.device.id,
+             "unsupported: amdgpu exposes no matrix-core utilisation (only profiler counters, "
+             "rocprofiler, measure it); sysfs, gpu_metrics and AMD SMI do not");
+       }},
+      {m::kDutyCycle,
+       [](std::string_view metric, AmdGpu& gpu, C c) {
+         return Percent(metric, gpu, c, "gpu_busy_percent", &GpuMetrics::gfx_activity_percent);
+       }},
+      {m::kMemoryTotal,
+       [](std::string_view metric, AmdGpu& gpu, C c) { return Memory(metric, gpu, c); }},
+      {m::kMemoryUsed,
+       [](std::string_view metric, AmdGpu& gpu, C c) { return Memory(metric, gpu, c); }},
+      {m::kPower, [](std::string_view, AmdGpu& gpu, C c) { return Power(gpu, c); }},
+      {m::kEnergy, [](std::string_view, AmdGpu& gpu, C c) { return Energy(gpu, c); }},
+      {m::kTemperature, [](std::string_view, AmdGpu& gpu, C c) { return Temperature(gpu, c); }},
+      {m::kClock, [](std::string_view, AmdGpu& gpu, C c) { return Clocks(gpu, c); }},
+      {m::kMemoryBandwidthUtilization,
+       [](std::string_view metric, AmdGpu& gpu, C c) {
+         return Percent(metric, gpu, c, "mem_busy_percent", &GpuMetrics::umc_activity_percent);
+       }},
+      {m::kHostLinkThroughput, [](std::string_view, AmdGpu& gpu, C c) { return HostLink(gpu, c); }},
+      {m::kErrors, [](std::string_view, AmdGpu& gpu, C c) { return Errors(gpu, c); }},
+      {m::kProcessMemory,
+       [](std::string_view metric, AmdGpu& gpu, C c) { return Processes(metric, gpu, c); }, true},
+      {m::kProcessEngineBusy,
+       [](std::string_view metric, AmdGpu& gpu, C c) { return Processes(metric, gpu, c); }, true},
+      {m::kClockEventActive,
+       [](std::string_view, AmdGpu& gpu, C c) { return ThrottleReasons(gpu, c.wall_ns); }},
+      {m::kPeerLinkThroughput, [](std::string_view, AmdGpu& gpu, C c) { return PeerLink(gpu, c); }},
+  };
+  return handlers;
 }
 
 Reading ReadAmdMetric(std::string_view metric, AmdGpu& gpu, const CollectContext& c) {
   if (gpu.lost) return Reading::NoData(metric, gpu.device.id, "no data: " + gpu.lost_reason);
-  if (metric == m::kTensorCoreUtilization) {
-    return Reading::Unsupported(
-        metric, gpu.device.id,
-        "unsupported: amdgpu exposes no matrix-core utilisation (only profiler counters, "
-        "rocprofiler, measure it); sysfs, gpu_metrics and AMD SMI do not");
+  for (const AmdMetric& handler : AmdMetrics()) {
+    if (handler.metric == metric) return handler.read(metric, gpu, c);
   }
-  if (metric == m::kDutyCycle)
-    return Percent(metric, gpu, c, "gpu_busy_percent", &GpuMetrics::gfx_activity_percent);
-  if (metric == m::kMemoryBandwidthUtilization)
-    return Percent(metric, gpu, c, "mem_busy_percent", &GpuMetrics::umc_activity_percent);
-  if (metric == m::kMemoryTotal || metric == m::kMemoryUsed) return Memory(metric, gpu, c);
-  if (metric == m::kPower) return Power(gpu, c);
-  if (metric == m::kEnergy) return Energy(gpu, c);
-  if (metric == m::kTemperature) return Temperature(gpu, c);
-  if (metric == m::kClock) return Clocks(gpu, c);
-  if (metric == m::kErrors) return Errors(gpu, c);
-  if (metric == m::kHostLinkThroughput) return HostLink(gpu, c);
-  if (metric == m::kPeerLinkThroughput) return PeerLink(gpu, c);
-  if (metric == m::kClockEventActive) return ThrottleReasons(gpu, c.wall_ns);
-  if (metric == m::kProcessMemory || metric == m::kProcessEngineBusy)
-    return Processes(metric, gpu, c);
   return Reading::Unsupported(metric, gpu.device.id,
                               "unsupported: not a metric the AMD backend reports");
 }

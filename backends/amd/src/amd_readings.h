@@ -20,9 +20,17 @@ struct CollectContext {
   AmdSmiLoader* smi = nullptr;  // the fallback for what the files lack; never null
 };
 
+// One catalog metric of one device: the lost check, then the metric's handler; a metric the
+// backend does not map is unsupported.
 Reading ReadAmdMetric(std::string_view metric, AmdGpu& gpu, const CollectContext& context);
 
-// Catalog metrics the AMD backend maps, in catalog order.
-std::vector<std::string_view> AmdMetricNames();
+// One metric the AMD backend reports and how it is read.
+struct AmdMetric {
+  std::string_view metric;
+  Reading (*read)(std::string_view metric, AmdGpu& gpu, const CollectContext& context);
+  bool needs_processes = false;  // the DRM clients of /proc are scanned first
+};
+// Every metric of the backend, in catalog order: the one place a metric is added.
+const std::vector<AmdMetric>& AmdMetrics();
 
 }  // namespace xpuperf::amd

@@ -15,7 +15,10 @@ namespace {
 namespace m = metrics;
 
 bool NeedsClients(const std::string& metric) {
-  return metric == m::kProcessMemory || metric == m::kProcessEngineBusy || metric == m::kDutyCycle;
+  for (const IntelMetric& handler : IntelMetrics()) {
+    if (handler.metric == metric) return handler.needs_clients;
+  }
+  return false;
 }
 
 class IntelBackend final : public Backend {
@@ -33,7 +36,11 @@ class IntelBackend final : public Backend {
 
   std::string_view name() const override { return "intel"; }
   const std::vector<Device>& devices() const override { return devices_; }
-  std::vector<std::string_view> metrics() const override { return IntelMetricNames(); }
+  std::vector<std::string_view> metrics() const override {
+    std::vector<std::string_view> names;
+    for (const IntelMetric& handler : IntelMetrics()) names.push_back(handler.metric);
+    return names;
+  }
 
   std::vector<Reading> Collect(const std::vector<std::string>& metric_names) override {
     std::vector<std::string> names = metric_names;

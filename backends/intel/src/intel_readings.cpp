@@ -271,45 +271,47 @@ Reading Processes(std::string_view metric, const IntelGpu& gpu, const CollectCon
 
 }  // namespace
 
-std::vector<std::string_view> IntelMetricNames() {
-  return {m::kTensorCoreUtilization,
-          m::kDutyCycle,
-          m::kMemoryTotal,
-          m::kMemoryUsed,
-          m::kPower,
-          m::kEnergy,
-          m::kTemperature,
-          m::kClock,
-          m::kHostLinkThroughput,
-          m::kErrors,
-          m::kProcessMemory,
-          m::kProcessEngineBusy,
-          m::kClockEventActive};
+const std::vector<IntelMetric>& IntelMetrics() {
+  using C = const CollectContext&;
+  static const std::vector<IntelMetric> handlers = {
+      {m::kTensorCoreUtilization,
+       [](std::string_view metric, IntelGpu& gpu, C) {
+         return Reading::Unsupported(
+             metric, gpu.device.id,
+             "unsupported: Intel exposes XMX (matrix engine) use only through profiler counters "
+             "(Level Zero Metrics API, MDAPI); neither sysfs nor Level Zero Sysman gives it");
+       }},
+      {m::kDutyCycle, [](std::string_view, IntelGpu& gpu, C c) { return DutyCycle(gpu, c); }, true},
+      {m::kMemoryTotal,
+       [](std::string_view metric, IntelGpu& gpu, C c) { return Memory(metric, gpu, c); }},
+      {m::kMemoryUsed,
+       [](std::string_view metric, IntelGpu& gpu, C c) { return Memory(metric, gpu, c); }},
+      {m::kPower, [](std::string_view, IntelGpu& gpu, C c) { return Power(gpu, c); }},
+      {m::kEnergy, [](std::string_view, IntelGpu& gpu, C c) { return Energy(gpu, c); }},
+      {m::kTemperature, [](std::string_view, IntelGpu& gpu, C c) { return Temperature(gpu, c); }},
+      {m::kClock, [](std::string_view, IntelGpu& gpu, C c) { return Clocks(gpu, c); }},
+      {m::kHostLinkThroughput,
+       [](std::string_view metric, IntelGpu& gpu, C) {
+         return Reading::Unsupported(metric, gpu.device.id,
+                                     "unsupported: PCIe counters come only from Level Zero Sysman "
+                                     "(zesDevicePciGetStats); i915/xe sysfs has none");
+       }},
+      {m::kErrors, [](std::string_view, IntelGpu& gpu, C c) { return Errors(gpu, c); }},
+      {m::kProcessMemory,
+       [](std::string_view metric, IntelGpu& gpu, C c) { return Processes(metric, gpu, c); }, true},
+      {m::kProcessEngineBusy,
+       [](std::string_view metric, IntelGpu& gpu, C c) { return Processes(metric, gpu, c); }, true},
+      {m::kClockEventActive,
+       [](std::string_view, IntelGpu& gpu, C c) { return ThrottleReasons(gpu, c); }},
+  };
+  return handlers;
 }
 
 Reading ReadIntelMetric(std::string_view metric, IntelGpu& gpu, const CollectContext& c) {
   if (gpu.lost) return Reading::NoData(metric, gpu.device.id, "no data: " + gpu.lost_reason);
-  if (metric == m::kTensorCoreUtilization) {
-    return Reading::Unsupported(
-        metric, gpu.device.id,
-        "unsupported: Intel exposes XMX (matrix engine) use only through profiler counters "
-        "(Level Zero Metrics API, MDAPI); neither sysfs nor Level Zero Sysman gives it");
+  for (const IntelMetric& handler : IntelMetrics()) {
+    if (handler.metric == metric) return handler.read(metric, gpu, c);
   }
-  if (metric == m::kDutyCycle) return DutyCycle(gpu, c);
-  if (metric == m::kMemoryTotal || metric == m::kMemoryUsed) return Memory(metric, gpu, c);
-  if (metric == m::kPower) return Power(gpu, c);
-  if (metric == m::kEnergy) return Energy(gpu, c);
-  if (metric == m::kTemperature) return Temperature(gpu, c);
-  if (metric == m::kClock) return Clocks(gpu, c);
-  if (metric == m::kClockEventActive) return ThrottleReasons(gpu, c);
-  if (metric == m::kHostLinkThroughput) {
-    return Reading::Unsupported(metric, gpu.device.id,
-                                "unsupported: PCIe counters come only from Level Zero Sysman "
-                                "(zesDevicePciGetStats); i915/xe sysfs has none");
-  }
-  if (metric == m::kErrors) return Errors(gpu, c);
-  if (metric == m::kProcessMemory || metric == m::kProcessEngineBusy)
-    return Processes(metric, gpu, c);
   return Reading::Unsupported(metric, gpu.device.id,
                               "unsupported: not a metric the Intel backend reports");
 }

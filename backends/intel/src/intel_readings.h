@@ -20,9 +20,17 @@ struct CollectContext {
   LevelZeroLoader* level_zero = nullptr;  // never null
 };
 
+// One catalog metric of one device: the lost check, then the metric's handler; a metric the
+// backend does not map is unsupported.
 Reading ReadIntelMetric(std::string_view metric, IntelGpu& gpu, const CollectContext& context);
 
-// Catalog metrics the Intel backend maps, in catalog order.
-std::vector<std::string_view> IntelMetricNames();
+// One metric the Intel backend reports and how it is read.
+struct IntelMetric {
+  std::string_view metric;
+  Reading (*read)(std::string_view metric, IntelGpu& gpu, const CollectContext& context);
+  bool needs_clients = false;  // the DRM clients of /proc are scanned first (busy rates)
+};
+// Every metric of the backend, in catalog order: the one place a metric is added.
+const std::vector<IntelMetric>& IntelMetrics();
 
 }  // namespace xpuperf::intel

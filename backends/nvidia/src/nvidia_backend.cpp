@@ -16,10 +16,12 @@ namespace {
 
 namespace m = metrics;
 
-bool NeedsGpm(std::string_view metric) {
-  return metric == m::kTensorCoreUtilization || metric == m::kMemoryBandwidthUtilization ||
-         metric == m::kHostLinkThroughput || metric == m::kSmOccupancy ||
-         metric == m::kPipeUtilization || metric == m::kPeerLinkThroughput;
+// The handler of `metric`; nullptr when the backend does not report it.
+const GpuReader::Handler* FindHandler(std::string_view metric) {
+  for (const GpuReader::Handler& handler : GpuReader::Handlers()) {
+    if (handler.metric == metric) return &handler;
+  }
+  return nullptr;
 }
 
 class NvidiaBackend final : public Backend {
@@ -41,26 +43,9 @@ class NvidiaBackend final : public Backend {
   const std::vector<Device>& devices() const override { return devices_; }
 
   std::vector<std::string_view> metrics() const override {
-    // Catalog order.
-    return {m::kTensorCoreUtilization,
-            m::kDutyCycle,
-            m::kMemoryTotal,
-            m::kMemoryUsed,
-            m::kPower,
-            m::kEnergy,
-            m::kTemperature,
-            m::kClock,
-            m::kMemoryBandwidthUtilization,
-            m::kHostLinkThroughput,
-            m::kErrors,
-            m::kProcessMemory,
-            m::kProcessEngineBusy,
-            m::kMemoryReserved,
-            m::kClockEventActive,
-            m::kSmOccupancy,
-            m::kPipeUtilization,
-            m::kPeerLinkThroughput,
-            m::kLastErrorCode};
+    std::vector<std::string_view> names;
+    for (const GpuReader::Handler& handler : GpuReader::Handlers()) names.push_back(handler.metric);
+    return names;
   }
 
   std::vector<Reading> Collect(const std::vector<std::string>& metric_names) override {
@@ -68,15 +53,17 @@ class NvidiaBackend final : public Backend {
     if (names.empty()) {
       for (std::string_view n : metrics()) names.emplace_back(n);
     }
-    if (std::any_of(names.begin(), names.end(), NeedsGpm)) {
+    bool gpm = false, xid = false;
+    for (const std::string& name : names) {
+      const GpuReader::Handler* handler = FindHandler(name);
+      gpm = gpm || (handler != nullptr && handler->needs_gpm);
+      xid = xid || (handler != nullptr && handler->needs_xid);
+    }
+    if (gpm) {
       const int64_t now = clock_.MonotonicNs();
       for (Gpu& gpu : gpus_) RefreshGpm(*library_, gpu, now);
     }
-    if (std::any_of(names.begin(), names.end(), [](const std::string& n) {
-          return n == m::kLastErrorCode || n == m::kErrors;
-        })) {
-      xid_->Drain(gpus_);
-    }
+    if (xid) xid_->Drain(gpus_);
     PropagateParentLoss();
     const GpuReader reader(*library_, clock_.WallNs());
     std::vector<Reading> out;

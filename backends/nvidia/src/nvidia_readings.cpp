@@ -158,37 +158,68 @@ Reading GpuReader::Read(std::string_view metric, Gpu& gpu) const {
       return Reading::Unsupported(metric, gpu.device.id, std::string(kNoMigUtilisation));
     }
   }
-  if (metric == m::kDutyCycle) return DutyCycle(gpu);
-  if (metric == m::kMemoryTotal || metric == m::kMemoryUsed || metric == m::kMemoryReserved)
-    return Memory(metric, gpu);
-  if (metric == m::kPower) return Power(gpu);
-  if (metric == m::kEnergy) return Energy(gpu);
-  if (metric == m::kTemperature) return Temperature(gpu);
-  if (metric == m::kClock) return Clocks(gpu);
-  if (metric == m::kClockEventActive) return ClockEvents(gpu);
-  if (metric == m::kHostLinkThroughput) return HostLink(gpu);
-  if (metric == m::kErrors) return Errors(gpu);
-  if (metric == m::kProcessMemory) return Processes(gpu);
-  if (metric == m::kProcessEngineBusy) return ProcessUtilization(gpu);
-  if (metric == m::kLastErrorCode) return LastXid(gpu);
-  if (metric == m::kTensorCoreUtilization)
-    return Gpm(metric, gpu, {}, {{nvml::kGpmAnyTensorUtil, {}, 1.0}});
-  if (metric == m::kMemoryBandwidthUtilization)
-    return Gpm(metric, gpu, {}, {{nvml::kGpmDramBwUtil, {}, 1.0}});
-  if (metric == m::kSmOccupancy) return Gpm(metric, gpu, {}, {{nvml::kGpmSmOccupancy, {}, 1.0}});
-  if (metric == m::kPipeUtilization) {
-    return Gpm(metric, gpu, labels::kPipe,
-               {{nvml::kGpmFp64Util, "fp64", 1.0},
-                {nvml::kGpmFp32Util, "fp32", 1.0},
-                {nvml::kGpmFp16Util, "fp16", 1.0}});
-  }
-  if (metric == m::kPeerLinkThroughput) {
-    return Gpm(
-        metric, gpu, labels::kDirection,
-        {{nvml::kGpmNvlinkTotalTxPerSec, "tx", kMiB}, {nvml::kGpmNvlinkTotalRxPerSec, "rx", kMiB}});
+  for (const Handler& handler : Handlers()) {
+    if (handler.metric == metric) return handler.read(*this, metric, gpu);
   }
   return Reading::Unsupported(metric, gpu.device.id,
                               "unsupported: not a metric the NVIDIA backend reports");
+}
+
+const std::vector<GpuReader::Handler>& GpuReader::Handlers() {
+  using R = const GpuReader&;
+  static const std::vector<Handler> handlers = {
+      {m::kTensorCoreUtilization,
+       [](R r, std::string_view metric, Gpu& gpu) {
+         return r.Gpm(metric, gpu, {}, {{nvml::kGpmAnyTensorUtil, {}, 1.0}});
+       },
+       true},
+      {m::kDutyCycle, [](R r, std::string_view, Gpu& gpu) { return r.DutyCycle(gpu); }},
+      {m::kMemoryTotal,
+       [](R r, std::string_view metric, Gpu& gpu) { return r.Memory(metric, gpu); }},
+      {m::kMemoryUsed,
+       [](R r, std::string_view metric, Gpu& gpu) { return r.Memory(metric, gpu); }},
+      {m::kPower, [](R r, std::string_view, Gpu& gpu) { return r.Power(gpu); }},
+      {m::kEnergy, [](R r, std::string_view, Gpu& gpu) { return r.Energy(gpu); }},
+      {m::kTemperature, [](R r, std::string_view, Gpu& gpu) { return r.Temperature(gpu); }},
+      {m::kClock, [](R r, std::string_view, Gpu& gpu) { return r.Clocks(gpu); }},
+      {m::kMemoryBandwidthUtilization,
+       [](R r, std::string_view metric, Gpu& gpu) {
+         return r.Gpm(metric, gpu, {}, {{nvml::kGpmDramBwUtil, {}, 1.0}});
+       },
+       true},
+      {m::kHostLinkThroughput, [](R r, std::string_view, Gpu& gpu) { return r.HostLink(gpu); },
+       true},
+      {m::kErrors, [](R r, std::string_view, Gpu& gpu) { return r.Errors(gpu); }, false, true},
+      {m::kProcessMemory, [](R r, std::string_view, Gpu& gpu) { return r.Processes(gpu); }},
+      {m::kProcessEngineBusy,
+       [](R r, std::string_view, Gpu& gpu) { return r.ProcessUtilization(gpu); }},
+      {m::kMemoryReserved,
+       [](R r, std::string_view metric, Gpu& gpu) { return r.Memory(metric, gpu); }},
+      {m::kClockEventActive, [](R r, std::string_view, Gpu& gpu) { return r.ClockEvents(gpu); }},
+      {m::kSmOccupancy,
+       [](R r, std::string_view metric, Gpu& gpu) {
+         return r.Gpm(metric, gpu, {}, {{nvml::kGpmSmOccupancy, {}, 1.0}});
+       },
+       true},
+      {m::kPipeUtilization,
+       [](R r, std::string_view metric, Gpu& gpu) {
+         return r.Gpm(metric, gpu, labels::kPipe,
+                      {{nvml::kGpmFp64Util, "fp64", 1.0},
+                       {nvml::kGpmFp32Util, "fp32", 1.0},
+                       {nvml::kGpmFp16Util, "fp16", 1.0}});
+       },
+       true},
+      {m::kPeerLinkThroughput,
+       [](R r, std::string_view metric, Gpu& gpu) {
+         return r.Gpm(metric, gpu, labels::kDirection,
+                      {{nvml::kGpmNvlinkTotalTxPerSec, "tx", kMiB},
+                       {nvml::kGpmNvlinkTotalRxPerSec, "rx", kMiB}});
+       },
+       true},
+      {m::kLastErrorCode, [](R r, std::string_view, Gpu& gpu) { return r.LastXid(gpu); }, false,
+       true},
+  };
+  return handlers;
 }
 
 Reading GpuReader::DutyCycle(Gpu& gpu) const {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "nvidia_gpu.h"
 #include "nvml_library.h"
@@ -16,8 +17,18 @@ class GpuReader {
  public:
   GpuReader(const NvmlLibrary& library, int64_t wall_ns) : library_(library), wall_ns_(wall_ns) {}
 
-  // `metric` must be one of NvidiaMetrics(); anything else is unsupported.
+  // `metric` must be one of Handlers(); anything else is unsupported.
   Reading Read(std::string_view metric, Gpu& gpu) const;
+
+  // One metric the backend reports: how it is read, and what must be refreshed before.
+  struct Handler {
+    std::string_view metric;
+    Reading (*read)(const GpuReader& reader, std::string_view metric, Gpu& gpu);
+    bool needs_gpm = false;  // GPM samples are refreshed first (Hopper and newer)
+    bool needs_xid = false;  // XID events are drained first
+  };
+  // Every metric of the backend, in catalog order: the one place a metric is added.
+  static const std::vector<Handler>& Handlers();
 
  private:
   Reading DutyCycle(Gpu& gpu) const;

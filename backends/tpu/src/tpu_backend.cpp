@@ -25,6 +25,61 @@ constexpr std::string_view kTensorCoreReason =
     "tensor-core utilisation is served only by libtpu's in-process SDK (tensorcore_util), not by "
     "the runtime metric service";
 
+const GaugeMapping* FindGauge(std::string_view catalog) {
+  for (const GaugeMapping& g : GaugeMappings()) {
+    if (g.catalog == catalog) return &g;
+  }
+  return nullptr;
+}
+
+std::vector<Reading> Gauge(std::string_view metric, ReadingContext& context) {
+  return GaugeReadings(*FindGauge(metric), context);
+}
+
+// A runtime that serves no queue gauge but answers the status call: the queue from the status.
+std::vector<Reading> QueueSize(std::string_view metric, ReadingContext& context) {
+  const GaugeMapping& gauge = *FindGauge(metric);
+  const auto& statuses = context.fetch.RuntimeStatuses();
+  const bool any_status = std::any_of(statuses.begin(), statuses.end(),
+                                      [](const auto& status) { return status.has_value(); });
+  if (!context.fetch.Serves(gauge.runtime_name) && any_status) {
+    return QueueReadingsFromStatus(context);
+  }
+  return GaugeReadings(gauge, context);
+}
+
+// One metric the TPU backend reports and how its readings are made.
+struct TpuMetric {
+  std::string_view metric;
+  std::vector<Reading> (*read)(std::string_view metric, ReadingContext& context);
+};
+
+// Every metric of the backend, in catalog order: the one place a metric is added (a gauge also
+// needs its runtime name in metric_map.cpp).
+const std::vector<TpuMetric>& TpuMetrics() {
+  static const std::vector<TpuMetric> handlers = {
+      {m::kTensorCoreUtilization,
+       [](std::string_view metric, ReadingContext& context) {
+         std::vector<Reading> out;
+         for (const Device& d : context.devices) {
+           out.push_back(Reading::Unsupported(metric, d.id, std::string(kTensorCoreReason)));
+         }
+         return out;
+       }},
+      {m::kDutyCycle, Gauge},
+      {m::kMemoryTotal, Gauge},
+      {m::kMemoryUsed, Gauge},
+      {m::kTransferLatency,
+       [](std::string_view, ReadingContext& context) { return TransferLatencyReadings(context); }},
+      {m::kOpExecutionTime,
+       [](std::string_view, ReadingContext& context) { return HloExecutionReadings(context); }},
+      {m::kQueueSize, QueueSize},
+      {m::kIdleDuration, Gauge},
+      {m::kMemoryBandwidthUtilization, Gauge},
+  };
+  return handlers;
+}
+
 class TpuBackend final : public Backend {
  public:
   TpuBackend(std::vector<Device> devices, std::vector<RuntimeClient> clients,
@@ -40,18 +95,15 @@ class TpuBackend final : public Backend {
   const std::vector<Device>& devices() const override { return devices_; }
 
   std::vector<std::string_view> metrics() const override {
-    return {m::kTensorCoreUtilization,     m::kDutyCycle,       m::kMemoryTotal, m::kMemoryUsed,
-            m::kTransferLatency,           m::kOpExecutionTime, m::kQueueSize,   m::kIdleDuration,
-            m::kMemoryBandwidthUtilization};
+    std::vector<std::string_view> names;
+    for (const TpuMetric& handler : TpuMetrics()) names.push_back(handler.metric);
+    return names;
   }
 
   std::vector<Reading> Collect(const std::vector<std::string>& metric_names) override {
     // One listing per port per Collect: a runtime that (re)started since the last call is found,
     // and renamed metrics are never requested blindly.
     RuntimeFetch fetch(clients_);
-    const bool any_status =
-        std::any_of(fetch.RuntimeStatuses().begin(), fetch.RuntimeStatuses().end(),
-                    [](const auto& status) { return status.has_value(); });
     const CoreMap cores = MapRuntimes(fetch, devices_, cores_per_chip_, RuntimePids());
     ReadingContext context{fetch, devices_, cores, clock_.WallNs()};
 
@@ -64,37 +116,20 @@ class TpuBackend final : public Backend {
       for (std::string_view n : metrics()) names.emplace_back(n);
     }
     for (const std::string& name : names) {
-      if (name == m::kTensorCoreUtilization) {
-        for (const Device& d : devices_) {
-          out.push_back(Reading::Unsupported(name, d.id, std::string(kTensorCoreReason)));
-        }
-      } else if (name == m::kOpExecutionTime) {
-        append(HloExecutionReadings(context));
-      } else if (name == m::kTransferLatency) {
-        append(TransferLatencyReadings(context));
-      } else if (const GaugeMapping* gauge = FindGauge(name)) {
-        if (name == m::kQueueSize && !fetch.Serves(gauge->runtime_name) && any_status) {
-          append(QueueReadingsFromStatus(context));
-        } else {
-          append(GaugeReadings(*gauge, context));
-        }
-      } else {
-        for (const Device& d : devices_) {
-          out.push_back(Reading::Unsupported(name, d.id, "not a TPU metric"));
-        }
+      const auto handler = std::find_if(TpuMetrics().begin(), TpuMetrics().end(),
+                                        [&name](const TpuMetric& h) { return h.metric == name; });
+      if (handler != TpuMetrics().end()) {
+        append(handler->read(name, context));
+        continue;
+      }
+      for (const Device& d : devices_) {
+        out.push_back(Reading::Unsupported(name, d.id, "not a TPU metric"));
       }
     }
     return out;
   }
 
  private:
-  static const GaugeMapping* FindGauge(std::string_view catalog) {
-    for (const GaugeMapping& g : GaugeMappings()) {
-      if (g.catalog == catalog) return &g;
-    }
-    return nullptr;
-  }
-
   // The process serving each port, for matching runtimes to chips and labelling their
   // distributions (loopback targets only: /proc cannot see another host's processes). Scanning
   // /proc/*/fd costs milliseconds on a busy host, so the answer is kept for kPidCacheNs; a runtime
