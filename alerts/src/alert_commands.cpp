@@ -18,7 +18,7 @@ int RunAlertCheck(const AlertCheckOptions& options, std::ostream& out, std::ostr
   for (const std::string& path : options.files) {
     auto file = LoadRuleFile(path);
     if (!file.ok()) {
-      err << "xpuperf: error: " << file.error().message << "\n";
+      err << "xpuperf alert check: error: " << file.error().message << "\n";
       status = kExitFailure;
       continue;
     }
@@ -36,12 +36,12 @@ int RunAlertTest(const AlertTestOptions& options, std::ostream& out, std::ostrea
   // The timeline's path is checked before the tests run (docs/POLICIES.md).
   if (!options.timeline_out.empty()) {
     if (Result<OutputTarget> target = PrepareOutput(options.timeline_out); !target.ok()) {
-      err << "xpuperf: error: " << target.error().message << "\n";
+      err << "xpuperf alert test: error: " << target.error().message << "\n";
       return kExitUsage;
     }
     if (Status status = CheckOutputIsNotAnInput(options.timeline_out, options.files);
         !status.ok()) {
-      err << "xpuperf: error: " << status.error().message << "\n";
+      err << "xpuperf alert test: error: " << status.error().message << "\n";
       return kExitUsage;
     }
   }
@@ -51,7 +51,7 @@ int RunAlertTest(const AlertTestOptions& options, std::ostream& out, std::ostrea
     test_options.emit_timeline = !options.timeline_out.empty();
     auto report = RunPromtoolTestFile(path, test_options);
     if (!report.ok()) {
-      err << "xpuperf: error: " << report.error().message << "\n";
+      err << "xpuperf alert test: error: " << report.error().message << "\n";
       status = kExitFailure;
       continue;
     }
@@ -60,7 +60,7 @@ int RunAlertTest(const AlertTestOptions& options, std::ostream& out, std::ostrea
     // 3 as every gate with nothing to judge does (docs/POLICIES.md).
     if (report->tests == 0) {
       out << fmt::format("{}: 0 tests, NOTHING TO TEST\n", path);
-      err << "xpuperf: alert test: nothing to test: " << path << " has no tests\n";
+      err << "xpuperf alert test: error: nothing to test: " << path << " has no tests\n";
       if (status == kExitOk) status = kExitNothingToJudge;
       continue;
     }
@@ -70,7 +70,7 @@ int RunAlertTest(const AlertTestOptions& options, std::ostream& out, std::ostrea
     if (!options.timeline_out.empty()) {
       if (Status written = WriteOutputFile(options.timeline_out, report->timeline_yaml);
           !written.ok()) {
-        err << "xpuperf: error: " << written.error().message << "\n";
+        err << "xpuperf alert test: error: " << written.error().message << "\n";
         return kExitFailure;
       }
     }
@@ -81,7 +81,7 @@ int RunAlertTest(const AlertTestOptions& options, std::ostream& out, std::ostrea
 int RunAlertList(const AlertListOptions& options, std::ostream& out, std::ostream& err) {
   auto snapshot = ReadAlertStateFile(options.state_file);
   if (!snapshot.ok()) {
-    err << "xpuperf: error: " << snapshot.error().message
+    err << "xpuperf alert list: error: " << snapshot.error().message
         << (snapshot.error().code == ErrorCode::kNotFound
                 ? " (written by `xpuperf serve --rules FILE --alert-state FILE`)"
                 : "")

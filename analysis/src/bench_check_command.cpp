@@ -151,7 +151,7 @@ std::string RenderCheckReport(const CheckReport& report, const std::string& resu
 
 int RunBenchCheck(const BenchCheckOptions& options, std::ostream& out, std::ostream& err) {
   const auto fail = [&err](const Error& error) {
-    err << kCommand << ": " << error.message << "\n";
+    err << kCommand << ": error: " << error.message << "\n";
     return ExitCodeFor(error);
   };
   const CheckThresholds& t = options.thresholds;
@@ -164,14 +164,14 @@ int RunBenchCheck(const BenchCheckOptions& options, std::ostream& out, std::ostr
   }
   if (!options.export_path.empty()) {
     if (auto target = PrepareOutput(options.export_path); !target.ok()) {
-      err << kCommand << ": --export: " << target.error().message << "\n";
+      err << kCommand << ": error: --export: " << target.error().message << "\n";
       return kExitUsage;
     }
     std::vector<std::string> inputs =
         InputFilesAt(options.results, {"results.jsonl", "environment.json", "summary.csv"});
     inputs.push_back(options.spec);
     if (Status status = CheckOutputIsNotAnInput(options.export_path, inputs); !status.ok()) {
-      err << kCommand << ": --export: " << status.error().message << "\n";
+      err << kCommand << ": error: --export: " << status.error().message << "\n";
       return kExitUsage;
     }
   }
@@ -205,7 +205,7 @@ int RunBenchCheck(const BenchCheckOptions& options, std::ostream& out, std::ostr
     out << RenderCheckReport(report, options.results);
   }
   if (nothing) {
-    err << kCommand << ": nothing to check: "
+    err << kCommand << ": error: nothing to check: "
         << (run->records.empty() ? options.results + " holds no result record"
                                  : "no stable measured figure has a spec figure to compare with")
         << "\n";

@@ -31,7 +31,7 @@ namespace xpuperf::analyze {
 namespace {
 
 int Fail(std::ostream& err, const Error& error) {
-  err << "xpuperf analyze: " << error.message << "\n";
+  err << "xpuperf analyze: error: " << error.message << "\n";
   return ExitCodeFor(error) == kExitUsage && error.code == ErrorCode::kNotFound ? kExitUsage
                                                                                 : kExitFailure;
 }
@@ -67,22 +67,23 @@ std::optional<MpiLaunch> DetectMpiLaunch() {
 
 int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
   if (options.path.empty()) {
-    err << "xpuperf analyze: a trace file or directory is required\n";
+    err << "xpuperf analyze: error: a trace file or directory is required\n";
     return kExitUsage;
   }
   // A shift of more than a year between a trace and a recording of the same job is a mistake.
   if (!(std::abs(options.telemetry_offset_s) <= 366.0 * 24 * 3600)) {
-    err << "xpuperf analyze: --telemetry-offset must be a finite number of seconds within a year "
+    err << "xpuperf analyze: error: --telemetry-offset must be a finite number of seconds within a "
+           "year "
            "(got "
         << options.telemetry_offset_s << ")\n";
     return kExitUsage;
   }
   if (options.top <= 0) {
-    err << "xpuperf analyze: --top must be positive\n";
+    err << "xpuperf analyze: error: --top must be positive\n";
     return kExitUsage;
   }
   if (options.convention != "xpuperf" && options.convention != "hta") {
-    err << "xpuperf analyze: unknown convention '" << options.convention
+    err << "xpuperf analyze: error: unknown convention '" << options.convention
         << "' (known: xpuperf, hta)\n";
     return kExitUsage;
   }
@@ -91,17 +92,17 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      err << "xpuperf analyze: unknown analysis '" << name << "' (known: " << list << ")\n";
+      err << "xpuperf analyze: error: unknown analysis '" << name << "' (known: " << list << ")\n";
       return kExitUsage;
     }
   }
   if (options.include_last_profiler_step && options.convention != "hta") {
-    err << "xpuperf analyze: --include-last-profiler-step needs --convention hta\n";
+    err << "xpuperf analyze: error: --include-last-profiler-step needs --convention hta\n";
     return kExitUsage;
   }
   if (options.convention != "hta" && std::find(options.analyses.begin(), options.analyses.end(),
                                                "hta") != options.analyses.end()) {
-    err << "xpuperf analyze: the hta analysis (HTA's own tables) needs --convention hta\n";
+    err << "xpuperf analyze: error: the hta analysis (HTA's own tables) needs --convention hta\n";
     return kExitUsage;
   }
   // The output paths are checked before the trace is read: a bad --html, --merged-trace or
@@ -109,7 +110,7 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
   for (const std::string* path : {&options.html, &options.merged_trace, &options.export_chrome}) {
     if (path->empty()) continue;
     if (Result<OutputTarget> target = PrepareOutput(*path); !target.ok()) {
-      err << "xpuperf analyze: " << target.error().message << "\n";
+      err << "xpuperf analyze: error: " << target.error().message << "\n";
       return kExitUsage;
     }
     // Never over the only copy of what is being read (a trace, a rank of a directory, a
@@ -119,14 +120,14 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
       inputs.push_back(std::move(file));
     }
     if (Status status = CheckOutputIsNotAnInput(*path, inputs); !status.ok()) {
-      err << "xpuperf analyze: " << status.error().message << "\n";
+      err << "xpuperf analyze: error: " << status.error().message << "\n";
       return kExitUsage;
     }
   }
   std::error_code ec;
   if (!std::filesystem::exists(options.path, ec)) {
     // ELOOP, EACCES...: name the real cause, not "no such file".
-    err << "xpuperf analyze: " << options.path << ": "
+    err << "xpuperf analyze: error: " << options.path << ": "
         << DescribeFileError(options.path, ec ? ec.value() : ENOENT) << "\n";
     return kExitUsage;
   }
@@ -196,7 +197,7 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
 #if XPUPERF_ANALYZE_PEAKS
     auto resolved = ResolveTracePeaks(run, options.spec);
     if (!resolved.ok()) {
-      err << "xpuperf analyze: " << resolved.error().message << "\n";
+      err << "xpuperf analyze: error: " << resolved.error().message << "\n";
       return kExitUsage;
     }
     peaks = std::move(resolved).value();
@@ -211,14 +212,15 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
   if (!options.critical_path_range.empty() &&
       std::none_of(report.ranks.begin(), report.ranks.end(),
                    [](const auto& r) { return r.evidence.critical_path.found; })) {
-    err << "xpuperf analyze: --critical-path-range: no host range (op or annotation) whose name "
+    err << "xpuperf analyze: error: --critical-path-range: no host range (op or annotation) whose "
+           "name "
            "contains '"
         << options.critical_path_range << "' in the trace\n";
     return kExitUsage;
   }
   std::optional<nlohmann::json> telemetry;
   if (!options.merged_trace.empty() && options.telemetry.empty()) {
-    err << "xpuperf analyze: --merged-trace needs --telemetry DIR\n";
+    err << "xpuperf analyze: error: --merged-trace needs --telemetry DIR\n";
     return kExitUsage;
   }
   if (!options.telemetry.empty()) {

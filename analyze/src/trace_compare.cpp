@@ -40,17 +40,17 @@ void Table(std::ostream& out, const std::string& title, const std::vector<trace:
 
 int RunTraceCompare(const TraceCompareOptions& options, std::ostream& out, std::ostream& err) {
   if (options.baseline.empty() || options.candidate.empty()) {
-    err << "xpuperf compare: two trace files are required\n";
+    err << "xpuperf compare: error: two trace files are required\n";
     return kExitUsage;
   }
   auto a = trace::ReadTraceFile(options.baseline);
   if (!a.ok()) {
-    err << "xpuperf compare: " << a.error().message << "\n";
+    err << "xpuperf compare: error: " << a.error().message << "\n";
     return a.error().code == ErrorCode::kNotFound ? kExitUsage : kExitFailure;
   }
   auto b = trace::ReadTraceFile(options.candidate);
   if (!b.ok()) {
-    err << "xpuperf compare: " << b.error().message << "\n";
+    err << "xpuperf compare: error: " << b.error().message << "\n";
     return b.error().code == ErrorCode::kNotFound ? kExitUsage : kExitFailure;
   }
   trace::TraceDiff diff = trace::CompareTraces(*a, *b);

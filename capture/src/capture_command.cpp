@@ -100,7 +100,7 @@ int RunCapture(const CaptureCommandOptions& options, const CaptureAnalysis& anal
   err << "xpuperf capture: " << ok << " of " << total << " hosts gathered, "
       << report->trace_files() << " trace files in " << options.out_dir << " (manifest.json)\n";
   for (const auto& host : report->hosts) {
-    if (!host.ok) err << "xpuperf capture: failed: " << host.host << ": " << host.error << "\n";
+    if (!host.ok) err << "xpuperf capture: error: " << host.host << ": " << host.error << "\n";
   }
   int analysis_code = kExitOk;
   if (!options.no_analyze && analysis.print && report->trace_files() > 0) {

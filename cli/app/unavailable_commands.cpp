@@ -11,7 +11,7 @@ void AddUnavailableCommand(CLI::App& app, CommandActions& actions, const std::st
   CLI::App* command = app.add_subcommand(name, description + " (not in this build)");
   command->allow_extras();
   actions.push_back({command, [name, reason] {
-                       std::cerr << "xpuperf: error: " << name << ": unsupported: " << reason
+                       std::cerr << "xpuperf " << name << ": error: unsupported: " << reason
                                  << "\n";
                        return kExitFailure;
                      }});

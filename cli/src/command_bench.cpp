@@ -249,16 +249,16 @@ int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) 
   const bench::BenchmarkRegistry registry = MakeBuiltinBenchmarkRegistry();
   if (options.action == "list") return PrintList(registry, out);
   if (Status valid = ValidateOverrides(options); !valid.ok()) {
-    err << "xpuperf bench: " << valid.error().message << "\n";
+    err << "xpuperf bench: error: " << valid.error().message << "\n";
     return kExitUsage;
   }
   if (Status plugin = CheckPjrtPlugin(options.pjrt_plugin); !plugin.ok()) {
-    err << "xpuperf bench: " << plugin.error().message << "\n";
+    err << "xpuperf bench: error: " << plugin.error().message << "\n";
     return kExitUsage;
   }
   const ScopedPjrtPluginVariable plugin_variable(options.pjrt_plugin);
   if (Status status = RunAndWrite(options, registry, out, err); !status.ok()) {
-    err << "xpuperf bench: " << status.error().message << "\n";
+    err << "xpuperf bench: error: " << status.error().message << "\n";
     return ExitCodeFor(status.error());
   }
   return kExitOk;

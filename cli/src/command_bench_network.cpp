@@ -35,7 +35,8 @@ namespace {
 // Under mpirun every rank checks the options; only rank 0 (or a process outside mpirun) says why
 // it stops.
 int Fail(const Error& error, std::ostream& err) {
-  if (collectives::LauncherRank() <= 0) err << "xpuperf bench network: " << error.message << "\n";
+  if (collectives::LauncherRank() <= 0)
+    err << "xpuperf bench network: error: " << error.message << "\n";
   return ExitCodeFor(error);
 }
 
@@ -239,7 +240,7 @@ int RunUnderMpi(const Plan& plan, const BenchNetworkOptions& options, std::ostre
   int code = kExitOk;
   if (!status.ok()) {
     code = ExitCodeFor(status.error());
-    if (mpi.rank() == 0) err << "xpuperf bench network: " << status.error().message << "\n";
+    if (mpi.rank() == 0) err << "xpuperf bench network: error: " << status.error().message << "\n";
   }
   // Every rank leaves with rank 0's exit code, so mpirun reports one outcome.
   return static_cast<int>(mpi.FromRankZero(code));

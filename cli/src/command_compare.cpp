@@ -91,12 +91,12 @@ Result<CompareInputs> ClassifyInputs(const std::string& old_path, const std::str
 int CompareResultDirectories(const CompareOptions& options, std::ostream& out, std::ostream& err) {
   auto old_run = bench::ReadResultDirectory(options.old_path);
   if (!old_run.ok()) {
-    err << kCommand << ": " << old_run.error().message << "\n";
+    err << kCommand << ": error: " << old_run.error().message << "\n";
     return ExitCodeFor(old_run.error());
   }
   auto new_run = bench::ReadResultDirectory(options.new_path);
   if (!new_run.ok()) {
-    err << kCommand << ": " << new_run.error().message << "\n";
+    err << kCommand << ": error: " << new_run.error().message << "\n";
     return ExitCodeFor(new_run.error());
   }
   const analysis::ComparisonReport report =
@@ -140,7 +140,7 @@ int CompareResultDirectories(const CompareOptions& options, std::ostream& out, s
   }
   if (nothing) {
     err << kCommand
-        << ": --fail-on-regression: nothing to judge: no stable metric with samples in both "
+        << ": error: --fail-on-regression: nothing to judge: no stable metric with samples in both "
         << options.old_path << " and " << options.new_path << "\n";
     return kExitNothingToJudge;
   }
@@ -230,16 +230,16 @@ std::string RenderComparison(const analysis::ComparisonReport& report) {
 int RunCompare(const CompareOptions& options, std::ostream& out, std::ostream& err) {
   if (options.fail_on_regression_percent && (!std::isfinite(*options.fail_on_regression_percent) ||
                                              *options.fail_on_regression_percent < 0)) {
-    err << kCommand << ": --fail-on-regression must be a percentage >= 0\n";
+    err << kCommand << ": error: --fail-on-regression must be a percentage >= 0\n";
     return kExitUsage;
   }
   if (!(options.alpha > 0 && options.alpha < 1)) {
-    err << kCommand << ": --alpha must be between 0 and 1\n";
+    err << kCommand << ": error: --alpha must be between 0 and 1\n";
     return kExitUsage;
   }
   auto inputs = ClassifyInputs(options.old_path, options.new_path);
   if (!inputs.ok()) {
-    err << kCommand << ": " << inputs.error().message << "\n";
+    err << kCommand << ": error: " << inputs.error().message << "\n";
     return ExitCodeFor(inputs.error());
   }
   switch (*inputs) {
@@ -250,7 +250,7 @@ int RunCompare(const CompareOptions& options, std::ostream& out, std::ostream& e
           analyze::TraceCompareOptions{options.old_path, options.new_path, options.json, 20}, out,
           err);
     case CompareInputs::kMixed:
-      err << kCommand << ": OLD and NEW must both be result directories (one is a file)\n";
+      err << kCommand << ": error: OLD and NEW must both be result directories (one is a file)\n";
       return kExitUsage;
   }
   return kExitUsage;

@@ -150,7 +150,7 @@ TEST(AnalyzeCommandTest, IncludeLastProfilerStepOnlyUnderTheHtaConvention) {
 TEST(AnalyzeCommandTest, Errors) {
   Outcome missing = Analyze({.path = Data("no_such_trace.json")});
   EXPECT_EQ(missing.code, 2);
-  EXPECT_EQ(missing.err.rfind("xpuperf analyze: ", 0), 0u);
+  EXPECT_EQ(missing.err.rfind("xpuperf analyze: error: ", 0), 0u);
   Outcome unknown = Analyze({.path = Data("step_trace.json"), .analyses = {"nonsense"}});
   EXPECT_EQ(unknown.code, 2);
   EXPECT_NE(unknown.err.find("unknown analysis 'nonsense'"), std::string::npos);

@@ -125,29 +125,30 @@ TEST(BenchCheckTest, AutoRefusesAnotherMachinesCpu) {
   const Output r = Check("other-cpu", "auto", false, {}, kTrees + "/amd-zen");
   EXPECT_EQ(r.exit_code, kExitUsage);
   EXPECT_TRUE(r.out.empty());
-  EXPECT_EQ(r.err,
-            "xpuperf bench check: the run's CPU 'Other CPU' is not this machine's 'AMD Ryzen 5 "
-            "5600X 6-Core Processor': the computed CPU sheet describes this machine; pass --spec "
-            "FILE\n");
+  EXPECT_EQ(
+      r.err,
+      "xpuperf bench check: error: the run's CPU 'Other CPU' is not this machine's 'AMD Ryzen 5 "
+      "5600X 6-Core Processor': the computed CPU sheet describes this machine; pass --spec "
+      "FILE\n");
 }
 
 TEST(BenchCheckTest, ErrorsAreOneLineWithExitCodes) {
   Output r = Check("unknown-gpu", "auto");
   EXPECT_EQ(r.exit_code, kExitUsage);
   EXPECT_TRUE(Contains(r.err,
-                       "xpuperf bench check: no spec sheet for device 'NVIDIA X1' (backend "
+                       "xpuperf bench check: error: no spec sheet for device 'NVIDIA X1' (backend "
                        "nvidia)"))
       << r.err;
   r = Check("no-such-dir", "auto");
   EXPECT_EQ(r.exit_code, kExitUsage);
-  EXPECT_EQ(r.err, "xpuperf bench check: no result directory " + kData + "/no-such-dir\n");
+  EXPECT_EQ(r.err, "xpuperf bench check: error: no result directory " + kData + "/no-such-dir\n");
   r = Check("malformed", kData + "/test-sheet.yaml");
   EXPECT_EQ(r.exit_code, kExitFailure);
-  EXPECT_EQ(r.err,
-            "xpuperf bench check: " + kData + "/malformed/results.jsonl:3: not valid JSON\n");
+  EXPECT_EQ(r.err, "xpuperf bench check: error: " + kData +
+                       "/malformed/results.jsonl:3: not valid JSON\n");
   r = Check("pass", kData + "/bad-sheet.yaml");
   EXPECT_EQ(r.exit_code, kExitFailure);
-  EXPECT_EQ(r.err, "xpuperf bench check: " + kData +
+  EXPECT_EQ(r.err, "xpuperf bench check: error: " + kData +
                        "/bad-sheet.yaml:5: 'peak_flops_per_second.fp64' is not a number\n");
   r = Check("pass", kData + "/no-such-sheet.yaml");
   EXPECT_EQ(r.exit_code, kExitUsage);
@@ -174,7 +175,7 @@ TEST(BenchCheckTest, CommandLine) {
   EXPECT_EQ(r.exit_code, 2);
   r = RunXpuperf({"bench", "check", kData + "/missing-dir"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "xpuperf bench check: no result directory " + kData + "/missing-dir\n");
+  EXPECT_EQ(r.err, "xpuperf bench check: error: no result directory " + kData + "/missing-dir\n");
 }
 
 TEST(BenchCheckTest, ExportWritesTheCheckForServeEvenWhenItFails) {

@@ -84,7 +84,7 @@ TEST(BenchNetworkTest, BadOptionsAreUsageErrorsWithOneLine) {
     const auto result = RunXpuperf(args);
     EXPECT_EQ(result.exit_code, 2) << result.err;
     EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
-    EXPECT_EQ(result.err.rfind("xpuperf bench network: ", 0), 0u) << result.err;
+    EXPECT_EQ(result.err.rfind("xpuperf bench network: error: ", 0), 0u) << result.err;
   }
 }
 
@@ -97,7 +97,7 @@ TEST(BenchNetworkTest, RanksWithoutMpirunFailsAndWritesNothing) {
     result = RunXpuperf({"bench", "network", "--ranks", "4", "--out", (dir / "r").string()});
   }
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_EQ(result.err, "xpuperf bench network: mpirun not found (install openmpi-bin)\n");
+  EXPECT_EQ(result.err, "xpuperf bench network: error: mpirun not found (install openmpi-bin)\n");
   EXPECT_FALSE(fs::exists(dir / "r"));
   fs::remove_all(dir);
 }

@@ -65,6 +65,6 @@ code=$?
 set -e
 [ "$code" = 2 ] || fail "not a plugin: exit $code: $(cat "$tmp/err")"
 [ "$(wc -l < "$tmp/err")" = 1 ] || fail "not a plugin: not one line: $(cat "$tmp/err")"
-grep -q "^xpuperf bench: --pjrt-plugin: PJRT plugin $tmp/plain.yaml: cannot load" "$tmp/err" || fail "not a plugin: $(cat "$tmp/err")"
+grep -q "^xpuperf bench: error: --pjrt-plugin: PJRT plugin $tmp/plain.yaml: cannot load" "$tmp/err" || fail "not a plugin: $(cat "$tmp/err")"
 [ ! -e "$tmp/bad" ] || fail "a result directory was written for a bad plugin"
 echo "ok: --pjrt-plugin over XPUPERF_PJRT_PLUGIN, a point's plugin over the option, bench compute, compare; bad path: $(cat "$tmp/err")"

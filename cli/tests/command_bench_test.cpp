@@ -76,7 +76,7 @@ TEST(CommandBenchTest, BadPjrtPluginIsAUsageErrorInOneLine) {
                                     c.plugin, "--out", (dir / "r").string()});
     EXPECT_EQ(result.exit_code, 2) << c.command << " " << c.plugin << ": " << result.err;
     EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
-    EXPECT_EQ(result.err.rfind("xpuperf bench: --pjrt-plugin: ", 0), 0u) << result.err;
+    EXPECT_EQ(result.err.rfind("xpuperf bench: error: --pjrt-plugin: ", 0), 0u) << result.err;
     EXPECT_NE(result.err.find(c.plugin), std::string::npos) << result.err;
     EXPECT_NE(result.err.find(c.reason), std::string::npos) << result.err;
     EXPECT_TRUE(result.out.empty()) << result.out;

@@ -113,16 +113,16 @@ TEST(CompareTest, JsonOutput) {
 TEST(CompareTest, ErrorPaths) {
   Output r = Compare(kData + "/old", kData + "/missing");
   EXPECT_EQ(r.exit_code, kExitUsage);
-  EXPECT_EQ(r.err, "xpuperf compare: no such file or directory: " + kData + "/missing\n");
+  EXPECT_EQ(r.err, "xpuperf compare: error: no such file or directory: " + kData + "/missing\n");
   r = Compare(kData + "/old", kData + "/malformed");
   EXPECT_EQ(r.exit_code, kExitFailure);
-  EXPECT_EQ(r.err, "xpuperf compare: " + kData +
+  EXPECT_EQ(r.err, "xpuperf compare: error: " + kData +
                        "/malformed/results.jsonl:2: missing text field 'metric'\n");
   EXPECT_TRUE(r.out.empty());
   // Two files are compared as traces: a results.jsonl is not one.
   r = Compare(kData + "/old/results.jsonl", kData + "/new/results.jsonl");
   EXPECT_EQ(r.exit_code, kExitFailure);
-  EXPECT_TRUE(Contains(r.err, "xpuperf compare: ")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "xpuperf compare: error: ")) << r.err;
   EXPECT_TRUE(Contains(r.err, "malformed JSON at byte")) << r.err;
   r = Compare(kData + "/old", kData + "/new/results.jsonl");
   EXPECT_EQ(r.exit_code, kExitUsage);

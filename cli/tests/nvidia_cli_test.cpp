@@ -96,7 +96,7 @@ TEST_F(NvidiaCliTest, MissingLibraryFailsOnlyWhenAskedFor) {
   EXPECT_EQ(asked.exit_code, 1);
   EXPECT_TRUE(asked.out.empty()) << asked.out;
   EXPECT_EQ(asked.err,
-            "xpuperf: error: nvidia backend: /nonexistent/libnvidia-ml.so.1 not found "
+            "xpuperf devices: error: nvidia backend: /nonexistent/libnvidia-ml.so.1 not found "
             "(/nonexistent/libnvidia-ml.so.1: cannot open shared object file: No such file or "
             "directory)\n");
   // Not asked for by name: no GPU, and the reason in the backend list.

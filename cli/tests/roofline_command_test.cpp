@@ -128,7 +128,7 @@ TEST(RooflineCommand, BadInputIsAUsageErrorAndWritesNothing) {
   o.html = (dir / "bad.html").string();
   Output r = Roofline(o);
   EXPECT_EQ(r.code, kExitUsage);
-  EXPECT_EQ(r.err.rfind("xpuperf roofline: ", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.rfind("xpuperf roofline: error: ", 0), 0u) << r.err;
   EXPECT_FALSE(fs::exists(o.html));
   o = Options();
   o.results_dir = kData + "/missing";

@@ -262,7 +262,7 @@ TEST(RooflineTrace, MalformedTraceIsOneLineNamingFileAndByteAndWritesNothing) {
   for (bool diagnose : {false, true}) {
     const Output r = RunCommand(o, diagnose);
     EXPECT_EQ(r.code, kExitFailure);
-    const std::string prefix = diagnose ? "xpuperf diagnose: " : "xpuperf roofline: ";
+    const std::string prefix = diagnose ? "xpuperf diagnose: error: " : "xpuperf roofline: error: ";
     EXPECT_EQ(r.err.rfind(prefix, 0), 0u) << r.err;
     EXPECT_NE(r.err.find("truncated.json"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("at byte "), std::string::npos) << r.err;

@@ -30,7 +30,7 @@ std::string DefaultOutDir() {
 }
 
 int Usage(std::ostream& err, const std::string& message) {
-  err << "xpuperf: error: " << message << "\n";
+  err << "xpuperf record: error: " << message << "\n";
   return kExitUsage;
 }
 
@@ -61,7 +61,7 @@ int RunRecord(const RecordCommandOptions& options, std::ostream& out, std::ostre
                  "recording lasts as long as the command");
   }
   if (pid > 0 && !ProcessIsRunning(pid)) {
-    err << "xpuperf record: no running process " << pid << " to attach to\n";
+    err << "xpuperf record: error: no running process " << pid << " to attach to\n";
     return kExitFailure;
   }
   // A BMC answers a power query in tens to hundreds of ms and updates its reading about once a
@@ -83,7 +83,7 @@ int RunRecord(const RecordCommandOptions& options, std::ostream& out, std::ostre
   }
   Result<std::unique_ptr<Session>> session = telemetry::OpenSession(options.common);
   if (!session.ok()) {
-    err << "xpuperf record: " << session.error().message << "\n";
+    err << "xpuperf record: error: " << session.error().message << "\n";
     return ExitCodeFor(session.error());
   }
   std::string backends;
@@ -112,7 +112,7 @@ int RunRecord(const RecordCommandOptions& options, std::ostream& out, std::ostre
   }
   Result<RecordOutcome> outcome = Record(**session, record, err);
   if (!outcome.ok()) {
-    err << "xpuperf record: " << outcome.error().message << "\n";
+    err << "xpuperf record: error: " << outcome.error().message << "\n";
     if (outcome.error().code == ErrorCode::kNotFound && !options.command.empty())
       return kExitNotFound;
     if (outcome.error().code == ErrorCode::kUnavailable && !options.command.empty())

@@ -37,38 +37,38 @@ std::string NodeName() {
 int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) {
   auto listen = exporter::ParseListenAddress(options.listen);
   if (!listen.ok()) {
-    err << "xpuperf: error: " << listen.error().message << "\n";
+    err << "xpuperf serve: error: " << listen.error().message << "\n";
     return kExitUsage;
   }
   if (!(options.history_seconds >= 0 && options.history_seconds <= 86400)) {
-    err << "xpuperf: error: --history must be between 0 and 86400 seconds\n";
+    err << "xpuperf serve: error: --history must be between 0 and 86400 seconds\n";
     return kExitUsage;
   }
   if (!(options.pod_refresh_seconds >= 0.05 && options.pod_refresh_seconds <= 3600)) {
-    err << "xpuperf: error: --pod-refresh must be between 0.05 and 3600 seconds\n";
+    err << "xpuperf serve: error: --pod-refresh must be between 0.05 and 3600 seconds\n";
     return kExitUsage;
   }
   for (const std::string& url : options.alertmanagers) {
     if (Status s = alerts::ValidateReceiverUrl(url, "--alertmanager"); !s.ok()) {
-      err << "xpuperf: error: " << s.error().message << "\n";
+      err << "xpuperf serve: error: " << s.error().message << "\n";
       return kExitUsage;
     }
   }
   for (const std::string& url : options.webhooks) {
     if (Status s = alerts::ValidateReceiverUrl(url, "--webhook"); !s.ok()) {
-      err << "xpuperf: error: " << s.error().message << "\n";
+      err << "xpuperf serve: error: " << s.error().message << "\n";
       return kExitUsage;
     }
   }
   if (!(options.alert_resend_seconds >= 1 && options.alert_resend_seconds <= 86400)) {
-    err << "xpuperf: error: --alert-resend must be between 1 and 86400 seconds\n";
+    err << "xpuperf serve: error: --alert-resend must be between 1 and 86400 seconds\n";
     return kExitUsage;
   }
   // The state file is rewritten at every change for as long as the daemon runs: a path the output
   // policy refuses is a usage error now, not an error logged at every evaluation.
   if (!options.alert_state.empty()) {
     if (Result<OutputTarget> state = PrepareOutput(options.alert_state); !state.ok()) {
-      err << "xpuperf: error: --alert-state: " << state.error().message << "\n";
+      err << "xpuperf serve: error: --alert-state: " << state.error().message << "\n";
       return kExitUsage;
     }
   }
@@ -94,7 +94,7 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
   if (attribution) ex.attribution = attribution->AsAttribution();
   auto started = exporter::Exporter::Start(std::move(ex));
   if (!started.ok()) {
-    err << "xpuperf: error: " << started.error().message << "\n";
+    err << "xpuperf serve: error: " << started.error().message << "\n";
     return ExitCodeFor(started.error());
   }
   exporter::Exporter& exp = **started;
@@ -133,13 +133,13 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
     alert_options.resend_seconds = options.alert_resend_seconds;
     auto started_alerts = ServeAlerts::Start(exp, alert_options, err);
     if (!started_alerts.ok()) {
-      err << "xpuperf: error: " << started_alerts.error().message << "\n";
+      err << "xpuperf serve: error: " << started_alerts.error().message << "\n";
       return ExitCodeFor(started_alerts.error());
     }
     alerting = std::move(*started_alerts);
     err << "xpuperf serve: evaluating " << alerting->rule_count() << " rules\n";
   } else if (!options.alertmanagers.empty() || !options.webhooks.empty()) {
-    err << "xpuperf: error: --alertmanager and --webhook need --rules\n";
+    err << "xpuperf serve: error: --alertmanager and --webhook need --rules\n";
     return kExitUsage;
   }
 
@@ -162,7 +162,7 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
   };
   auto server = exporter::MetricsServer::Start(exp, std::move(server_options));
   if (!server.ok()) {
-    err << "xpuperf: error: " << server.error().message << "\n";
+    err << "xpuperf serve: error: " << server.error().message << "\n";
     return ExitCodeFor(server.error());
   }
   struct sigaction hangup = {};

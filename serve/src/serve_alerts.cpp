@@ -157,7 +157,7 @@ class ServeAlerts::Impl {
     }
     source_.Trim(t_ms - kHistoryMs);
     for (const alerts::RuleEvalError& e : engine_.EvaluateAll(source_, t_ms)) {
-      log_ << "xpuperf serve: rule " << e.rule << ": " << e.message << "\n";
+      log_ << "xpuperf serve: error: rule " << e.rule << ": " << e.message << "\n";
     }
     const std::vector<const alerts::Alert*> alerts = engine_.Alerts();
     for (const auto& notifier : notifiers_) notifier->Update(alerts, t_ms);

@@ -12,7 +12,7 @@ namespace xpuperf::telemetry {
 int RunDevices(const DevicesOptions& options, std::ostream& out, std::ostream& err) {
   auto session = OpenSession(options.common);
   if (!session.ok()) {
-    err << "xpuperf: error: " << session.error().message << "\n";
+    err << "xpuperf devices: error: " << session.error().message << "\n";
     return ExitCodeFor(session.error());
   }
   const auto& s = **session;

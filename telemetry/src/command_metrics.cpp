@@ -61,27 +61,27 @@ int RunMetrics(const MetricsOptions& options, std::ostream& out, std::ostream& e
   }
   if (options.watch) {
     if (Status s = ValidateRate(options.rate_seconds, "--rate"); !s.ok()) {
-      err << "xpuperf: error: " << s.error().message << "\n";
+      err << "xpuperf metrics: error: " << s.error().message << "\n";
       return kExitUsage;
     }
   }
   if (!(options.window_seconds >= 0 && options.window_seconds <= 60)) {
-    err << "xpuperf: error: --window must be between 0 and 60 seconds\n";
+    err << "xpuperf metrics: error: --window must be between 0 and 60 seconds\n";
     return kExitUsage;
   }
   if (Status s = ValidateCount(options.count); !s.ok()) {
-    err << "xpuperf: error: " << s.error().message << "\n";
+    err << "xpuperf metrics: error: " << s.error().message << "\n";
     return kExitUsage;
   }
   auto session = OpenSession(options.common);
   if (!session.ok()) {
-    err << "xpuperf: error: " << session.error().message << "\n";
+    err << "xpuperf metrics: error: " << session.error().message << "\n";
     return ExitCodeFor(session.error());
   }
   int64_t last_collect_ns = SystemClock::Instance().MonotonicNs();
   // Validate names before waiting: an unknown metric fails at once.
   if (auto check = (*session)->Collect(options.metrics, options.devices); !check.ok()) {
-    err << "xpuperf: error: " << check.error().message << "\n";
+    err << "xpuperf metrics: error: " << check.error().message << "\n";
     return ExitCodeFor(check.error());
   }
   last_collect_ns = SystemClock::Instance().MonotonicNs();
@@ -91,7 +91,7 @@ int RunMetrics(const MetricsOptions& options, std::ostream& out, std::ostream& e
     if (!SleepUnlessCancelled(wait)) break;
     auto snap = Observe(**session, options, last_collect_ns);
     if (!snap.ok()) {
-      err << "xpuperf: error: " << snap.error().message << "\n";
+      err << "xpuperf metrics: error: " << snap.error().message << "\n";
       return ExitCodeFor(snap.error());
     }
     if (clear_screen) render::WriteTerminalControl(out, "\033[H\033[2J");

@@ -202,7 +202,7 @@ int RunRankZero(const MpiSession& mpi, const AnalyzeOptions& options, std::ostre
   const int code = RunAnalyze(split, out, err);
   if (CancellationRequested()) return code;
   if (auto done = collectives::BroadcastFromRankZero(mpi, DoneMessage(code)); !done.ok()) {
-    err << "xpuperf analyze: " << done.error().message << "\n";
+    err << "xpuperf analyze: error: " << done.error().message << "\n";
     return kExitFailure;
   }
   return code;
@@ -213,7 +213,8 @@ int RunOtherRank(const MpiSession& mpi, std::ostream& err) {
   for (;;) {
     auto message = collectives::BroadcastFromRankZero(mpi, {});
     if (!message.ok()) {
-      if (!CancellationRequested()) err << "xpuperf analyze: " << message.error().message << "\n";
+      if (!CancellationRequested())
+        err << "xpuperf analyze: error: " << message.error().message << "\n";
       return kExitFailure;
     }
     std::string_view in = *message;
@@ -223,18 +224,19 @@ int RunOtherRank(const MpiSession& mpi, std::ostream& err) {
       return GetInt(in, &code) ? static_cast<int>(code) : kExitFailure;
     }
     if (in.empty() || in[0] != 'R') {
-      err << "xpuperf analyze: malformed MPI message from rank 0\n";
+      err << "xpuperf analyze: error: malformed MPI message from rank 0\n";
       return kExitFailure;
     }
     in.remove_prefix(1);
     auto share = DecodeShare(in, mpi.ranks());
     if (!share.ok()) {
-      err << "xpuperf analyze: " << share.error().message << "\n";
+      err << "xpuperf analyze: error: " << share.error().message << "\n";
       return kExitFailure;
     }
     if (auto served = ReadShare(mpi, *share); !served.ok()) {
       if (!CancellationRequested()) {
-        err << "xpuperf analyze: rank " << mpi.rank() << ": " << served.error().message << "\n";
+        err << "xpuperf analyze: error: rank " << mpi.rank() << ": " << served.error().message
+            << "\n";
       }
       return kExitFailure;
     }
@@ -246,8 +248,8 @@ int RunOtherRank(const MpiSession& mpi, std::ostream& err) {
 int RunAnalyzeOverMpi(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
   auto session = MpiSession::Start();
   if (!session.ok()) {
-    err << "xpuperf analyze: launched by mpirun but MPI cannot start: " << session.error().message
-        << "\n";
+    err << "xpuperf analyze: error: launched by mpirun but MPI cannot start: "
+        << session.error().message << "\n";
     return kExitFailure;
   }
   std::unique_ptr<MpiSession> mpi = std::move(session).value();

@@ -21,7 +21,7 @@ namespace xpuperf::roofline {
 namespace {
 
 int Fail(std::ostream& err, std::string_view command, const Error& error) {
-  err << "xpuperf " << command << ": " << error.message << "\n";
+  err << "xpuperf " << command << ": error: " << error.message << "\n";
   return ExitCodeFor(error);
 }
 
@@ -375,7 +375,8 @@ int RunRoofline(const RooflineOptions& options, std::ostream& out, std::ostream&
 
 int RunDiagnose(const RooflineOptions& options, std::ostream& out, std::ostream& err) {
   if (options.workload_file.empty() && !HasCommandLinePoint(options) && options.trace.empty()) {
-    err << "xpuperf diagnose: give --workload FILE, --trace PATH or --flops/--bytes/--time\n";
+    err << "xpuperf diagnose: error: give --workload FILE, --trace PATH or "
+           "--flops/--bytes/--time\n";
     return kExitUsage;
   }
   Result<Built> built = Build(options, /*diagnose=*/true);

@@ -8,7 +8,8 @@
 namespace xpuperf::telemetry {
 
 int RunTopTerminal(TopModel& model, const TopOptions& options, std::ostream& err) {
-  err << "xpuperf: error: top: unsupported: built without the curses view (XPUPERF_WITH_TUI=OFF); "
+  err << "xpuperf top: error: top: unsupported: built without the curses view "
+         "(XPUPERF_WITH_TUI=OFF); "
          "use top --plain\n";
   return kExitFailure;
 }

@@ -198,8 +198,9 @@ int RunTopTerminal(TopModel& model, const TopOptions& options, std::ostream& err
   if (cols < kTopMinColumns || rows < kTopMinRows) {
     endwin();
     delscreen(screen);
-    err << "xpuperf: error: terminal is " << cols << "x" << rows << "; xpuperf top needs at least "
-        << kTopMinColumns << "x" << kTopMinRows << " (or use --plain)\n";
+    err << "xpuperf top: error: terminal is " << cols << "x" << rows
+        << "; xpuperf top needs at least " << kTopMinColumns << "x" << kTopMinRows
+        << " (or use --plain)\n";
     return kExitFailure;
   }
   cbreak();
@@ -242,7 +243,7 @@ int RunTopTerminal(TopModel& model, const TopOptions& options, std::ostream& err
   }
   endwin();
   delscreen(screen);
-  if (!failure.empty()) err << "xpuperf: error: " << failure << "\n";
+  if (!failure.empty()) err << "xpuperf top: error: " << failure << "\n";
   return exit_code;
 }
 
