@@ -83,26 +83,32 @@ class PjrtAttentionBenchmark final : public PjrtBenchmark {
             {{"batch", 1}, {"heads", 8}, {"seq_len", 1024}, {"head_dim", 64}, {"causal", true}}};
   }
 
+  std::optional<bench::ParameterSchema> parameter_schema() const override {
+    bench::ParameterSchema schema = {bench::IntegerParameter("batch", 1, 1, 1024),
+                                     bench::IntegerParameter("heads", 8, 1, 1024),
+                                     bench::IntegerParameter("seq_len", 1024, 1, 1 << 17),
+                                     bench::IntegerParameter("head_dim", 64, 1, 1024),
+                                     bench::BooleanParameter("causal", false),
+                                     bench::ChoiceParameter("precision", "bf16", {"fp32", "bf16"})};
+    for (bench::ParameterSpec& spec : TargetParameters()) schema.push_back(std::move(spec));
+    return schema;
+  }
+
   Result<std::vector<bench::Measurement>> Run(const nlohmann::json& point,
                                               bench::RunContext& context) override {
-    PointReader p(
-        point, name(),
-        {"batch", "heads", "seq_len", "head_dim", "causal", "precision", kPluginKey, kDeviceKey});
-    XPUPERF_RETURN_IF_ERROR(p.CheckKeys());
     Shape s{};
-    XPUPERF_ASSIGN_OR_RETURN(s.batch, p.Integer("batch", 1, 1, 1024));
-    XPUPERF_ASSIGN_OR_RETURN(s.heads, p.Integer("heads", 8, 1, 1024));
-    XPUPERF_ASSIGN_OR_RETURN(s.seq, p.Integer("seq_len", 1024, 1, 1 << 17));
-    XPUPERF_ASSIGN_OR_RETURN(s.dim, p.Integer("head_dim", 64, 1, 1024));
-    XPUPERF_ASSIGN_OR_RETURN(s.causal, p.Boolean("causal", false));
-    XPUPERF_ASSIGN_OR_RETURN(std::string precision,
-                             p.String("precision", "bf16", {"fp32", "bf16"}));
+    s.batch = IntegerOf(point, "batch");
+    s.heads = IntegerOf(point, "heads");
+    s.seq = IntegerOf(point, "seq_len");
+    s.dim = IntegerOf(point, "head_dim");
+    s.causal = FlagOf(point, "causal");
+    const std::string precision = TextOf(point, "precision");
     const ElementType type = *pjrt::ParsePrecision(precision);
     // The program materialises the f32 score matrix: b h s^2 x 4 bytes (several copies).
     const double score_bytes = 4.0 * static_cast<double>(s.batch * s.heads) * s.seq * s.seq;
     XPUPERF_RETURN_IF_ERROR(CheckHostBytes(name(), 4 * score_bytes));
     XPUPERF_ASSIGN_OR_RETURN(PjrtTarget * target, OpenTarget(PluginChoice(point)));
-    XPUPERF_ASSIGN_OR_RETURN(const int device, DevicePosition(p, *target));
+    XPUPERF_ASSIGN_OR_RETURN(const int device, DevicePosition(name(), point, *target));
     const pjrt::Client& client = *target->client;
     XPUPERF_ASSIGN_OR_RETURN(
         pjrt::Executable executable,

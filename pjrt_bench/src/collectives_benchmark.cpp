@@ -77,24 +77,35 @@ class PjrtCollectivesBenchmark final : public PjrtBenchmark {
     return sweep;
   }
 
+  std::optional<bench::ParameterSchema> parameter_schema() const override {
+    bench::ParameterSchema schema = {
+        bench::ChoiceParameter(
+            "op", "all_reduce",
+            {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_permute"}),
+        bench::ChoiceParameter("precision", "fp32", {"fp32", "bf16"}),
+        bench::IntegerParameter("bytes", 1 << 20, 1, static_cast<double>(int64_t{1} << 34)),
+        // Absent: every device of the plugin.
+        bench::IntegerParameter("devices", nullptr, 1, 1 << 20)};
+    for (bench::ParameterSpec& spec : TargetParameters(false)) schema.push_back(std::move(spec));
+    return schema;
+  }
+
   Result<std::vector<bench::Measurement>> Run(const nlohmann::json& point,
                                               bench::RunContext& context) override {
-    PointReader p(point, name(), {"op", "bytes", "devices", "precision", kPluginKey});
-    XPUPERF_RETURN_IF_ERROR(p.CheckKeys());
-    XPUPERF_ASSIGN_OR_RETURN(std::string op_name,
-                             p.String("op", "all_reduce",
-                                      {"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
-                                       "collective_permute"}));
+    const std::string op_name = TextOf(point, "op");
     const OpInfo op = *ParseOp(op_name);
-    XPUPERF_ASSIGN_OR_RETURN(std::string precision,
-                             p.String("precision", "fp32", {"fp32", "bf16"}));
+    const std::string precision = TextOf(point, "precision");
     const ElementType type = *pjrt::ParsePrecision(precision);
-    XPUPERF_ASSIGN_OR_RETURN(const int64_t requested,
-                             p.Integer("bytes", 1 << 20, 1, int64_t{1} << 34));
+    const int64_t requested = IntegerOf(point, "bytes");
     XPUPERF_ASSIGN_OR_RETURN(PjrtTarget * target, OpenTarget(PluginChoice(point), DeviceUse::kAll));
     const pjrt::Client& client = *target->client;
     const auto available = static_cast<int64_t>(client.devices().size());
-    XPUPERF_ASSIGN_OR_RETURN(const int64_t devices, p.Integer("devices", available, 1, available));
+    const int64_t devices = IntegerOf(point, "devices", available);
+    if (devices > available) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       fmt::format("{}: 'devices' must be between 1 and {} (got {}): {} has {}",
+                                   name(), available, devices, target->location.path, available));
+    }
     if (devices < 2) {
       return MakeError(ErrorCode::kUnsupported,
                        fmt::format("unsupported: collectives need at least 2 devices, {} has {}",

@@ -19,12 +19,14 @@ class PjrtDispatchBenchmark final : public PjrtBenchmark {
   }
   std::vector<nlohmann::json> default_sweep() const override { return {nlohmann::json::object()}; }
 
+  std::optional<bench::ParameterSchema> parameter_schema() const override {
+    return TargetParameters();
+  }
+
   Result<std::vector<bench::Measurement>> Run(const nlohmann::json& point,
                                               bench::RunContext& context) override {
-    PointReader p(point, name(), {kPluginKey, kDeviceKey});
-    XPUPERF_RETURN_IF_ERROR(p.CheckKeys());
     XPUPERF_ASSIGN_OR_RETURN(PjrtTarget * target, OpenTarget(PluginChoice(point)));
-    XPUPERF_ASSIGN_OR_RETURN(const int device, DevicePosition(p, *target));
+    XPUPERF_ASSIGN_OR_RETURN(const int device, DevicePosition(name(), point, *target));
     const pjrt::Client& client = *target->client;
     XPUPERF_ASSIGN_OR_RETURN(pjrt::Executable executable,
                              client.Compile(DispatchProgram(), {1, {device}}));

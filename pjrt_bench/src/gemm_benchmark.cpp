@@ -10,11 +10,12 @@
 #include "loop_runner.h"
 #include "pjrt_benchmark.h"
 #include "pjrt_benchmarks_internal.h"
-#include "point_reader.h"
 #include "programs.h"
 
 namespace xpuperf::pjrt_bench {
 namespace {
+
+constexpr int64_t kMaxDim = 1 << 16;
 
 using pjrt::ElementType;
 
@@ -73,34 +74,36 @@ class PjrtGemmBenchmark final : public PjrtBenchmark {
             {{"precision", "bf16"}, {"m", 256}, {"n", 4096}, {"k", 4096}}};
   }
 
+  std::optional<bench::ParameterSchema> parameter_schema() const override {
+    bench::ParameterSchema schema = {
+        bench::ChoiceParameter("precision", "bf16", {"fp64", "fp32", "bf16", "fp16", "int8"}),
+        // Absent: the input precision (int32 for int8).
+        bench::ChoiceParameter("out_precision", nullptr, {"fp64", "fp32", "bf16", "fp16", "int32"}),
+        bench::IntegerParameter("m", 1024, 1, kMaxDim),
+        bench::IntegerParameter("n", 1024, 1, kMaxDim),
+        bench::IntegerParameter("k", 1024, 1, kMaxDim)};
+    for (bench::ParameterSpec& spec : TargetParameters()) schema.push_back(std::move(spec));
+    return schema;
+  }
+
   Result<std::vector<bench::Measurement>> Run(const nlohmann::json& point,
                                               bench::RunContext& context) override {
-    PointReader p(point, name(),
-                  {"precision", "out_precision", "m", "n", "k", kPluginKey, kDeviceKey});
-    XPUPERF_RETURN_IF_ERROR(p.CheckKeys());
-    XPUPERF_ASSIGN_OR_RETURN(
-        std::string precision_name,
-        p.String("precision", "bf16", {"fp64", "fp32", "bf16", "fp16", "int8"}));
+    const std::string precision_name = TextOf(point, "precision");
     const ElementType in = *pjrt::ParsePrecision(precision_name);
     const ElementType default_out = in == ElementType::kS8 ? ElementType::kS32 : in;
-    XPUPERF_ASSIGN_OR_RETURN(
-        std::string out_name,
-        p.String("out_precision", std::string(pjrt::PrecisionName(default_out)),
-                 {"fp64", "fp32", "bf16", "fp16", "int32"}));
+    std::string out_name = TextOf(point, "out_precision");
+    if (out_name.empty()) out_name = pjrt::PrecisionName(default_out);
     const ElementType out = *pjrt::ParsePrecision(out_name);
     if (pjrt::IsInteger(in) != pjrt::IsInteger(out)) {
       return MakeError(ErrorCode::kInvalidArgument,
                        "pjrt_gemm: int8 inputs accumulate into int32, float inputs into a float");
     }
-    constexpr int64_t kMaxDim = 1 << 16;
-    XPUPERF_ASSIGN_OR_RETURN(const int64_t m, p.Integer("m", 1024, 1, kMaxDim));
-    XPUPERF_ASSIGN_OR_RETURN(const int64_t n, p.Integer("n", 1024, 1, kMaxDim));
-    XPUPERF_ASSIGN_OR_RETURN(const int64_t k, p.Integer("k", 1024, 1, kMaxDim));
+    const int64_t m = IntegerOf(point, "m"), n = IntegerOf(point, "n"), k = IntegerOf(point, "k");
     const double bytes = static_cast<double>(m * k + k * n) * pjrt::ElementBytes(in) +
                          static_cast<double>(m * n) * pjrt::ElementBytes(out);
     XPUPERF_RETURN_IF_ERROR(CheckHostBytes(name(), 2 * bytes));
     XPUPERF_ASSIGN_OR_RETURN(PjrtTarget * target, OpenTarget(PluginChoice(point)));
-    XPUPERF_ASSIGN_OR_RETURN(const int device, DevicePosition(p, *target));
+    XPUPERF_ASSIGN_OR_RETURN(const int device, DevicePosition(name(), point, *target));
     const pjrt::Client& client = *target->client;
 
     XPUPERF_ASSIGN_OR_RETURN(pjrt::Executable executable,

@@ -32,16 +32,22 @@ class PjrtHostTransferBenchmark final : public PjrtBenchmark {
     return sweep;
   }
 
+  std::optional<bench::ParameterSchema> parameter_schema() const override {
+    bench::ParameterSchema schema = {
+        bench::ChoiceParameter("direction", "h2d", {"h2d", "d2h"}),
+        bench::IntegerParameter("bytes", int64_t{1} << 26, 1,
+                                static_cast<double>(int64_t{1} << 36))};
+    for (bench::ParameterSpec& spec : TargetParameters()) schema.push_back(std::move(spec));
+    return schema;
+  }
+
   Result<std::vector<bench::Measurement>> Run(const nlohmann::json& point,
                                               bench::RunContext& context) override {
-    PointReader p(point, name(), {"direction", "bytes", kPluginKey, kDeviceKey});
-    XPUPERF_RETURN_IF_ERROR(p.CheckKeys());
-    XPUPERF_ASSIGN_OR_RETURN(std::string direction, p.String("direction", "h2d", {"h2d", "d2h"}));
-    XPUPERF_ASSIGN_OR_RETURN(const int64_t bytes,
-                             p.Integer("bytes", int64_t{1} << 26, 1, int64_t{1} << 36));
+    const std::string direction = TextOf(point, "direction");
+    const int64_t bytes = IntegerOf(point, "bytes");
     XPUPERF_RETURN_IF_ERROR(CheckHostBytes(name(), 2.0 * static_cast<double>(bytes)));
     XPUPERF_ASSIGN_OR_RETURN(PjrtTarget * target, OpenTarget(PluginChoice(point)));
-    XPUPERF_ASSIGN_OR_RETURN(const int device, DevicePosition(p, *target));
+    XPUPERF_ASSIGN_OR_RETURN(const int device, DevicePosition(name(), point, *target));
     const pjrt::Client& client = *target->client;
 
     HostArray source(pjrt::ElementType::kS8, bytes);

@@ -28,9 +28,38 @@ Status CheckHostBytes(const std::string& benchmark, double bytes) {
   return Status::Ok();
 }
 
-Result<int> DevicePosition(const PointReader& point, const PjrtTarget& target) {
+std::vector<bench::ParameterSpec> TargetParameters(bool device) {
+  std::vector<bench::ParameterSpec> specs = {bench::TextParameter(kPluginKey, nullptr)};
+  if (device) specs.push_back(bench::IntegerParameter(kDeviceKey, 0, 0, 1 << 20));
+  return specs;
+}
+
+int64_t IntegerOf(const nlohmann::json& point, const char* key, int64_t absent) {
+  const auto it = point.find(key);
+  return it != point.end() && it->is_number_integer() ? it->get<int64_t>() : absent;
+}
+
+std::string TextOf(const nlohmann::json& point, const char* key) {
+  const auto it = point.find(key);
+  return it != point.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+bool FlagOf(const nlohmann::json& point, const char* key) {
+  const auto it = point.find(key);
+  return it != point.end() && it->is_boolean() && it->get<bool>();
+}
+
+Result<int> DevicePosition(const std::string& benchmark, const nlohmann::json& point,
+                           const PjrtTarget& target) {
   const auto devices = static_cast<int64_t>(target.client->devices().size());
-  XPUPERF_ASSIGN_OR_RETURN(const int64_t device, point.Integer(kDeviceKey, 0, 0, devices - 1));
+  const int64_t device = IntegerOf(point, kDeviceKey, 0);
+  if (device >= devices) {
+    return MakeError(
+        ErrorCode::kInvalidArgument,
+        fmt::format("{}: 'device' must be between 0 and {} (got {}): the plugin has {} "
+                    "device{}",
+                    benchmark, devices - 1, device, devices, devices == 1 ? "" : "s"));
+  }
   return static_cast<int>(device);
 }
 

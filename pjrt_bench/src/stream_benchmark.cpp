@@ -28,23 +28,29 @@ class PjrtStreamBenchmark final : public PjrtBenchmark {
         {{"kernel", "copy"}}, {{"kernel", "scale"}}, {{"kernel", "add"}}, {{"kernel", "triad"}}};
   }
 
+  std::optional<bench::ParameterSchema> parameter_schema() const override {
+    bench::ParameterSchema schema = {
+        bench::ChoiceParameter("kernel", "triad", {"copy", "scale", "add", "triad"}),
+        bench::ChoiceParameter("precision", "fp32", {"fp32", "bf16"}),
+        // 2^25 elements: 128 MiB per fp32 array, beyond the largest caches of CPUs and
+        // accelerators.
+        bench::IntegerParameter("elements", int64_t{1} << 25, 1024,
+                                static_cast<double>(int64_t{1} << 34))};
+    for (bench::ParameterSpec& spec : TargetParameters()) schema.push_back(std::move(spec));
+    return schema;
+  }
+
   Result<std::vector<bench::Measurement>> Run(const nlohmann::json& point,
                                               bench::RunContext& context) override {
-    PointReader p(point, name(), {"kernel", "elements", "precision", kPluginKey, kDeviceKey});
-    XPUPERF_RETURN_IF_ERROR(p.CheckKeys());
-    XPUPERF_ASSIGN_OR_RETURN(std::string kernel_name,
-                             p.String("kernel", "triad", {"copy", "scale", "add", "triad"}));
+    const std::string kernel_name = TextOf(point, "kernel");
     const StreamKernel kernel = *bench::ParseStreamKernel(kernel_name);
-    XPUPERF_ASSIGN_OR_RETURN(std::string precision,
-                             p.String("precision", "fp32", {"fp32", "bf16"}));
+    const std::string precision = TextOf(point, "precision");
     const ElementType type = *pjrt::ParsePrecision(precision);
-    // 2^25 elements: 128 MiB per fp32 array, beyond the largest caches of CPUs and accelerators.
-    XPUPERF_ASSIGN_OR_RETURN(const int64_t elements,
-                             p.Integer("elements", int64_t{1} << 25, 1024, int64_t{1} << 34));
+    const int64_t elements = IntegerOf(point, "elements");
     const double array_bytes = static_cast<double>(elements) * pjrt::ElementBytes(type);
     XPUPERF_RETURN_IF_ERROR(CheckHostBytes(name(), 3 * array_bytes));
     XPUPERF_ASSIGN_OR_RETURN(PjrtTarget * target, OpenTarget(PluginChoice(point)));
-    XPUPERF_ASSIGN_OR_RETURN(const int device, DevicePosition(p, *target));
+    XPUPERF_ASSIGN_OR_RETURN(const int device, DevicePosition(name(), point, *target));
     const pjrt::Client& client = *target->client;
     XPUPERF_ASSIGN_OR_RETURN(pjrt::Executable executable,
                              client.Compile(StreamProgram(kernel, elements, type), {1, {device}}));

@@ -8,6 +8,7 @@
 
 #include <fstream>
 
+#include "xpuperf/bench/parameters.h"
 #include "xpuperf/bench/registry.h"
 
 namespace xpuperf::pjrt_bench {
@@ -36,6 +37,10 @@ class PjrtBenchmarks : public ::testing::Test {
     bench::Benchmark* b = registry_.Find(benchmark);
     EXPECT_NE(b, nullptr);
     Device cpu;
+    // As the runner does: the point resolved against the benchmark's schema first.
+    if (const auto schema = b->parameter_schema()) {
+      XPUPERF_ASSIGN_OR_RETURN(point, bench::ResolvePoint(benchmark, *schema, point));
+    }
     if (Status can = b->CanRun(cpu, point); !can.ok()) return can.error();
     return b->Run(point, context_);
   }
@@ -170,13 +175,15 @@ TEST_F(PjrtBenchmarks, BadParametersNameTheKey) {
   EXPECT_NE(typo.error().message.find("unknown parameter 'precison'"), std::string::npos);
   auto fraction = Run("pjrt_gemm", {{"m", 64.5}});
   ASSERT_FALSE(fraction.ok());
-  EXPECT_NE(fraction.error().message.find("'m' must be a whole number"), std::string::npos);
+  EXPECT_NE(fraction.error().message.find("'m' must be an integer (got 64.5)"), std::string::npos);
   auto type = Run("pjrt_stream", {{"kernel", 3}});
   ASSERT_FALSE(type.ok());
-  EXPECT_NE(type.error().message.find("'kernel' must be a string"), std::string::npos);
+  EXPECT_NE(type.error().message.find("'kernel' must be one of copy, scale, add, triad (got 3)"),
+            std::string::npos);
   auto device = Run("pjrt_gemm", {{"device", 99}});
   ASSERT_FALSE(device.ok());
-  EXPECT_NE(device.error().message.find("'device' = 99 is outside 0..0"), std::string::npos)
+  EXPECT_NE(device.error().message.find("'device' must be between 0 and 0 (got 99)"),
+            std::string::npos)
       << device.error().message;
   auto huge = Run("pjrt_gemm", {{"m", 65536}, {"n", 65536}, {"k", 65536}});
   ASSERT_FALSE(huge.ok());
