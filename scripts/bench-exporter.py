@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Side-by-side benchmark of `xpuperf serve` and Debian's prometheus-node-exporter on this machine,
-in one run (docs/PERFORMANCE.md, "Exporter").
+in one run (docs/PERFORMANCE-JOURNAL.md, "Exporter").
 
   python3 scripts/bench-exporter.py [--build build] [--scrapes 2000] [--idle 60]
 

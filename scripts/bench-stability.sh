@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How trustworthy the CPU benchmark figures are, measured (docs/PERFORMANCE.md, "Benchmark
+# How trustworthy the CPU benchmark figures are, measured (docs/PERFORMANCE-JOURNAL.md, "Benchmark
 # stability"). Sections:
 #   sample-time  robust CV and run-to-run spread of peak_fma fp64/fp32 and STREAM triad for several
 #                minimum sample times (adaptive sampling off): what the suites' sample times are
