@@ -1,13 +1,14 @@
 // The critical_path analysis, a report view (analysis_registry.h): the critical path: time by
-// category and its longest items, per rank. SummariseRank computes it for the findings and the
-// report writes its JSON (report_json.cpp); this is its table for the text and the HTML. Registered
-// in registered_analyses.inc.
+// category and its longest items, per rank. SummariseRank computes it for the findings; here are
+// its JSON (fixed schema, report.h) and its table for the text and the HTML. Registered in
+// registered_analyses.inc.
 #include <fmt/format.h>
 
 #include <string>
 #include <vector>
 
 #include "report_view_util.h"
+#include "xpuperf/core/json.h"
 #include "xpuperf/core/units_text.h"
 
 namespace xpuperf::trace {
@@ -54,9 +55,45 @@ std::vector<Table> CriticalPathView(const RunReport& report, size_t) {
   return tables;
 }
 
+nlohmann::json CriticalPathJson(const CriticalPath& p) {
+  auto share = [&](int64_t ns) {
+    return p.length_ns > 0 ? static_cast<double>(ns) / static_cast<double>(p.length_ns) : 0.0;
+  };
+  nlohmann::json categories = nlohmann::json::object();
+  for (int c = 0; c < kPathCategories; ++c) {
+    categories[std::string(PathCategoryName(static_cast<PathCategory>(c)))] = {
+        {"ns", p.category_ns[c]}, {"share", share(p.category_ns[c])}};
+  }
+  nlohmann::json top = nlohmann::json::array();
+  for (const auto& item : p.top) {
+    top.push_back({{"name", item.name},
+                   {"category", PathCategoryName(item.category)},
+                   {"ns", item.ns},
+                   {"share", share(item.ns)}});
+  }
+  return {{"window", p.window},
+          {"start_ns", p.start_ns},
+          {"end_ns", p.end_ns},
+          {"length_ns", p.length_ns},
+          {"segments", p.steps},
+          {"gpu_ops", p.gpu_ops},
+          {"host_ns", p.host_ns},
+          {"host_share", share(p.host_ns)},
+          {"verdict", p.verdict},
+          {"categories", categories},
+          {"top", top}};
+}
+
+nlohmann::json CriticalPathJsonOfRank(const RankReport& rank) {
+  return CriticalPathJson(rank.evidence.critical_path);
+}
+
 }  // namespace
 
-extern const AnalysisDescriptor kCriticalPathAnalysis = {
-    .name = "critical_path", .title = "Critical path", .json_key = "", .view = CriticalPathView};
+extern const AnalysisDescriptor kCriticalPathAnalysis = {.name = "critical_path",
+                                                         .title = "Critical path",
+                                                         .json_key = "critical_path",
+                                                         .view = CriticalPathView,
+                                                         .rank_json = CriticalPathJsonOfRank};
 
 }  // namespace xpuperf::trace

@@ -1,12 +1,13 @@
 // The gemm analysis, a report view (analysis_registry.h): GEMM shapes as roofline points.
-// SummariseRank computes it for the findings and the report writes its JSON (report_json.cpp);
-// this is its table for the text and the HTML. Registered in registered_analyses.inc.
+// SummariseRank computes it for the findings; here are its JSON (fixed schema, report.h) and its
+// table for the text and the HTML. Registered in registered_analyses.inc.
 #include <fmt/format.h>
 
 #include <string>
 #include <vector>
 
 #include "report_view_util.h"
+#include "xpuperf/core/json.h"
 
 namespace xpuperf::trace {
 namespace {
@@ -44,9 +45,33 @@ std::vector<Table> GemmView(const RunReport& report, size_t top_k) {
   return Wide(GemmTable(report, top_k));
 }
 
+nlohmann::json GemmJson(const std::vector<GemmPoint>& points) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : points) {
+    out.push_back({{"op", p.op},
+                   {"kernel", p.kernel},
+                   {"m", p.m},
+                   {"n", p.n},
+                   {"k", p.k},
+                   {"batch", p.batch},
+                   {"dtype", p.dtype},
+                   {"flops", p.flops},
+                   {"bytes", p.bytes},
+                   {"calls", p.calls},
+                   {"time_ns", p.time_ns},
+                   {"flops_per_second", p.FlopsPerSecond()}});
+  }
+  return out;
+}
+
+nlohmann::json GemmJsonOfRank(const RankReport& rank) { return GemmJson(rank.gemm); }
+
 }  // namespace
 
-extern const AnalysisDescriptor kGemmAnalysis = {
-    .name = "gemm", .title = "GEMM shapes", .json_key = "", .view = GemmView};
+extern const AnalysisDescriptor kGemmAnalysis = {.name = "gemm",
+                                                 .title = "GEMM shapes",
+                                                 .json_key = "gemm_points",
+                                                 .view = GemmView,
+                                                 .rank_json = GemmJsonOfRank};
 
 }  // namespace xpuperf::trace

@@ -1,10 +1,11 @@
 // The idle analysis, a report view (analysis_registry.h): idle time per stream, by cause.
-// SummariseRank computes it for the findings and the report writes its JSON (report_json.cpp);
-// this is its table for the text and the HTML. Registered in registered_analyses.inc.
+// SummariseRank computes it for the findings; here are its JSON (fixed schema, report.h) and its
+// table for the text and the HTML. Registered in registered_analyses.inc.
 #include <string>
 #include <vector>
 
 #include "report_view_util.h"
+#include "xpuperf/core/json.h"
 
 namespace xpuperf::trace {
 namespace {
@@ -37,9 +38,30 @@ Table IdleTable(const RunReport& report) {
 
 std::vector<Table> IdleView(const RunReport& report, size_t) { return Wide(IdleTable(report)); }
 
+nlohmann::json IdleJson(const IdleBreakdown& idle) {
+  nlohmann::json streams = nlohmann::json::array();
+  for (const auto& s : idle.streams) {
+    streams.push_back({{"device", s.device},
+                       {"stream", s.stream},
+                       {"window_ns", s.window_ns},
+                       {"busy_ns", s.busy_ns},
+                       {"idle_ns", s.idle_ns},
+                       {"host_wait_ns", s.host_wait_ns},
+                       {"kernel_wait_ns", s.kernel_wait_ns},
+                       {"other_ns", s.other_ns},
+                       {"gaps", s.gaps}});
+  }
+  return {{"kernel_wait_threshold_ns", idle.kernel_wait_threshold_ns}, {"streams", streams}};
+}
+
+nlohmann::json IdleJsonOfRank(const RankReport& rank) { return IdleJson(rank.evidence.idle); }
+
 }  // namespace
 
-extern const AnalysisDescriptor kIdleAnalysis = {
-    .name = "idle", .title = "Idle time by stream", .json_key = "", .view = IdleView};
+extern const AnalysisDescriptor kIdleAnalysis = {.name = "idle",
+                                                 .title = "Idle time by stream",
+                                                 .json_key = "idle_breakdown",
+                                                 .view = IdleView,
+                                                 .rank_json = IdleJsonOfRank};
 
 }  // namespace xpuperf::trace

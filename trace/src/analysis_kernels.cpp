@@ -1,13 +1,13 @@
 // The kernels analysis, a report view (analysis_registry.h): kernel classes and the top GPU ops by
-// time, per rank. SummariseRank computes it for the findings and the report writes its JSON
-// (report_json.cpp); this is its table for the text and the HTML. Registered in
-// registered_analyses.inc.
+// time, per rank. SummariseRank computes it for the findings; here are its JSON (fixed schema,
+// report.h) and its table for the text and the HTML. Registered in registered_analyses.inc.
 #include <fmt/format.h>
 
 #include <string>
 #include <vector>
 
 #include "report_view_util.h"
+#include "xpuperf/core/json.h"
 
 namespace xpuperf::trace {
 namespace {
@@ -59,9 +59,35 @@ std::vector<Table> KernelsView(const RunReport& report, size_t top_k) {
   return tables;
 }
 
+nlohmann::json KernelsJson(const KernelBreakdown& k) {
+  nlohmann::json classes = nlohmann::json::object();
+  for (int c = 0; c < 3; ++c) {
+    classes[std::string(KernelClassName(static_cast<KernelClass>(c)))] = {
+        {"count", k.class_count[c]}, {"total_ns", k.class_total_ns[c]}};
+  }
+  nlohmann::json top = nlohmann::json::array();
+  for (const auto& s : k.top) {
+    nlohmann::json entry = internal::StatsJson(s.duration);
+    entry["name"] = s.name;
+    entry["class"] = KernelClassName(s.kernel_class);
+    top.push_back(entry);
+  }
+  return {{"classes", classes},
+          {"total_ns", k.total_ns},
+          {"distinct_kernels", k.distinct_kernels},
+          {"top", top}};
+}
+
+nlohmann::json KernelsJsonOfRank(const RankReport& rank) {
+  return KernelsJson(rank.evidence.kernels);
+}
+
 }  // namespace
 
-extern const AnalysisDescriptor kKernelsAnalysis = {
-    .name = "kernels", .title = "Kernels", .json_key = "", .view = KernelsView};
+extern const AnalysisDescriptor kKernelsAnalysis = {.name = "kernels",
+                                                    .title = "Kernels",
+                                                    .json_key = "kernel_breakdown",
+                                                    .view = KernelsView,
+                                                    .rank_json = KernelsJsonOfRank};
 
 }  // namespace xpuperf::trace

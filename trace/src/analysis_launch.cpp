@@ -1,13 +1,13 @@
 // The launch analysis, a report view (analysis_registry.h): kernel launches: matched calls, launch
-// delay, short kernels. SummariseRank computes it for the findings and the report writes its JSON
-// (report_json.cpp); this is its table for the text and the HTML. Registered in
-// registered_analyses.inc.
+// delay, short kernels. SummariseRank computes it for the findings; here are its JSON (fixed
+// schema, report.h) and its table for the text and the HTML. Registered in registered_analyses.inc.
 #include <fmt/format.h>
 
 #include <string>
 #include <vector>
 
 #include "report_view_util.h"
+#include "xpuperf/core/json.h"
 
 namespace xpuperf::trace {
 namespace {
@@ -40,9 +40,37 @@ Table LaunchTable(const RunReport& report) {
 
 std::vector<Table> LaunchView(const RunReport& report, size_t) { return Wide(LaunchTable(report)); }
 
+nlohmann::json LaunchJson(const LaunchStats& l) {
+  nlohmann::json calls = nlohmann::json::array();
+  for (const auto& c : l.calls) {
+    nlohmann::json entry = internal::StatsJson(c.cpu_duration);
+    entry["name"] = c.name;
+    calls.push_back(entry);
+  }
+  return {{"gpu_ops", l.gpu_ops},
+          {"matched", l.matched},
+          {"delay", internal::StatsJson(l.delay)},
+          {"delay_p50_ns", l.delay_p50_ns},
+          {"delay_p90_ns", l.delay_p90_ns},
+          {"short_kernels", l.short_kernels},
+          {"long_launch_calls", l.long_launch_calls},
+          {"delayed_launches", l.delayed_launches},
+          {"host_launch_calls", l.host_launch_calls},
+          {"runtime_cutoff_ns", l.runtime_cutoff_ns},
+          {"delay_cutoff_ns", l.delay_cutoff_ns},
+          {"calls", calls}};
+}
+
+nlohmann::json LaunchJsonOfRank(const RankReport& rank) {
+  return LaunchJson(rank.evidence.launches);
+}
+
 }  // namespace
 
-extern const AnalysisDescriptor kLaunchAnalysis = {
-    .name = "launch", .title = "Kernel launches", .json_key = "", .view = LaunchView};
+extern const AnalysisDescriptor kLaunchAnalysis = {.name = "launch",
+                                                   .title = "Kernel launches",
+                                                   .json_key = "launch_stats",
+                                                   .view = LaunchView,
+                                                   .rank_json = LaunchJsonOfRank};
 
 }  // namespace xpuperf::trace

@@ -1,10 +1,11 @@
 // The memcpy analysis, a report view (analysis_registry.h): memory copies and sets by kind.
-// SummariseRank computes it for the findings and the report writes its JSON (report_json.cpp);
-// this is its table for the text and the HTML. Registered in registered_analyses.inc.
+// SummariseRank computes it for the findings; here are its JSON (fixed schema, report.h) and its
+// table for the text and the HTML. Registered in registered_analyses.inc.
 #include <string>
 #include <vector>
 
 #include "report_view_util.h"
+#include "xpuperf/core/json.h"
 
 namespace xpuperf::trace {
 namespace {
@@ -36,9 +37,28 @@ Table MemcpyTable(const RunReport& report) {
 
 std::vector<Table> MemcpyView(const RunReport& report, size_t) { return Wide(MemcpyTable(report)); }
 
+nlohmann::json MemcpyJson(const MemcpyBandwidth& m) {
+  nlohmann::json kinds = nlohmann::json::array();
+  for (const auto& k : m.kinds) {
+    kinds.push_back({{"kind", k.kind},
+                     {"count", k.count},
+                     {"bytes", k.bytes},
+                     {"busy_ns", k.busy_ns},
+                     {"gbps", k.gbps},
+                     {"peak_concurrent_gbps", k.peak_concurrent_gbps},
+                     {"pageable", k.pageable}});
+  }
+  return kinds;
+}
+
+nlohmann::json MemcpyJsonOfRank(const RankReport& rank) { return MemcpyJson(rank.evidence.memcpy); }
+
 }  // namespace
 
-extern const AnalysisDescriptor kMemcpyAnalysis = {
-    .name = "memcpy", .title = "Memory copies and sets", .json_key = "", .view = MemcpyView};
+extern const AnalysisDescriptor kMemcpyAnalysis = {.name = "memcpy",
+                                                   .title = "Memory copies and sets",
+                                                   .json_key = "memcpy_bandwidth",
+                                                   .view = MemcpyView,
+                                                   .rank_json = MemcpyJsonOfRank};
 
 }  // namespace xpuperf::trace

@@ -1,13 +1,13 @@
 // The memory analysis, a report view (analysis_registry.h): the allocator ([memory] events) per
-// device. SummariseRank computes it for the findings and the report writes its JSON
-// (report_json.cpp); this is its table for the text and the HTML. Registered in
-// registered_analyses.inc.
+// device. SummariseRank computes it for the findings; here are its JSON (fixed schema, report.h)
+// and its table for the text and the HTML. Registered in registered_analyses.inc.
 #include <fmt/format.h>
 
 #include <string>
 #include <vector>
 
 #include "report_view_util.h"
+#include "xpuperf/core/json.h"
 
 namespace xpuperf::trace {
 namespace {
@@ -44,9 +44,33 @@ std::vector<Table> MemoryView(const RunReport& report, size_t) {
   return Wide(AllocatorTable(report));
 }
 
+nlohmann::json MemoryJson(const MemoryEventsSummary& m) {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const auto& d : m.devices) {
+    devices.push_back({{"device_type", d.device_type},
+                       {"device_id", d.device_id},
+                       {"peak_allocated_bytes", d.peak_allocated},
+                       {"peak_reserved_bytes", d.peak_reserved},
+                       {"peak_ts_ns", d.peak_ts_ns},
+                       {"allocations", d.allocations},
+                       {"frees", d.frees},
+                       {"total_memory_bytes", d.total_memory}});
+  }
+  nlohmann::json sites = nlohmann::json::array();
+  for (const auto& s : m.top_sites) {
+    sites.push_back({{"op", s.op}, {"allocations", s.allocations}, {"bytes", s.bytes}});
+  }
+  return {{"events", m.events}, {"devices", devices}, {"top_sites", sites}};
+}
+
+nlohmann::json MemoryJsonOfRank(const RankReport& rank) { return MemoryJson(rank.evidence.memory); }
+
 }  // namespace
 
-extern const AnalysisDescriptor kMemoryAnalysis = {
-    .name = "memory", .title = "Allocator", .json_key = "", .view = MemoryView};
+extern const AnalysisDescriptor kMemoryAnalysis = {.name = "memory",
+                                                   .title = "Allocator",
+                                                   .json_key = "memory",
+                                                   .view = MemoryView,
+                                                   .rank_json = MemoryJsonOfRank};
 
 }  // namespace xpuperf::trace

@@ -1,13 +1,13 @@
 // The operators analysis, a report view (analysis_registry.h): CPU operators by exclusive time and
-// by module, per rank. SummariseRank computes it for the findings and the report writes its JSON
-// (report_json.cpp); this is its table for the text and the HTML. Registered in
-// registered_analyses.inc.
+// by module, per rank. SummariseRank computes it for the findings; here are its JSON (fixed schema,
+// report.h) and its table for the text and the HTML. Registered in registered_analyses.inc.
 #include <fmt/format.h>
 
 #include <string>
 #include <vector>
 
 #include "report_view_util.h"
+#include "xpuperf/core/json.h"
 
 namespace xpuperf::trace {
 namespace {
@@ -53,9 +53,31 @@ std::vector<Table> OperatorsView(const RunReport& report, size_t top_k) {
   return tables;
 }
 
+nlohmann::json OperatorsJson(const OperatorBreakdown& o) {
+  auto list = [](const std::vector<OperatorStat>& ops) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& s : ops) {
+      out.push_back({{"name", s.name},
+                     {"count", s.count},
+                     {"inclusive_ns", s.inclusive_ns},
+                     {"exclusive_ns", s.exclusive_ns}});
+    }
+    return out;
+  };
+  return {
+      {"total_ops", o.total_ops}, {"by_name", list(o.by_name)}, {"by_module", list(o.by_module)}};
+}
+
+nlohmann::json OperatorsJsonOfRank(const RankReport& rank) {
+  return OperatorsJson(rank.evidence.operators);
+}
+
 }  // namespace
 
-extern const AnalysisDescriptor kOperatorsAnalysis = {
-    .name = "operators", .title = "CPU operators", .json_key = "", .view = OperatorsView};
+extern const AnalysisDescriptor kOperatorsAnalysis = {.name = "operators",
+                                                      .title = "CPU operators",
+                                                      .json_key = "operators",
+                                                      .view = OperatorsView,
+                                                      .rank_json = OperatorsJsonOfRank};
 
 }  // namespace xpuperf::trace

@@ -1,7 +1,6 @@
 // The overlap analysis, a report view (analysis_registry.h): communication overlapped by
-// computation, per rank. SummariseRank computes it for the findings and the report writes its JSON
-// (report_json.cpp); this is its table for the text and the HTML. Registered in
-// registered_analyses.inc.
+// computation, per rank. SummariseRank computes it for the findings; here are its JSON (fixed
+// schema, report.h) and its table for the text and the HTML. Registered in registered_analyses.inc.
 #include <string>
 #include <vector>
 
@@ -35,11 +34,20 @@ std::vector<Table> OverlapView(const RunReport& report, size_t) {
   return Wide(OverlapTable(report));
 }
 
+nlohmann::json OverlapJsonOfRank(const RankReport& rank) {
+  const auto& overlap = rank.evidence.overlap;
+  return {{"comm_ns", overlap.comm_ns},
+          {"compute_ns", overlap.compute_ns},
+          {"overlap_ns", overlap.overlap_ns},
+          {"overlap_ratio", overlap.overlap_ratio}};
+}
+
 }  // namespace
 
 extern const AnalysisDescriptor kOverlapAnalysis = {.name = "overlap",
                                                     .title = "Communication / computation overlap",
-                                                    .json_key = "",
-                                                    .view = OverlapView};
+                                                    .json_key = "comm_compute_overlap",
+                                                    .view = OverlapView,
+                                                    .rank_json = OverlapJsonOfRank};
 
 }  // namespace xpuperf::trace

@@ -1,7 +1,6 @@
 // The stragglers analysis, a report view (analysis_registry.h): stragglers across the ranks of a
-// directory. SummariseRank computes it for the findings and the report writes its JSON
-// (report_json.cpp); this is its table for the text and the HTML. Registered in
-// registered_analyses.inc.
+// directory. SummariseRank computes it for the findings; here are its JSON (fixed schema, report.h)
+// and its table for the text and the HTML. Registered in registered_analyses.inc.
 #include <fmt/format.h>
 
 #include <string>
@@ -36,9 +35,24 @@ std::vector<Table> StragglersView(const RunReport& report, size_t) {
   return Wide(StragglersTable(report));
 }
 
+nlohmann::json StragglersJson(const RunReport& report) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const auto& r : report.stragglers.ranks) {
+    ranks.push_back({{"rank", r.rank},
+                     {"collectives", r.collectives},
+                     {"last_count", r.last_count},
+                     {"mean_lateness_ns", r.mean_lateness_ns},
+                     {"comm_ns", r.comm_ns}});
+  }
+  return {{"collectives", report.stragglers.collectives}, {"ranks", ranks}};
+}
+
 }  // namespace
 
-extern const AnalysisDescriptor kStragglersAnalysis = {
-    .name = "stragglers", .title = "Stragglers", .json_key = "", .view = StragglersView};
+extern const AnalysisDescriptor kStragglersAnalysis = {.name = "stragglers",
+                                                       .title = "Stragglers",
+                                                       .json_key = "stragglers",
+                                                       .view = StragglersView,
+                                                       .run_json = StragglersJson};
 
 }  // namespace xpuperf::trace

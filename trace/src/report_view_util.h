@@ -6,10 +6,17 @@
 #include <utility>
 #include <vector>
 
+#include "xpuperf/core/json.h"
 #include "xpuperf/trace/analysis_registry.h"
 #include "xpuperf/trace/report.h"
 
 namespace xpuperf::trace::internal {
+
+// A duration distribution as the JSON of the kernels and launch views writes it.
+inline nlohmann::json StatsJson(const DurationStats& s) {
+  return {{"count", s.count},   {"total_ns", s.total_ns}, {"min_ns", s.min_ns},
+          {"max_ns", s.max_ns}, {"mean_ns", s.mean_ns},   {"std_ns", s.std_ns}};
+}
 
 inline Cell Rank(int rank) { return Cell::Text(std::to_string(rank)); }
 

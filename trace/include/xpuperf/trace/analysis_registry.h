@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,7 @@ namespace xpuperf::trace {
 struct RankEvidence;
 struct PeakFlops;
 struct RunReport;
+struct RankReport;
 
 // How a value is stored, shown in the terminal/HTML and written to JSON.
 enum class CellKind {
@@ -104,11 +106,15 @@ struct AnalysisContext {
 struct AnalysisDescriptor {
   std::string_view name;      // --analysis NAME
   std::string_view title;     // heading of its section in the HTML report
-  std::string_view json_key;  // its object's key in a rank's JSON (computed analyses)
+  std::string_view json_key;  // its object's key in a rank's JSON (run-level: in the document)
   // Per rank; pure (called concurrently for different ranks).
   AnalysisOutput (*compute)(const Trace& trace, const AnalysisContext& context) = nullptr;
   // The tables of a report view (its analysis_<name>.cpp); `top_k`: rows of its top-k tables.
   std::vector<Table> (*view)(const RunReport& report, size_t top_k) = nullptr;
+  // A report view's JSON, with its fixed schema (report.h): its object in each rank's JSON, or, for
+  // a run-level view (stragglers), its object in the document.
+  nlohmann::json (*rank_json)(const RankReport& rank) = nullptr;
+  nlohmann::json (*run_json)(const RunReport& report) = nullptr;
 };
 
 // The registered analyses, in the order of trace/src/registered_analyses.inc.
