@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "xpuperf/bench/benchmark.h"
+#include "xpuperf/bench/parameters.h"
 
 namespace xpuperf::cuda_bench {
 
@@ -16,6 +17,9 @@ struct GpuBenchmarkInfo {
   bench::Component component;
   std::string description;
   std::vector<nlohmann::json> default_sweep;
+  // Its point parameters: the runner and the suite check resolve every point against them before
+  // anything runs, with CUDA or without (a typo in a GPU suite fails on any machine).
+  bench::ParameterSchema schema;
 };
 
 // Every gpu_* benchmark, in registration order.

@@ -21,6 +21,7 @@ class GpuBenchmark : public bench::Benchmark {
   bench::Component component() const override { return info_.component; }
   std::string description() const override { return info_.description; }
   std::vector<nlohmann::json> default_sweep() const override { return info_.default_sweep; }
+  std::optional<bench::ParameterSchema> parameter_schema() const override { return info_.schema; }
   Status CanRun(const Device& device, const nlohmann::json& point) const override;
 
  protected:

@@ -80,8 +80,8 @@ class Benchmark {
   virtual std::vector<nlohmann::json> default_sweep() const = 0;
   // The typed description of a sweep point's parameters (xpuperf/bench/parameters.h). The runner
   // and ValidateSuite resolve every point against it (unknown keys, wrong types and ranges are
-  // errors) and CanRun/Run see only resolved points. nullopt: the benchmark checks its points
-  // itself (the gpu_* benchmarks of cuda_bench).
+  // errors) and CanRun/Run see only resolved points. Every built-in benchmark has one (CPU, PJRT
+  // and gpu_*); nullopt leaves a benchmark to check its points itself.
   virtual std::optional<ParameterSchema> parameter_schema() const { return std::nullopt; }
   // Ok, or kUnsupported with the reason ("unsupported: no AVX512_BF16").
   virtual Status CanRun(const Device& device, const nlohmann::json& point) const = 0;
