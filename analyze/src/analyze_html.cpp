@@ -95,32 +95,11 @@ std::string StackedBar(const std::vector<Segment>& segments) {
   return svg.str();
 }
 
-// One table of the output model (text cells cut at 120 characters, as the built-in tables), with
-// its caption; empty without rows.
-std::string TableHtml(const trace::Table& table, bool with_caption) {
-  if (table.rows.empty()) return {};
-  std::string html = with_caption ? "<p>" + Escape(table.caption) + "</p>" : "";
-  html += "<table><tr>";
-  for (const auto& column : table.columns) html += "<th>" + Escape(column.header) + "</th>";
-  html += "</tr>";
-  for (const auto& row : table.rows) {
-    html += "<tr>";
-    for (size_t c = 0; c < row.size(); ++c) {
-      const trace::Cell& cell = row[c];
-      std::string text = FormatCell(cell, c < table.columns.size() ? table.columns[c].decimals : 2);
-      if (cell.kind == trace::CellKind::kText) text = text.substr(0, 120);
-      html += "<td>" + Escape(text) + "</td>";
-    }
-    html += "</tr>";
-  }
-  return html + "</table>";
-}
-
 // A registered analysis's section: its title, then each table with rows, then its notes.
 std::string OutputHtml(std::string_view title, const trace::AnalysisOutput& output) {
   if (!output.HasRows()) return {};
   std::string html = fmt::format("<h2>{}</h2>", Escape(title));
-  for (const trace::Table& table : output.tables) html += TableHtml(table, false);
+  for (const trace::Table& table : output.tables) html += render::RenderTableHtml(table, false);
   if (!output.notes.empty()) {
     html += "<ul class=\"small\">";
     for (const std::string& note : output.notes) html += "<li>" + Escape(note) + "</li>";
@@ -195,7 +174,7 @@ std::string RenderAnalyzeHtml(const trace::TraceRun& run, const trace::RunReport
     if (registered[a]->view != nullptr) {
       for (const trace::Table& table : registered[a]->view(report, static_cast<size_t>(top))) {
         if (table.rows.empty()) continue;
-        html << "<h2>" << Escape(table.caption) << "</h2>" << TableHtml(table, false);
+        html << "<h2>" << Escape(table.caption) << "</h2>" << render::RenderTableHtml(table, false);
       }
       continue;
     }

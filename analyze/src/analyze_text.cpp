@@ -64,25 +64,6 @@ std::string Dominant(const RankReport& r) {
   return text;
 }
 
-// A note as "  - " lines of at most 100 columns, broken between words.
-std::string WrapNote(const std::string& note) {
-  std::string text, line = "  -";
-  size_t start = 0;
-  while (start < note.size()) {
-    size_t end = note.find(' ', start);
-    if (end == std::string::npos) end = note.size();
-    const std::string_view word(note.data() + start, end - start);
-    if (line.size() > 4 && line.size() + 1 + word.size() > 100) {
-      text += line + "\n";
-      line = "   ";
-    }
-    line += " ";
-    line += word;
-    start = end + 1;
-  }
-  return text + line + "\n";
-}
-
 // "MFU 41.2% over 20 steps (model FLOPs 1.2 PFLOP; peaks: spec sheet ...)" from the mfu
 // analysis's fields; empty when it did not run or found no model FLOPs.
 std::string MfuSummary(const trace::RankReport& r) {
@@ -117,69 +98,10 @@ bool Wanted(const std::vector<std::string>& analyses, const char* name) {
 
 }  // namespace
 
-std::string FormatCell(const trace::Cell& cell, int decimals) {
-  switch (cell.kind) {
-    case trace::CellKind::kText:
-      return cell.text;
-    case trace::CellKind::kCount:
-      return Num(cell.integer);
-    case trace::CellKind::kNs:
-      return Sec(cell.integer);
-    case trace::CellKind::kBytes:
-      return FormatBytes(static_cast<double>(cell.integer));
-    case trace::CellKind::kFraction:
-      return fmt::format("{:.1f}%", 100.0 * cell.number);
-    case trace::CellKind::kNumber:
-      return std::isnan(cell.number) ? "NaN" : fmt::format("{:.{}f}", cell.number, decimals);
-    case trace::CellKind::kNsShare:
-      return Sec(cell.integer) + " " +
-             (std::isnan(cell.number) ? std::string("-") : FormatPercent(100 * cell.number));
-    case trace::CellKind::kFlops:
-      return FormatSi(cell.number, "FLOP");
-    case trace::CellKind::kFlopRate:
-      return FormatSi(cell.number, "FLOP/s");
-  }
-  return {};
-}
-
-std::string RenderTableText(const trace::Table& table) {
-  if (table.rows.empty() && !table.show_empty) return {};
-  std::vector<render::TextTable::Column> columns;
-  for (size_t c = 0; c < table.columns.size(); ++c) {
-    Align align = Align::kRight;
-    switch (table.columns[c].align) {
-      case trace::Column::Align::kLeft:
-        align = Align::kLeft;
-        break;
-      case trace::Column::Align::kRight:
-        break;
-      case trace::Column::Align::kAuto:
-        // Text columns left; without rows, the first column (a name) left.
-        if (table.rows.empty()
-                ? c == 0
-                : c < table.rows[0].size() && table.rows[0][c].kind == trace::CellKind::kText) {
-          align = Align::kLeft;
-        }
-        break;
-    }
-    columns.push_back({table.columns[c].header, align});
-  }
-  render::TextTable t(table.caption, columns);
-  for (const auto& row : table.rows) {
-    std::vector<std::string> cells;
-    cells.reserve(row.size());
-    for (size_t c = 0; c < row.size(); ++c) {
-      cells.push_back(FormatCell(row[c], c < table.columns.size() ? table.columns[c].decimals : 2));
-    }
-    t.AddRow(cells);
-  }
-  return "\n" + t.Render(table.max_cell_width);
-}
-
 std::string RenderOutputText(const trace::AnalysisOutput& output) {
   std::string text;
   for (const trace::Table& table : output.tables) text += RenderTableText(table);
-  for (const std::string& note : output.notes) text += WrapNote(note);
+  for (const std::string& note : output.notes) text += render::WrapNote(note);
   return text;
 }
 

@@ -115,10 +115,11 @@ Result<std::shared_ptr<pjrt::Plugin>> LoadCancellable(const std::string& path) {
   while (!pending->done_cv.wait_for(lock, std::chrono::milliseconds(50),
                                     [&] { return pending->result.has_value(); })) {
     if (CancellationRequested()) {
-      std::fprintf(stderr,
-                   "xpuperf: interrupted while the PJRT plugin %s was loading (it has not "
-                   "returned)\n",
-                   path.c_str());
+      std::fprintf(
+          stderr,
+          "xpuperf bench compile: error: interrupted while the PJRT plugin %s was loading (it "
+          "has not returned)\n",
+          path.c_str());
       std::fflush(stdout);
       std::_Exit(CancellationExitCode());
     }

@@ -28,38 +28,10 @@ nlohmann::json FindingsToJson(const std::vector<Finding>& findings) {
   return out;
 }
 
-json CellToJson(const Cell& cell) {
-  switch (cell.kind) {
-    case CellKind::kText:
-      return cell.text;
-    case CellKind::kCount:
-    case CellKind::kNs:
-    case CellKind::kBytes:
-    case CellKind::kNsShare:
-      return cell.integer;
-    case CellKind::kFraction:
-    case CellKind::kNumber:
-    case CellKind::kFlops:
-    case CellKind::kFlopRate:
-      return cell.number;
-  }
-  return nullptr;
-}
-
 json ToJson(const AnalysisOutput& output) {
   json out = json::object();
-  for (const Field& f : output.fields) out[f.json_key] = CellToJson(f.value);
-  for (const Table& t : output.tables) {
-    json rows = json::array();
-    for (const auto& row : t.rows) {
-      json entry = json::object();
-      for (size_t c = 0; c < t.columns.size() && c < row.size(); ++c) {
-        if (!t.columns[c].json_key.empty()) entry[t.columns[c].json_key] = CellToJson(row[c]);
-      }
-      rows.push_back(std::move(entry));
-    }
-    out[t.json_key] = std::move(rows);
-  }
+  for (const Field& f : output.fields) out[f.json_key] = render::CellJson(f.value);
+  for (const Table& t : output.tables) out[t.json_key] = render::TableRowsJson(t);
   if (!output.notes.empty()) out["notes"] = output.notes;
   return out;
 }

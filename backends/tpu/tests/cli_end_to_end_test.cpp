@@ -185,10 +185,11 @@ TEST(TpuCliTest, NoServerIsOneLineAndExitOneOnlyWhenAskedFor) {
   CommandRun r = RunXpuperf(port, "metrics --backend tpu --window 0");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(r.out.empty()) << r.out;
-  EXPECT_EQ(r.err,
-            "xpuperf: error: tpu backend: no TPU found: no PCI device with vendor 0x1ae0 under "
-            "/sys/bus/pci/devices; no libtpu process is serving metrics on " +
-                port + ": start your JAX program, or set TPU_RUNTIME_METRICS_PORTS\n");
+  EXPECT_EQ(
+      r.err,
+      "xpuperf metrics: error: tpu backend: no TPU found: no PCI device with vendor 0x1ae0 under "
+      "/sys/bus/pci/devices; no libtpu process is serving metrics on " +
+          port + ": start your JAX program, or set TPU_RUNTIME_METRICS_PORTS\n");
   CommandRun all = RunXpuperf(port, "devices --json");
   EXPECT_EQ(all.exit_code, 0) << all.err;
   json doc = json::parse(all.out);

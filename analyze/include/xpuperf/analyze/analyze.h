@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "xpuperf/render/table.h"
 #include "xpuperf/trace/memory_timeline.h"
 #include "xpuperf/trace/report.h"
 
@@ -74,11 +75,9 @@ std::string RenderAnalyzeText(const trace::RunReport& report,
                               const std::vector<std::string>& analyses, int top);
 // One registered analysis's output: each table with rows, as a text table.
 std::string RenderOutputText(const trace::AnalysisOutput& output);
-// One table of the output model as text ("\n" then the table; empty without rows unless it asks
-// to be shown).
-std::string RenderTableText(const trace::Table& table);
-// The text form of one value; `decimals` for a kNumber (its column's).
-std::string FormatCell(const trace::Cell& cell, int decimals = 2);
+// One table of the output model as text, and one value (render/table.h).
+using render::FormatCell;
+using render::RenderTableText;
 std::string RenderMemoryTimelineText(const trace::MemoryTimelineSummary& summary);
 std::string RenderAnalyzeHtml(const trace::TraceRun& run, const trace::RunReport& report, int top);
 

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "xpuperf/render/table.h"
 #include "xpuperf/trace/trace.h"
 
 namespace xpuperf::trace {
@@ -22,63 +23,12 @@ struct PeakFlops;
 struct RunReport;
 struct RankReport;
 
-// How a value is stored, shown in the terminal/HTML and written to JSON.
-enum class CellKind {
-  kText,      // string; left-aligned
-  kCount,     // integer count; JSON integer
-  kNs,        // duration, integer ns; shown as seconds with a unit; JSON integer ns
-  kBytes,     // integer bytes; shown with a binary unit; JSON integer bytes
-  kFraction,  // share in [0, 1]; shown as a percentage with one decimal; JSON number (fraction)
-  kNumber,    // any real number; shown with two decimals; JSON number
-  kFlops,     // a FLOP count; shown with an SI prefix ("1.77 GFLOP"); JSON number of FLOPs
-  kFlopRate,  // FLOP/s; shown with an SI prefix ("312 TFLOP/s"); JSON number of FLOP/s
-  kNsShare,   // a duration and its share of a whole: integer ns, number the fraction (NaN: no
-              // whole); shown "1.2s 45.3%"; JSON integer ns
-};
-
-struct Cell {
-  CellKind kind = CellKind::kText;
-  int64_t integer = 0;  // kCount, kNs, kBytes
-  double number = 0;    // kFraction, kNumber
-  std::string text;     // kText
-
-  static Cell Text(std::string value) { return {CellKind::kText, 0, 0, std::move(value)}; }
-  static Cell Count(int64_t value) { return {CellKind::kCount, value, 0, {}}; }
-  static Cell Ns(int64_t value) { return {CellKind::kNs, value, 0, {}}; }
-  static Cell Bytes(int64_t value) { return {CellKind::kBytes, value, 0, {}}; }
-  static Cell Fraction(double value) { return {CellKind::kFraction, 0, value, {}}; }
-  static Cell Number(double value) { return {CellKind::kNumber, 0, value, {}}; }
-  static Cell Flops(double value) { return {CellKind::kFlops, 0, value, {}}; }
-  static Cell FlopRate(double value) { return {CellKind::kFlopRate, 0, value, {}}; }
-  static Cell NsShare(int64_t ns, int64_t whole) {
-    return {CellKind::kNsShare,
-            ns,
-            whole > 0 ? static_cast<double>(ns) / static_cast<double>(whole) : __builtin_nan(""),
-            {}};
-  }
-};
-
-struct Column {
-  std::string header;    // terminal and HTML heading
-  std::string json_key;  // key of this cell in each JSON row object; empty = not in the JSON
-  // How the terminal aligns it: kAuto is left for text cells, right for the others.
-  enum class Align : uint8_t { kAuto, kLeft, kRight } align = Align::kAuto;
-  int8_t decimals = 2;  // of its kNumber cells
-};
-
-struct Table {
-  std::string caption;   // terminal title (may carry the rank and a count)
-  std::string json_key;  // the rows as a JSON array of objects under this key
-  std::vector<Column> columns;
-  std::vector<std::vector<Cell>> rows;  // each row has one cell per column
-  uint16_t max_cell_width = 60;         // the terminal elides the middle of longer cells
-  bool show_empty = false;              // the terminal shows its header even without rows
-};
-
-struct Field {
-  std::string json_key;  // scalar in the JSON object of the analysis (not shown in text)
-  Cell value;
-};
+// The report model (cells, columns, tables, fields) is render's, shared with the other commands.
+using render::Cell;
+using render::CellKind;
+using render::Column;
+using render::Field;
+using render::Table;
 
 // What one analysis found in one rank (or, for a run-level analysis, in the run).
 struct AnalysisOutput {
