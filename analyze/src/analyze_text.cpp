@@ -22,7 +22,6 @@ std::string Pct(int64_t part, int64_t whole) {
   return whole > 0 ? FormatPercent(100.0 * static_cast<double>(part) / static_cast<double>(whole))
                    : "-";
 }
-std::string Num(int64_t v) { return std::to_string(v); }
 
 // One sentence on what the GPU time of a rank is made of.
 std::string Dominant(const RankReport& r) {
