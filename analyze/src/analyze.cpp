@@ -2,6 +2,7 @@
 // print the summary and tables, JSON, and optionally an HTML report.
 #include "xpuperf/analyze/analyze.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -47,6 +48,91 @@ std::optional<int> EnvironmentInt(const char* name) {
   return value;
 }
 
+// Everything about the options that can be judged before the trace is read, so that a bad option
+// fails at once (docs/POLICIES.md): kInvalidArgument with the sentence to print.
+Status CheckOptions(const AnalyzeOptions& options) {
+  auto Usage = [](const std::string& message) {
+    return MakeError(ErrorCode::kInvalidArgument, message);
+  };
+  if (options.path.empty()) {
+    return Usage("a trace file or directory is required");
+  }
+  // A shift of more than a year between a trace and a recording of the same job is a mistake.
+  if (!(std::abs(options.telemetry_offset_s) <= 366.0 * 24 * 3600)) {
+    return Usage(
+        fmt::format("--telemetry-offset must be a finite number of seconds within a year (got {})",
+                    options.telemetry_offset_s));
+  }
+  if (options.top <= 0) {
+    return Usage("--top must be positive");
+  }
+  if (options.convention != "xpuperf" && options.convention != "hta") {
+    return Usage("unknown convention '" + options.convention + "' (known: xpuperf, hta)");
+  }
+  const auto& known = trace::AnalysisNames();
+  for (const auto& name : options.analyses) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      return Usage(fmt::format("unknown analysis '{}' (known: {})", name, list));
+    }
+  }
+  if (options.include_last_profiler_step && options.convention != "hta") {
+    return Usage("--include-last-profiler-step needs --convention hta");
+  }
+  if (options.convention != "hta" && std::find(options.analyses.begin(), options.analyses.end(),
+                                               "hta") != options.analyses.end()) {
+    return Usage("the hta analysis (HTA's own tables) needs --convention hta");
+  }
+  // The output paths are checked before the trace is read: a bad --html, --merged-trace or
+  // --export-chrome fails at once, as a usage error (docs/POLICIES.md).
+  for (const std::string* path : {&options.html, &options.merged_trace, &options.export_chrome}) {
+    if (path->empty()) continue;
+    if (Result<OutputTarget> target = PrepareOutput(*path); !target.ok()) {
+      return Usage(target.error().message);
+    }
+    // Never over the only copy of what is being read (a trace, a rank of a directory, a
+    // recording's timeline).
+    std::vector<std::string> inputs = InputFilesAt(options.path, {".json", ".json.gz", ".pb"});
+    for (std::string& file : InputFilesAt(options.telemetry, {".csv", ".json", ".jsonl"})) {
+      inputs.push_back(std::move(file));
+    }
+    if (Status status = CheckOutputIsNotAnInput(*path, inputs); !status.ok()) {
+      return Usage(status.error().message);
+    }
+  }
+  if (!options.merged_trace.empty() && options.telemetry.empty()) {
+    return Usage("--merged-trace needs --telemetry DIR");
+  }
+  return Status::Ok();
+}
+
+// A memory-timeline export (told by its first bytes): its summary as text or JSON.
+int PrintMemoryTimeline(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
+  auto text = trace::TraceText::Load(options.path);
+  if (!text.ok()) return Fail(err, text.error());
+  auto summary = trace::ParseMemoryTimeline(text->view(), options.path);
+  if (!summary.ok()) return Fail(err, summary.error());
+  if (options.json) {
+    nlohmann::json j = {{"json_schema_version", 1},    {"source", summary->source},
+                        {"rows", summary->rows},       {"peak_bytes", summary->peak_bytes},
+                        {"peak_ts", summary->peak_ts}, {"final_bytes", summary->final_bytes}};
+    for (int c = 0; c < trace::kMemoryCategories; ++c) {
+      std::string name(trace::MemoryCategoryName(c));
+      j["at_peak_bytes"][name] = summary->at_peak[c];
+      j["max_bytes"][name] = summary->max_by_category[c];
+    }
+    out << j.dump(2) << "\n";
+  } else {
+    out << RenderMemoryTimelineText(*summary);
+  }
+  if (!options.html.empty()) {
+    err << "xpuperf analyze: note: no HTML report for a memory timeline (text and --json "
+           "only)\n";
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 std::optional<MpiLaunch> DetectMpiLaunch() {
@@ -66,63 +152,9 @@ std::optional<MpiLaunch> DetectMpiLaunch() {
 }
 
 int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
-  if (options.path.empty()) {
-    err << "xpuperf analyze: error: a trace file or directory is required\n";
+  if (Status checked = CheckOptions(options); !checked.ok()) {
+    err << "xpuperf analyze: error: " << checked.error().message << "\n";
     return kExitUsage;
-  }
-  // A shift of more than a year between a trace and a recording of the same job is a mistake.
-  if (!(std::abs(options.telemetry_offset_s) <= 366.0 * 24 * 3600)) {
-    err << "xpuperf analyze: error: --telemetry-offset must be a finite number of seconds within a "
-           "year "
-           "(got "
-        << options.telemetry_offset_s << ")\n";
-    return kExitUsage;
-  }
-  if (options.top <= 0) {
-    err << "xpuperf analyze: error: --top must be positive\n";
-    return kExitUsage;
-  }
-  if (options.convention != "xpuperf" && options.convention != "hta") {
-    err << "xpuperf analyze: error: unknown convention '" << options.convention
-        << "' (known: xpuperf, hta)\n";
-    return kExitUsage;
-  }
-  const auto& known = trace::AnalysisNames();
-  for (const auto& name : options.analyses) {
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      std::string list;
-      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      err << "xpuperf analyze: error: unknown analysis '" << name << "' (known: " << list << ")\n";
-      return kExitUsage;
-    }
-  }
-  if (options.include_last_profiler_step && options.convention != "hta") {
-    err << "xpuperf analyze: error: --include-last-profiler-step needs --convention hta\n";
-    return kExitUsage;
-  }
-  if (options.convention != "hta" && std::find(options.analyses.begin(), options.analyses.end(),
-                                               "hta") != options.analyses.end()) {
-    err << "xpuperf analyze: error: the hta analysis (HTA's own tables) needs --convention hta\n";
-    return kExitUsage;
-  }
-  // The output paths are checked before the trace is read: a bad --html, --merged-trace or
-  // --export-chrome fails at once, as a usage error (docs/POLICIES.md).
-  for (const std::string* path : {&options.html, &options.merged_trace, &options.export_chrome}) {
-    if (path->empty()) continue;
-    if (Result<OutputTarget> target = PrepareOutput(*path); !target.ok()) {
-      err << "xpuperf analyze: error: " << target.error().message << "\n";
-      return kExitUsage;
-    }
-    // Never over the only copy of what is being read (a trace, a rank of a directory, a
-    // recording's timeline).
-    std::vector<std::string> inputs = InputFilesAt(options.path, {".json", ".json.gz", ".pb"});
-    for (std::string& file : InputFilesAt(options.telemetry, {".csv", ".json", ".jsonl"})) {
-      inputs.push_back(std::move(file));
-    }
-    if (Status status = CheckOutputIsNotAnInput(*path, inputs); !status.ok()) {
-      err << "xpuperf analyze: error: " << status.error().message << "\n";
-      return kExitUsage;
-    }
   }
   std::error_code ec;
   if (!std::filesystem::exists(options.path, ec)) {
@@ -148,30 +180,7 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     // (a large .json.gz inflated on a second thread as it is parsed: ReadTraceFile).
     auto head = trace::ReadTextHead(options.path, 4096);
     if (!head.ok()) return Fail(err, head.error());
-    if (trace::LooksLikeMemoryTimeline(*head)) {
-      auto text = trace::TraceText::Load(options.path);
-      if (!text.ok()) return Fail(err, text.error());
-      auto summary = trace::ParseMemoryTimeline(text->view(), options.path);
-      if (!summary.ok()) return Fail(err, summary.error());
-      if (options.json) {
-        nlohmann::json j = {{"json_schema_version", 1},    {"source", summary->source},
-                            {"rows", summary->rows},       {"peak_bytes", summary->peak_bytes},
-                            {"peak_ts", summary->peak_ts}, {"final_bytes", summary->final_bytes}};
-        for (int c = 0; c < trace::kMemoryCategories; ++c) {
-          std::string name(trace::MemoryCategoryName(c));
-          j["at_peak_bytes"][name] = summary->at_peak[c];
-          j["max_bytes"][name] = summary->max_by_category[c];
-        }
-        out << j.dump(2) << "\n";
-      } else {
-        out << RenderMemoryTimelineText(*summary);
-      }
-      if (!options.html.empty()) {
-        err << "xpuperf analyze: note: no HTML report for a memory timeline (text and --json "
-               "only)\n";
-      }
-      return kExitOk;
-    }
+    if (trace::LooksLikeMemoryTimeline(*head)) return PrintMemoryTimeline(options, out, err);
     auto parsed = trace::ReadTraceFile(options.path);
     if (!parsed.ok()) return Fail(err, parsed.error());
     trace::Trace one = std::move(parsed).value();
@@ -219,10 +228,6 @@ int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& e
     return kExitUsage;
   }
   std::optional<nlohmann::json> telemetry;
-  if (!options.merged_trace.empty() && options.telemetry.empty()) {
-    err << "xpuperf analyze: error: --merged-trace needs --telemetry DIR\n";
-    return kExitUsage;
-  }
   if (!options.telemetry.empty()) {
     TelemetryOverlayOptions overlay{
         options.telemetry, std::filesystem::is_directory(options.path, ec) ? "" : options.path,
