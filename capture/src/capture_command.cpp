@@ -4,6 +4,7 @@
 #include <charconv>
 #include <ostream>
 
+#include "client_security.h"
 #include "xpuperf/capture/capture.h"
 #include "xpuperf/core/cancellation.h"
 #include "xpuperf/core/exit_code.h"
@@ -76,18 +77,9 @@ int RunCapture(const CaptureCommandOptions& options, const CaptureAnalysis& anal
   run.max_file_bytes = *max_bytes;
   run.out_dir = options.out_dir;
   run.capture_id = options.capture_id;
-  run.security.tls = options.tls || !options.ca_file.empty();
-  run.security.ca_file = options.ca_file;
-  run.security.cert_file = options.cert_file;
-  run.security.key_file = options.key_file;
-  if (!options.credentials_file.empty()) {
-    auto text = ReadInputFile(options.credentials_file, 4096);
-    if (!text.ok()) return usage(text.error().message);
-    auto authorization = agent::AuthorizationFromCredentials(*text);
-    if (!authorization.ok())
-      return usage(options.credentials_file + ": " + authorization.error().message);
-    run.security.authorization = *authorization;
-  }
+  auto security = ClientSecurityFrom(options);
+  if (!security.ok()) return usage(security.error().message);
+  run.security = std::move(security).value();
   InstallCancellationHandlers();  // Ctrl-C stops waiting; fetched files stay, partial ones go
   auto report = RunCapture(run, err);
   if (!report.ok()) {

@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "alert_receiver.h"
+#include "client_security.h"
 #include "xpuperf/capture/capture_command.h"
 #include "xpuperf/core/cancellation.h"
 #include "xpuperf/core/exit_code.h"
@@ -119,19 +120,9 @@ int RunCaptureOnAlert(const CaptureCommandOptions& options, const CaptureAnalysi
   run.wait_seconds = options.wait_seconds;
   run.process_limit = options.process_limit;
   run.max_file_bytes = *max_bytes;
-  run.security.tls = options.tls || !options.ca_file.empty();
-  run.security.ca_file = options.ca_file;
-  run.security.cert_file = options.cert_file;
-  run.security.key_file = options.key_file;
-  if (!options.credentials_file.empty()) {
-    auto text = ReadInputFile(options.credentials_file, 4096);
-    if (!text.ok()) return usage(text.error().message);
-    auto authorization = agent::AuthorizationFromCredentials(*text);
-    if (!authorization.ok()) {
-      return usage(options.credentials_file + ": " + authorization.error().message);
-    }
-    run.security.authorization = *authorization;
-  }
+  auto security = ClientSecurityFrom(options);
+  if (!security.ok()) return usage(security.error().message);
+  run.security = std::move(security).value();
   if (!options.no_analyze) {
     receiver.analyse =
         analysis.summarise ? analysis.summarise : [](const std::string&) -> Result<std::string> {
