@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "xpuperf/analyze/analyze.h"
+#include "xpuperf/render/chart.h"
 #include "xpuperf/render/format.h"
 #include "xpuperf/render/html.h"
 
@@ -45,54 +46,25 @@ std::vector<double> Utilisation(const trace::Trace& t, int64_t* begin, int64_t* 
   return slices;
 }
 
-std::string TimelineSvg(const std::vector<double>& slices) {
-  std::ostringstream svg;
-  const int w = 4, h = 60;
-  svg << fmt::format(
-      R"(<svg width="{}" height="{}" role="img" aria-label="GPU utilisation over time">)",
-      kSlices * w, h + 2);
-  svg << fmt::format(R"(<rect x="0" y="0" width="{}" height="{}" fill="#f3f3f3"/>)", kSlices * w,
-                     h);
-  for (int s = 0; s < kSlices; ++s) {
-    double bar = slices[s] * h;
-    svg << fmt::format(
-        R"(<rect x="{}" y="{:.1f}" width="{}" height="{:.1f}" fill="#2b7bb9"><title>{:.0f}% busy</title></rect>)",
-        s * w, h - bar, w - 1, bar, slices[s] * 100);
-  }
-  svg << "</svg>";
-  return svg.str();
-}
-
-struct Segment {
-  std::string label;
-  double value;
-  const char* color;
-};
-
-std::string StackedBar(const std::vector<Segment>& segments) {
-  double total = 0;
-  for (const auto& s : segments) total += s.value;
-  std::ostringstream svg;
-  const double width = 480;
-  svg << fmt::format(R"(<svg width="{:.0f}" height="24">)",
-                     std::max(680.0, width + 8 + 66.0 * static_cast<double>(segments.size())));
-  double x = 0;
-  for (const auto& s : segments) {
-    double w = total > 0 ? s.value / total * width : 0;
-    svg << fmt::format(
-        R"(<rect x="{:.1f}" y="2" width="{:.1f}" height="20" fill="{}"><title>{} {:.1f}%</title></rect>)",
-        x, w, s.color, Escape(s.label), total > 0 ? 100 * s.value / total : 0);
-    x += w;
-  }
-  double lx = width + 8;
-  for (const auto& s : segments) {
-    svg << fmt::format(
-        R"(<rect x="{:.0f}" y="8" width="8" height="8" fill="{}"/><text x="{:.0f}" y="16" font-size="10">{} {:.0f}%</text>)",
-        lx, s.color, lx + 10, Escape(s.label), total > 0 ? 100 * s.value / total : 0);
-    lx += 66;
-  }
-  svg << "</svg>";
-  return svg.str();
+// The slices as columns: x in seconds since the first GPU op, y the busy share in percent.
+std::string TimelineSvg(const std::vector<double>& slices, int64_t slice_ns) {
+  render::Chart chart;
+  chart.title = "GPU utilisation over time";
+  chart.style = render::ChartStyle::kColumns;
+  chart.x.title = "seconds since the first GPU op";
+  chart.y.title = "% busy";
+  chart.y.max = 100;
+  chart.y_unit = "% busy";
+  chart.width = 720;
+  chart.plot_height = 120;
+  const double slice_s = static_cast<double>(slice_ns) / 1e9;
+  chart.column_width = slice_s;
+  chart.x.max = slice_s * kSlices;
+  render::ChartSeries busy;
+  busy.color = "#2b7bb9";
+  for (int s = 0; s < kSlices; ++s) busy.points.push_back({s * slice_s, slices[s] * 100});
+  chart.series.push_back(std::move(busy));
+  return render::RenderChartSvg(chart);
 }
 
 // A registered analysis's section: its title, then each table with rows, then its notes.
@@ -127,16 +99,20 @@ std::string RenderAnalyzeHtml(const trace::TraceRun& run, const trace::RunReport
       auto slices = Utilisation(run.ranks[i], &begin, &end);
       html << fmt::format("<p>GPU utilisation over the {} GPU window ({} slices of {})</p>",
                           Sec(t.window_ns), kSlices, Sec((end - begin) / kSlices));
-      html << TimelineSvg(slices);
+      html << TimelineSvg(slices, (end - begin) / kSlices);
       html << "<p>Temporal breakdown</p>"
-           << StackedBar({{"compute", static_cast<double>(t.compute_ns), "#2b7bb9"},
-                          {"non-compute", static_cast<double>(t.non_compute_ns), "#f0a030"},
-                          {"idle", static_cast<double>(t.idle_ns), "#cccccc"}});
+           << render::RenderStackedBarSvg(
+                  "Temporal breakdown",
+                  {{"compute", static_cast<double>(t.compute_ns), "#2b7bb9"},
+                   {"non-compute", static_cast<double>(t.non_compute_ns), "#f0a030"},
+                   {"idle", static_cast<double>(t.idle_ns), "#cccccc"}});
       const auto& k = r.evidence.kernels;
       html << "<p>GPU time by kernel class</p>"
-           << StackedBar({{"compute", static_cast<double>(k.class_total_ns[0]), "#2b7bb9"},
-                          {"comm", static_cast<double>(k.class_total_ns[1]), "#b03a8a"},
-                          {"memory", static_cast<double>(k.class_total_ns[2]), "#48a868"}});
+           << render::RenderStackedBarSvg(
+                  "GPU time by kernel class",
+                  {{"compute", static_cast<double>(k.class_total_ns[0]), "#2b7bb9"},
+                   {"comm", static_cast<double>(k.class_total_ns[1]), "#b03a8a"},
+                   {"memory", static_cast<double>(k.class_total_ns[2]), "#48a868"}});
     } else {
       html << "<p>No GPU work in this trace.</p>";
     }
@@ -158,13 +134,13 @@ std::string RenderAnalyzeHtml(const trace::TraceRun& run, const trace::RunReport
       static constexpr const char* kColours[trace::kPathCategories] = {
           "#f0a030", "#e07020", "#cccccc", "#d0c060", "#a08060",
           "#2b7bb9", "#b03a8a", "#48a868", "#9999bb", "#7a6fb0"};
-      std::vector<Segment> parts;
+      std::vector<render::BarSegment> parts;
       for (int c = 0; c < trace::kPathCategories; ++c) {
         if (p.category_ns[c] > 0) {
           parts.push_back({kLabels[c], static_cast<double>(p.category_ns[c]), kColours[c]});
         }
       }
-      html << StackedBar(parts);
+      html << render::RenderStackedBarSvg("Critical path by category", parts);
     }
   }
   // Every registered analysis, in the text's order: a report view's tables (across ranks, each

@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cmath>
 #include <functional>
+#include <utility>
 
 #include "xpuperf/core/metric_catalog.h"
+#include "xpuperf/render/chart.h"
 #include "xpuperf/render/html.h"
 
 namespace xpuperf::record {
@@ -14,23 +14,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr double kWidth = 960, kHeight = 280;
-constexpr double kLeft = 70, kRight = 20, kTop = 20, kBottom = 40;
 constexpr size_t kColumns = 900;  // min/max per column keeps peaks visible at any length
-constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-                                   "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
 
 std::string Escape(std::string_view text) { return render::HtmlEscape(text); }
-
-double NiceStep(double span, int ticks) {
-  if (span <= 0) return 1;
-  const double raw = span / ticks;
-  const double magnitude = std::pow(10, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0}) {
-    if (raw <= m * magnitude) return m * magnitude;
-  }
-  return 10 * magnitude;
-}
 
 struct Line {
   std::string name;
@@ -61,72 +47,25 @@ std::vector<Point> Thin(const std::vector<Point>& points, double t_end) {
   return out;
 }
 
-std::string Chart(const std::string& title, const std::string& unit, std::vector<Line> lines,
+std::string Chart(const std::string& title, const std::string& unit, const std::vector<Line>& lines,
                   double t_end, double scale) {
   if (lines.empty()) {
     return fmt::format("<h2>{}</h2><p class=\"na\">Not measured in this recording.</p>\n",
                        Escape(title));
   }
-  double y_max = 0;
-  for (Line& line : lines) {
-    line.points = Thin(line.points, t_end);
-    for (Point& p : line.points) {
-      p.value *= scale;
-      y_max = std::max(y_max, p.value);
-    }
+  render::Chart chart;
+  chart.title = title;
+  chart.x.title = "seconds since start";
+  chart.x.max = t_end > 0 ? t_end : 1;
+  chart.y.title = unit;
+  for (const Line& line : lines) {
+    render::ChartSeries series;
+    series.name = line.name;
+    for (const Point& p : Thin(line.points, t_end))
+      series.points.push_back({p.t_s, p.value * scale});
+    chart.series.push_back(std::move(series));
   }
-  if (y_max <= 0) y_max = 1;
-  const double y_step = NiceStep(y_max, 5);
-  y_max = std::ceil(y_max / y_step) * y_step;
-  const double x_end = t_end > 0 ? t_end : 1;
-  const double x_step = NiceStep(x_end, 8);
-  const double pw = kWidth - kLeft - kRight, ph = kHeight - kTop - kBottom;
-  auto x = [&](double t) { return kLeft + t / x_end * pw; };
-  auto y = [&](double v) { return kTop + ph - v / y_max * ph; };
-  std::string svg = fmt::format(
-      "<h2>{}</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
-      "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n",
-      Escape(title), kWidth, kHeight, kWidth, kHeight, Escape(title));
-  svg += fmt::format(
-      "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#fff\" "
-      "stroke=\"#999\"/>\n",
-      kLeft, kTop, pw, ph);
-  for (double v = 0; v <= y_max + y_step / 2; v += y_step) {
-    svg += fmt::format(
-        "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
-        "stroke=\"#eee\"/><text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" "
-        "text-anchor=\"end\">{:g}</text>\n",
-        kLeft, y(v), kLeft + pw, y(v), kLeft - 6, y(v) + 4, v);
-  }
-  for (double t = 0; t <= x_end + x_step / 2; t += x_step) {
-    svg += fmt::format(
-        "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" "
-        "text-anchor=\"middle\">{:g}</text>\n",
-        x(t), kTop + ph + 16, t);
-  }
-  svg += fmt::format(
-      "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"12\" "
-      "text-anchor=\"middle\">seconds since start</text>\n",
-      kLeft + pw / 2, kHeight - 4);
-  svg += fmt::format(
-      "<text x=\"14\" y=\"{:.1f}\" font-size=\"12\" text-anchor=\"middle\" "
-      "transform=\"rotate(-90 14 {:.1f})\">{}</text>\n",
-      kTop + ph / 2, kTop + ph / 2, Escape(unit));
-  for (size_t i = 0; i < lines.size(); ++i) {
-    std::string path;
-    for (const Point& p : lines[i].points) {
-      path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", x(p.t_s), y(p.value));
-    }
-    const char* color = kColors[i % std::size(kColors)];
-    svg += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"/>\n", path,
-                       color);
-    svg += fmt::format(
-        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"10\" height=\"10\" fill=\"{}\"/>"
-        "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\">{}</text>\n",
-        kLeft + 8, kTop + 6 + 14.0 * static_cast<double>(i), color, kLeft + 22,
-        kTop + 15 + 14.0 * static_cast<double>(i), Escape(lines[i].name));
-  }
-  return svg + "</svg>\n";
+  return fmt::format("<h2>{}</h2>\n", Escape(title)) + render::RenderChartSvg(chart);
 }
 
 std::vector<Line> LinesOf(const SeriesTable& table, const TimelineAccumulator& stats,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Records a short job on the fake NVML GPU (power, duty cycle, memory, temperature all present),
 # then renders report.html in headless Chromium: the DOM it builds must hold the four SVG plots,
-# and the screenshot must not be empty. Exit 77 (skipped) when Chromium is not installed.
+# the screenshot must not be empty, and no chart's text may overlap (check_svg_layout.sh).
+# Exit 77 (skipped) when Chromium is not installed.
 #   check_report_chromium.sh XPUPERF FAKE_NVML SCENARIO
 set -euo pipefail
 xpuperf=$1
@@ -38,4 +39,6 @@ if [[ $size -lt 10000 ]]; then
   echo "the screenshot is empty or blank ($size bytes)"
   exit 1
 fi
+# No tick label, axis title or legend label overlaps another or leaves its chart.
+bash "$(dirname "$0")/../../render/tests/check_svg_layout.sh" "$work/rec/report.html"
 echo "report rendered: $plots plots, screenshot $size bytes"
