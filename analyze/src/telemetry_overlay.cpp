@@ -135,47 +135,49 @@ Status WriteMergedTrace(const TelemetryOverlayOptions& options, const record::Ti
   return WriteOutputFile(options.merged_trace, doc.dump() + "\n");
 }
 
-}  // namespace
+// The trace's clock on the wall clock: Kineto writes ts relative to baseTimeNanoseconds (a
+// wall-clock instant); older traces write epoch microseconds and no base.
+struct TraceClock {
+  int64_t zero_wall_ns = 0;
+  int64_t first_ts = 0, last_end = 0;  // trace ns
+  int64_t Wall(int64_t ts_ns) const { return zero_wall_ns + ts_ns; }
+  int64_t WallBegin() const { return Wall(first_ts); }
+  int64_t WallEnd() const { return Wall(last_end); }
+};
 
-Result<json> AnalyzeTelemetry(const trace::TraceRun& run, const TelemetryOverlayOptions& options) {
-  XPUPERF_ASSIGN_OR_RETURN(record::TimelineData data, record::ReadTimeline(options.dir));
-  if (run.ranks.empty()) return MakeError(ErrorCode::kInvalidArgument, "no trace to align with");
-  const trace::Trace& trace = run.ranks.front();
-  // Kineto writes ts relative to baseTimeNanoseconds (a wall-clock instant); older traces write
-  // epoch microseconds and no base.
-  const auto offset_ns = static_cast<int64_t>(std::llround(options.offset_s * kNsPerSecond));
-  const int64_t zero_wall_ns = trace.base_time_ns + offset_ns;
-  auto wall = [&](int64_t ts_ns) { return zero_wall_ns + ts_ns; };
-  int64_t first_ts = 0, last_end = 0;
+TraceClock ClockOf(const trace::Trace& trace, double offset_s) {
+  TraceClock clock;
+  clock.zero_wall_ns =
+      trace.base_time_ns + static_cast<int64_t>(std::llround(offset_s * kNsPerSecond));
   if (!trace.events.empty()) {
-    first_ts = trace.events.front().ts_ns;
-    for (const trace::TraceEvent& e : trace.events) last_end = std::max(last_end, e.end_ns());
+    clock.first_ts = trace.events.front().ts_ns;
+    for (const trace::TraceEvent& e : trace.events)
+      clock.last_end = std::max(clock.last_end, e.end_ns());
   }
-  Integrator energy(record::EnergyTracks(data));
-  const int64_t tel_begin = data.ticks.empty() ? data.start_wall_ns : data.ticks.front().wall_ns;
-  const int64_t tel_end = data.ticks.empty() ? data.start_wall_ns : data.ticks.back().wall_ns;
+  return clock;
+}
 
-  json out;
-  out["telemetry"] = options.dir;
-  out["rank"] = trace.rank;
-  out["dropped_partial_line"] = data.dropped_partial_line;
-  out["alignment"] = {
+json AlignmentJson(const trace::Trace& trace, const TraceClock& clock, double offset_s,
+                   int64_t tel_begin, int64_t tel_end) {
+  const double overlap_ns = static_cast<double>(std::min(clock.WallEnd(), tel_end) -
+                                                std::max(clock.WallBegin(), tel_begin));
+  return {
       {"method", "wall clock"},
       {"trace_time_base", trace.base_time_ns != 0
                               ? "baseTimeNanoseconds + ts (Kineto)"
                               : "ts as microseconds since the Unix epoch (no baseTimeNanoseconds)"},
       {"trace_base_time_ns", trace.base_time_ns},
-      {"user_offset_seconds", options.offset_s},
-      {"trace_start_wall_ns", wall(first_ts)},
-      {"trace_end_wall_ns", wall(last_end)},
+      {"user_offset_seconds", offset_s},
+      {"trace_start_wall_ns", clock.WallBegin()},
+      {"trace_end_wall_ns", clock.WallEnd()},
       {"telemetry_start_wall_ns", tel_begin},
       {"telemetry_end_wall_ns", tel_end},
       {"trace_starts_after_telemetry_seconds",
-       static_cast<double>(wall(first_ts) - tel_begin) / kNsPerSecond},
-      {"overlap_seconds",
-       std::max<double>(0, static_cast<double>(std::min(wall(last_end), tel_end) -
-                                               std::max(wall(first_ts), tel_begin)) /
-                               kNsPerSecond)}};
+       static_cast<double>(clock.WallBegin() - tel_begin) / kNsPerSecond},
+      {"overlap_seconds", std::max<double>(0, overlap_ns / kNsPerSecond)}};
+}
+
+json EnergyTracksJson(const Integrator& energy) {
   json tracks = json::array();
   for (size_t i = 0; i < energy.tracks().size(); ++i) {
     const EnergyTrack& t = energy.tracks()[i];
@@ -189,30 +191,17 @@ Result<json> AnalyzeTelemetry(const trace::TraceRun& run, const TelemetryOverlay
          {"resolution_seconds", t.resolution_s},
          {"in_total", static_cast<bool>(energy.top()[i])}});
   }
-  out["energy_tracks"] = tracks;
-  out["telemetry_resolution_seconds"] = energy.resolution_s();
-  // The merged trace needs no energy source: the counter tracks are whatever was recorded.
-  out["merged_trace"] = nullptr;
-  if (!options.merged_trace.empty()) {
-    if (options.trace_path.empty()) {
-      return MakeError(ErrorCode::kInvalidArgument,
-                       "--merged-trace needs a single trace file, not a directory of ranks");
-    }
-    XPUPERF_RETURN_IF_ERROR(WriteMergedTrace(options, data, zero_wall_ns));
-    out["merged_trace"] = options.merged_trace;
-  }
-  if (energy.empty()) {
-    out["unavailable"] =
-        "the recording has no energy counter or power samples (see its "
-        "summary.json 'unavailable')";
-    return out;
-  }
+  return tracks;
+}
 
-  // Per ProfilerStep#N.
+// Per ProfilerStep#N: "steps", and "joules_per_step" over the fully covered ones.
+void AddStepEnergy(const trace::Trace& trace, const TraceClock& clock, const Integrator& energy,
+                   int64_t tel_begin, json& out) {
   json steps = json::array();
   std::vector<double> per_step;
   for (const trace::IterationStat& step : trace::ComputeIterationBreakdown(trace).steps) {
-    const int64_t begin = wall(step.start_ns), end = wall(step.start_ns + step.duration_ns);
+    const int64_t begin = clock.Wall(step.start_ns);
+    const int64_t end = clock.Wall(step.start_ns + step.duration_ns);
     const double seconds = static_cast<double>(step.duration_ns) / kNsPerSecond;
     Energy e = energy.In(begin, end);
     json row = EnergyJson(e, seconds);
@@ -224,26 +213,42 @@ Result<json> AnalyzeTelemetry(const trace::TraceRun& run, const TelemetryOverlay
     if (e.covered_share > 0.99) per_step.push_back(e.total());
   }
   out["steps"] = steps;
-  if (!per_step.empty()) {
-    std::vector<double> sorted = per_step;
-    std::sort(sorted.begin(), sorted.end());
-    double sum = 0;
-    for (double j : per_step) sum += j;
-    out["joules_per_step"] = {{"mean", sum / static_cast<double>(per_step.size())},
-                              {"median", sorted[sorted.size() / 2]},
-                              {"steps", per_step.size()}};
-  }
+  if (per_step.empty()) return;
+  std::vector<double> sorted = per_step;
+  std::sort(sorted.begin(), sorted.end());
+  double sum = 0;
+  for (double j : per_step) sum += j;
+  out["joules_per_step"] = {{"mean", sum / static_cast<double>(per_step.size())},
+                            {"median", sorted[sorted.size() / 2]},
+                            {"steps", per_step.size()}};
+}
 
-  // Per op class: GPU kernels by HTA's classes, else host CPU ops; each class's energy is that of
-  // the union of its ops' intervals (classes overlap, so they do not add up).
+// GPU idle inside the trace window: the complement of every GPU op.
+std::vector<trace::Interval> GpuIdle(std::vector<trace::Interval> any_gpu,
+                                     const TraceClock& clock) {
+  trace::MergeIntervals(any_gpu);
+  std::vector<trace::Interval> idle;
+  int64_t cursor = clock.WallBegin();
+  for (const trace::Interval& iv : any_gpu) {
+    if (iv.begin > cursor) idle.push_back({cursor, iv.begin});
+    cursor = std::max(cursor, iv.end);
+  }
+  if (clock.WallEnd() > cursor) idle.push_back({cursor, clock.WallEnd()});
+  return idle;
+}
+
+// Per op class: GPU kernels by HTA's classes, else host CPU ops; each class's energy is that of
+// the union of its ops' intervals (classes overlap, so they do not add up), and the GPU's idle.
+json OpClassEnergy(const trace::Trace& trace, const TraceClock& clock, const Integrator& energy) {
   std::map<std::string, std::vector<trace::Interval>> classes;
   for (const trace::TraceEvent& e : trace.events) {
     if (e.dur_ns <= 0) continue;
+    const trace::Interval interval{clock.Wall(e.ts_ns), clock.Wall(e.end_ns())};
     if (trace::IsGpuOp(e.kind)) {
       classes[std::string(trace::KernelClassName(trace::ClassifyKernel(trace.Name(e), e.kind)))]
-          .push_back({wall(e.ts_ns), wall(e.end_ns())});
+          .push_back(interval);
     } else if (e.kind == trace::EventKind::kCpuOp) {
-      classes["host_op"].push_back({wall(e.ts_ns), wall(e.end_ns())});
+      classes["host_op"].push_back(interval);
     }
   }
   json op_classes = json::array();
@@ -258,30 +263,26 @@ Result<json> AnalyzeTelemetry(const trace::TraceRun& run, const TelemetryOverlay
     op_classes.push_back(std::move(row));
   }
   if (!any_gpu.empty()) {
-    // GPU idle inside the trace window: the complement of every GPU op.
-    trace::MergeIntervals(any_gpu);
-    std::vector<trace::Interval> idle;
-    int64_t cursor = wall(first_ts);
-    for (const trace::Interval& iv : any_gpu) {
-      if (iv.begin > cursor) idle.push_back({cursor, iv.begin});
-      cursor = std::max(cursor, iv.end);
-    }
-    if (wall(last_end) > cursor) idle.push_back({cursor, wall(last_end)});
-    const int64_t idle_ns = trace::MergeIntervals(idle);
-    json row = EnergyJson(energy.Over(idle), static_cast<double>(idle_ns) / kNsPerSecond);
+    std::vector<trace::Interval> idle = GpuIdle(std::move(any_gpu), clock);
+    const double idle_s = static_cast<double>(trace::MergeIntervals(idle)) / kNsPerSecond;
+    json row = EnergyJson(energy.Over(idle), idle_s);
     row["class"] = "gpu_idle";
-    row["busy_seconds"] = static_cast<double>(idle_ns) / kNsPerSecond;
+    row["busy_seconds"] = idle_s;
     op_classes.push_back(std::move(row));
   }
-  out["op_classes"] = op_classes;
+  return op_classes;
+}
 
-  // J per FLOP over the trace window, from the GEMMs whose FLOPs the trace records (shapes).
+// J per FLOP over the trace window, from the GEMMs whose FLOPs the trace records (shapes):
+// "trace_window" and "gemm".
+void AddGemmEnergy(const trace::Trace& trace, const TraceClock& clock, const Integrator& energy,
+                   json& out) {
   double flops = 0;
   for (const trace::GemmPoint& g : trace::ComputeGemmPoints(trace)) {
     flops += g.flops * static_cast<double>(g.calls);
   }
-  Energy window = energy.In(wall(first_ts), wall(last_end));
-  const double window_s = static_cast<double>(last_end - first_ts) / kNsPerSecond;
+  Energy window = energy.In(clock.WallBegin(), clock.WallEnd());
+  const double window_s = static_cast<double>(clock.last_end - clock.first_ts) / kNsPerSecond;
   out["trace_window"] = EnergyJson(window, window_s);
   out["trace_window"]["seconds"] = window_s;
   if (flops > 0 && window.total() > 0) {
@@ -297,6 +298,45 @@ Result<json> AnalyzeTelemetry(const trace::TraceRun& run, const TelemetryOverlay
                                              : "the trace records no GEMM shapes (profile with "
                                                "record_shapes=True)"}};
   }
+}
+
+}  // namespace
+
+Result<json> AnalyzeTelemetry(const trace::TraceRun& run, const TelemetryOverlayOptions& options) {
+  XPUPERF_ASSIGN_OR_RETURN(record::TimelineData data, record::ReadTimeline(options.dir));
+  if (run.ranks.empty()) return MakeError(ErrorCode::kInvalidArgument, "no trace to align with");
+  const trace::Trace& trace = run.ranks.front();
+  const TraceClock clock = ClockOf(trace, options.offset_s);
+  Integrator energy(record::EnergyTracks(data));
+  const int64_t tel_begin = data.ticks.empty() ? data.start_wall_ns : data.ticks.front().wall_ns;
+  const int64_t tel_end = data.ticks.empty() ? data.start_wall_ns : data.ticks.back().wall_ns;
+
+  json out;
+  out["telemetry"] = options.dir;
+  out["rank"] = trace.rank;
+  out["dropped_partial_line"] = data.dropped_partial_line;
+  out["alignment"] = AlignmentJson(trace, clock, options.offset_s, tel_begin, tel_end);
+  out["energy_tracks"] = EnergyTracksJson(energy);
+  out["telemetry_resolution_seconds"] = energy.resolution_s();
+  // The merged trace needs no energy source: the counter tracks are whatever was recorded.
+  out["merged_trace"] = nullptr;
+  if (!options.merged_trace.empty()) {
+    if (options.trace_path.empty()) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "--merged-trace needs a single trace file, not a directory of ranks");
+    }
+    XPUPERF_RETURN_IF_ERROR(WriteMergedTrace(options, data, clock.zero_wall_ns));
+    out["merged_trace"] = options.merged_trace;
+  }
+  if (energy.empty()) {
+    out["unavailable"] =
+        "the recording has no energy counter or power samples (see its "
+        "summary.json 'unavailable')";
+    return out;
+  }
+  AddStepEnergy(trace, clock, energy, tel_begin, out);
+  out["op_classes"] = OpClassEnergy(trace, clock, energy);
+  AddGemmEnergy(trace, clock, energy, out);
   return out;
 }
 

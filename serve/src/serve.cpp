@@ -32,55 +32,48 @@ std::string NodeName() {
   return node != nullptr && *node != '\0' ? std::string(node) : HostName();
 }
 
-}  // namespace
+Error InvalidOption(const std::string& message) {
+  return MakeError(ErrorCode::kInvalidArgument, message);
+}
 
-int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) {
-  auto listen = exporter::ParseListenAddress(options.listen);
-  if (!listen.ok()) {
-    err << "xpuperf serve: error: " << listen.error().message << "\n";
-    return kExitUsage;
-  }
-  if (!(options.history_seconds >= 0 && options.history_seconds <= 86400)) {
-    err << "xpuperf serve: error: --history must be between 0 and 86400 seconds\n";
-    return kExitUsage;
-  }
-  if (!(options.pod_refresh_seconds >= 0.05 && options.pod_refresh_seconds <= 3600)) {
-    err << "xpuperf serve: error: --pod-refresh must be between 0.05 and 3600 seconds\n";
-    return kExitUsage;
-  }
-  for (const std::string& url : options.alertmanagers) {
-    if (Status s = alerts::ValidateReceiverUrl(url, "--alertmanager"); !s.ok()) {
-      err << "xpuperf serve: error: " << s.error().message << "\n";
-      return kExitUsage;
-    }
-  }
-  for (const std::string& url : options.webhooks) {
-    if (Status s = alerts::ValidateReceiverUrl(url, "--webhook"); !s.ok()) {
-      err << "xpuperf serve: error: " << s.error().message << "\n";
-      return kExitUsage;
-    }
-  }
-  if (!(options.alert_resend_seconds >= 1 && options.alert_resend_seconds <= 86400)) {
-    err << "xpuperf serve: error: --alert-resend must be between 1 and 86400 seconds\n";
-    return kExitUsage;
-  }
+// Every option a running daemon would otherwise trip over later, checked before anything starts.
+Status CheckOptions(const ServeOptions& options) {
+  if (!(options.history_seconds >= 0 && options.history_seconds <= 86400))
+    return InvalidOption("--history must be between 0 and 86400 seconds");
+  if (!(options.pod_refresh_seconds >= 0.05 && options.pod_refresh_seconds <= 3600))
+    return InvalidOption("--pod-refresh must be between 0.05 and 3600 seconds");
+  for (const std::string& url : options.alertmanagers)
+    if (Status s = alerts::ValidateReceiverUrl(url, "--alertmanager"); !s.ok())
+      return InvalidOption(s.error().message);
+  for (const std::string& url : options.webhooks)
+    if (Status s = alerts::ValidateReceiverUrl(url, "--webhook"); !s.ok())
+      return InvalidOption(s.error().message);
+  if (!(options.alert_resend_seconds >= 1 && options.alert_resend_seconds <= 86400))
+    return InvalidOption("--alert-resend must be between 1 and 86400 seconds");
   // The state file is rewritten at every change for as long as the daemon runs: a path the output
   // policy refuses is a usage error now, not an error logged at every evaluation.
   if (!options.alert_state.empty()) {
-    if (Result<OutputTarget> state = PrepareOutput(options.alert_state); !state.ok()) {
-      err << "xpuperf serve: error: --alert-state: " << state.error().message << "\n";
-      return kExitUsage;
-    }
+    if (Result<OutputTarget> state = PrepareOutput(options.alert_state); !state.ok())
+      return InvalidOption("--alert-state: " + state.error().message);
   }
-  // Pod labels when the kubelet's socket is there; refreshed on its own thread, and it copes with
-  // the socket appearing or disappearing later.
+  if (options.rule_files.empty() && (!options.alertmanagers.empty() || !options.webhooks.empty()))
+    return InvalidOption("--alertmanager and --webhook need --rules");
+  return {};
+}
+
+// Pod labels when the kubelet's socket is there; refreshed on its own thread, and it copes with
+// the socket appearing or disappearing later.
+std::unique_ptr<exporter::PodAttribution> StartPodAttribution(const ServeOptions& options) {
+  if (options.pod_resources_socket.empty()) return nullptr;
   exporter::PodAttributionOptions pods;
   pods.socket_path = options.pod_resources_socket;
   pods.resource_names = options.resource_names;
   pods.refresh_seconds = options.pod_refresh_seconds;
-  std::unique_ptr<exporter::PodAttribution> attribution =
-      options.pod_resources_socket.empty() ? nullptr : exporter::PodAttribution::Start(pods);
+  return exporter::PodAttribution::Start(pods);
+}
 
+exporter::ExporterOptions ExporterOptionsFor(const ServeOptions& options,
+                                             exporter::PodAttribution* attribution) {
   exporter::ExporterOptions ex;
   ex.registry = &BuiltinBackendRegistry();
   ex.backend.root = options.common.root;
@@ -91,66 +84,60 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
   ex.deadline_seconds = options.deadline_seconds;
   ex.hostname = NodeName();
   ex.history_seconds = options.history_seconds;
-  if (attribution) ex.attribution = attribution->AsAttribution();
-  auto started = exporter::Exporter::Start(std::move(ex));
-  if (!started.ok()) {
-    err << "xpuperf serve: error: " << started.error().message << "\n";
-    return ExitCodeFor(started.error());
-  }
-  exporter::Exporter& exp = **started;
+  if (attribution != nullptr) ex.attribution = attribution->AsAttribution();
+  return ex;
+}
 
-  // The last bench check as series (before the rules start, so they see it from the first
-  // evaluation). A missing file is not fatal: the check may not have run yet on a new node.
-  std::shared_ptr<exporter::BenchCheckFile> bench_check;
-  std::string bench_check_error;
-  const auto refresh_bench_check = [&] {
-    const Status status = bench_check->Refresh();
+// The last `bench check --export` file as series. A missing file is not fatal: the check may not
+// have run yet on a new node; each change of its state is said once on err.
+class BenchCheckWatch {
+ public:
+  BenchCheckWatch(exporter::Exporter& exp, const std::string& path, std::ostream& err)
+      : file_(std::make_shared<exporter::BenchCheckFile>(path, NodeName())), err_(err) {
+    Refresh();
+    exp.AddSeriesProvider("bench_check", [file = file_] { return file->Families(); });
+  }
+  void Refresh() {
+    const Status status = file_->Refresh();
     const std::string message = status.ok() ? "" : status.error().message;
-    if (message != bench_check_error) {
-      err << "xpuperf serve: "
-          << (message.empty() ? "bench check read from " + bench_check->path()
-                              : "warning: " + message + " (xpuperf_bench_check_up 0)")
-          << "\n";
-      err.flush();
-      bench_check_error = message;
-    }
-  };
-  if (!options.bench_check.empty()) {
-    bench_check = std::make_shared<exporter::BenchCheckFile>(options.bench_check, NodeName());
-    bench_check_error = "-";
-    refresh_bench_check();
-    exp.AddSeriesProvider("bench_check", [bench_check] { return bench_check->Families(); });
+    if (message == last_error_) return;
+    err_ << "xpuperf serve: "
+         << (message.empty() ? "bench check read from " + file_->path()
+                             : "warning: " + message + " (xpuperf_bench_check_up 0)")
+         << "\n";
+    err_.flush();
+    last_error_ = message;
   }
 
-  std::unique_ptr<ServeAlerts> alerting;
-  if (!options.rule_files.empty()) {
-    ServeAlertOptions alert_options;
-    alert_options.rule_files = options.rule_files;
-    alert_options.alertmanagers = options.alertmanagers;
-    alert_options.webhooks = options.webhooks;
-    alert_options.state_file = options.alert_state;
-    alert_options.external_url = options.external_url;
-    alert_options.resend_seconds = options.alert_resend_seconds;
-    auto started_alerts = ServeAlerts::Start(exp, alert_options, err);
-    if (!started_alerts.ok()) {
-      err << "xpuperf serve: error: " << started_alerts.error().message << "\n";
-      return ExitCodeFor(started_alerts.error());
-    }
-    alerting = std::move(*started_alerts);
-    err << "xpuperf serve: evaluating " << alerting->rule_count() << " rules\n";
-  } else if (!options.alertmanagers.empty() || !options.webhooks.empty()) {
-    err << "xpuperf serve: error: --alertmanager and --webhook need --rules\n";
-    return kExitUsage;
-  }
+ private:
+  std::shared_ptr<exporter::BenchCheckFile> file_;
+  std::ostream& err_;
+  std::string last_error_ = "-";  // neither "read" nor any error said yet
+};
 
+Result<std::unique_ptr<ServeAlerts>> StartAlerts(exporter::Exporter& exp,
+                                                 const ServeOptions& options, std::ostream& err) {
+  ServeAlertOptions alert_options;
+  alert_options.rule_files = options.rule_files;
+  alert_options.alertmanagers = options.alertmanagers;
+  alert_options.webhooks = options.webhooks;
+  alert_options.state_file = options.alert_state;
+  alert_options.external_url = options.external_url;
+  alert_options.resend_seconds = options.alert_resend_seconds;
+  auto alerting = ServeAlerts::Start(exp, alert_options, err);
+  if (alerting.ok()) err << "xpuperf serve: evaluating " << (*alerting)->rule_count() << " rules\n";
+  return alerting;
+}
+
+exporter::ServerOptions ServerOptionsFor(const ServeOptions& options,
+                                         const exporter::ListenAddress& listen) {
   exporter::ServerOptions server_options;
-  server_options.listen = *listen;
+  server_options.listen = listen;
   server_options.web_config_path = options.web_config;
   server_options.max_connections = options.max_connections;
   server_options.max_open_connections = options.max_open_connections;
   server_options.max_connections_per_client = options.max_connections_per_client;
-  const std::string host = NodeName();
-  server_options.snapshot_json = [host](const exporter::RawSnapshot& raw) {
+  server_options.snapshot_json = [host = NodeName()](const exporter::RawSnapshot& raw) {
     telemetry::MetricsSnapshot snap;
     snap.host = host;
     snap.timestamp_ns = raw.timestamp_ns;
@@ -160,30 +147,35 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
     snap.readings = raw.readings;
     return telemetry::MetricsJson(snap).dump(2) + "\n";
   };
-  auto server = exporter::MetricsServer::Start(exp, std::move(server_options));
-  if (!server.ok()) {
-    err << "xpuperf serve: error: " << server.error().message << "\n";
-    return ExitCodeFor(server.error());
-  }
+  return server_options;
+}
+
+void SayListening(const exporter::Exporter& exp, const exporter::MetricsServer& server,
+                  const exporter::ListenAddress& listen, double interval_seconds,
+                  std::ostream& err) {
+  std::string backends;
+  for (const auto& c : exp.Health().collectors)
+    backends += (backends.empty() ? "" : ", ") + c.backend;
+  const bool ipv6 = listen.host.find(':') != std::string::npos;
+  err << "xpuperf serve: listening on " << (server.tls() ? "https" : "http") << "://"
+      << (ipv6 ? "[" + listen.host + "]" : listen.host) << ":" << server.port()
+      << " (backends: " << backends << "; every " << interval_seconds << " s)\n";
+  err.flush();
+}
+
+// Until SIGINT/SIGTERM: the check file re-read (when it changed) every 2 s, off the scrape path,
+// and the web config reloaded on SIGHUP.
+void ServeUntilStopped(exporter::MetricsServer& server, BenchCheckWatch* bench_check,
+                       std::ostream& err) {
   struct sigaction hangup = {};
   hangup.sa_handler = OnHangup;
   sigemptyset(&hangup.sa_mask);
   sigaction(SIGHUP, &hangup, nullptr);
-
-  std::string backends;
-  for (const auto& c : exp.Health().collectors)
-    backends += (backends.empty() ? "" : ", ") + c.backend;
-  err << "xpuperf serve: listening on " << ((*server)->tls() ? "https" : "http") << "://"
-      << (listen->host.find(':') != std::string::npos ? "[" + listen->host + "]" : listen->host)
-      << ":" << (*server)->port() << " (backends: " << backends << "; every "
-      << options.interval_seconds << " s)\n";
-  err.flush();
   int ticks = 0;
   while (SleepUnlessCancelled(0.1)) {
-    // The check file is re-read (when it changed) every 2 s, off the scrape path.
-    if (bench_check && ++ticks % 20 == 0) refresh_bench_check();
+    if (bench_check != nullptr && ++ticks % 20 == 0) bench_check->Refresh();
     if (g_reload.exchange(false)) {
-      if (Status s = (*server)->Reload(); s.ok()) {
+      if (Status s = server.Reload(); s.ok()) {
         err << "xpuperf serve: web config reloaded\n";
       } else {
         err << "xpuperf serve: error: reload failed, keeping the previous config: "
@@ -192,6 +184,41 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
       err.flush();
     }
   }
+}
+
+// Errors of the options are usage errors (2); the others by their code (core/exit_code.h).
+int Fail(const Error& error, std::ostream& err) {
+  err << "xpuperf serve: error: " << error.message << "\n";
+  return ExitCodeFor(error);
+}
+
+}  // namespace
+
+int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) {
+  auto listen = exporter::ParseListenAddress(options.listen);
+  if (!listen.ok()) return Fail(InvalidOption(listen.error().message), err);
+  if (Status checked = CheckOptions(options); !checked.ok()) return Fail(checked.error(), err);
+
+  std::unique_ptr<exporter::PodAttribution> attribution = StartPodAttribution(options);
+  auto started = exporter::Exporter::Start(ExporterOptionsFor(options, attribution.get()));
+  if (!started.ok()) return Fail(started.error(), err);
+  exporter::Exporter& exp = **started;
+
+  // The bench check's series before the rules start, so they see it from the first evaluation.
+  std::unique_ptr<BenchCheckWatch> bench_check;
+  if (!options.bench_check.empty())
+    bench_check = std::make_unique<BenchCheckWatch>(exp, options.bench_check, err);
+  std::unique_ptr<ServeAlerts> alerting;
+  if (!options.rule_files.empty()) {
+    auto started_alerts = StartAlerts(exp, options, err);
+    if (!started_alerts.ok()) return Fail(started_alerts.error(), err);
+    alerting = std::move(*started_alerts);
+  }
+
+  auto server = exporter::MetricsServer::Start(exp, ServerOptionsFor(options, *listen));
+  if (!server.ok()) return Fail(server.error(), err);
+  SayListening(exp, **server, *listen, options.interval_seconds, err);
+  ServeUntilStopped(**server, bench_check.get(), err);
   (*server)->Stop();
   alerting.reset();  // last state file write
   err << "xpuperf serve: stopped\n";
