@@ -1,15 +1,17 @@
 // `bench` with list, run and one subcommand per component; check and network add their own.
+#include "xpuperf/bench_commands/bench_command.h"
+
 #include <iostream>
 #include <memory>
 
 #include "command_wiring.h"
-#include "src/command_bench_compile.h"
+#include "xpuperf/bench_commands/bench_compile_command.h"
 
 namespace xpuperf::cli {
 
 void AddBenchCommand(CLI::App& app, CommandActions& actions) {
-  auto options = std::make_shared<BenchOptions>();
-  BenchOptions& bench = *options;
+  auto options = std::make_shared<bench_commands::BenchOptions>();
+  bench_commands::BenchOptions& bench = *options;
   CLI::App* command = app.add_subcommand(
       "bench", "Microbenchmarks: compute, memory, host transfer, network, attention");
   command->require_subcommand(1);
@@ -49,10 +51,10 @@ void AddBenchCommand(CLI::App& app, CommandActions& actions) {
   for (CLI::App* sub : subcommands) {
     actions.push_back({sub, [options, sub] {
                          options->action = sub->get_name();
-                         return RunBench(*options, std::cout, std::cerr);
+                         return bench_commands::RunBench(*options, std::cout, std::cerr);
                        }});
   }
-  auto compile = std::make_shared<BenchCompileOptions>();
+  auto compile = std::make_shared<bench_commands::BenchCompileOptions>();
   CLI::App* compile_check = command->add_subcommand(
       "compile-check",
       "Compile the PJRT benchmarks' programs for a named topology without its devices (libtpu: "
@@ -64,8 +66,9 @@ void AddBenchCommand(CLI::App& app, CommandActions& actions) {
                    "PJRT plugin (.so), or tpu, cuda, cpu for an installed one")
       ->capture_default_str();
   compile_check->add_flag("--json", compile->json, "The report as JSON");
-  actions.push_back(
-      {compile_check, [compile] { return RunBenchCompileCheck(*compile, std::cout, std::cerr); }});
+  actions.push_back({compile_check, [compile] {
+                       return bench_commands::RunBenchCompileCheck(*compile, std::cout, std::cerr);
+                     }});
   AddBenchCheckCommand(*command, actions);
   AddBenchNetworkCommand(*command, actions);
 }

@@ -1,15 +1,16 @@
 // `bench network`: MPI or NCCL collectives with nccl-tests' size options.
+#include "xpuperf/bench_commands/bench_network_command.h"
+
 #include <iostream>
 #include <memory>
 
 #include "command_wiring.h"
-#include "src/command_bench_network.h"
 
 namespace xpuperf::cli {
 
 void AddBenchNetworkCommand(CLI::App& bench, CommandActions& actions) {
-  auto options = std::make_shared<BenchNetworkOptions>();
-  BenchNetworkOptions& network = *options;
+  auto options = std::make_shared<bench_commands::BenchNetworkOptions>();
+  bench_commands::BenchNetworkOptions& network = *options;
   CLI::App* command = bench.add_subcommand(
       "network",
       "Collectives over MPI ranks: latency, algbw and busbw per size, verified (mpirun -np N "
@@ -39,8 +40,9 @@ void AddBenchNetworkCommand(CLI::App& bench, CommandActions& actions) {
       ->capture_default_str();
   command->add_flag("--check,-c", network.check,
                     "Verify after every sample too (the result is always verified once per size)");
-  actions.push_back(
-      {command, [options] { return RunBenchNetwork(*options, std::cout, std::cerr); }});
+  actions.push_back({command, [options] {
+                       return bench_commands::RunBenchNetwork(*options, std::cout, std::cerr);
+                     }});
 }
 
 }  // namespace xpuperf::cli

@@ -9,9 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "xpuperf/cli/commands.h"
+#include "xpuperf/telemetry/commands.h"
 
 namespace xpuperf::cli {
+
+using telemetry::CommonOptions;
 
 // A command that was parsed runs its action, which returns the process exit code.
 struct CommandAction {

@@ -1,16 +1,17 @@
 // `compare OLD NEW`: two result directories (median change per metric and its significance) or
 // two traces (ops added/removed, count and time changes).
+#include "xpuperf/bench_commands/compare_command.h"
+
 #include <iostream>
 #include <memory>
 
 #include "command_wiring.h"
-#include "src/command_compare.h"
 
 namespace xpuperf::cli {
 
 void AddCompareCommand(CLI::App& app, CommandActions& actions) {
-  auto options = std::make_shared<CompareOptions>();
-  CompareOptions& compare = *options;
+  auto options = std::make_shared<bench_commands::CompareOptions>();
+  bench_commands::CompareOptions& compare = *options;
   CLI::App* command = app.add_subcommand(
       "compare",
       "Compare two result directories (median change per metric, Mann-Whitney U test on the "
@@ -24,7 +25,8 @@ void AddCompareCommand(CLI::App& app, CommandActions& actions) {
   command->add_option("--alpha", compare.alpha, "Significance level of the test")
       ->capture_default_str();
   command->add_flag("--json", compare.json, "JSON output");
-  actions.push_back({command, [options] { return RunCompare(*options, std::cout, std::cerr); }});
+  actions.push_back(
+      {command, [options] { return bench_commands::RunCompare(*options, std::cout, std::cerr); }});
 }
 
 }  // namespace xpuperf::cli

@@ -10,7 +10,7 @@
 
 #include "test_util.h"
 #include "xpuperf/analysis/bench_check_command.h"
-#include "xpuperf/cli/commands.h"
+#include "xpuperf/core/exit_code.h"
 
 namespace xpuperf::cli {
 namespace {

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "../src/bench_summary.h"
 #include "test_util.h"
+#include "xpuperf/bench_commands/bench_summary.h"
 
 namespace xpuperf::cli {
 namespace {
@@ -209,11 +209,11 @@ TEST(RenderSkippedTest, OneLinePerReasonWithTheBenchmarksCounted) {
       R"(gpu_stream {"kernel":"copy"}: unsupported: no CUDA driver)",
       "odd line without a point",
   };
-  EXPECT_EQ(RenderSkipped(skipped),
+  EXPECT_EQ(bench_commands::RenderSkipped(skipped),
             "skipped: peak_fma {\"precision\":\"bf16\"}: unsupported: no AVX512_BF16\n"
             "skipped: 3 points of gpu_gemm, gpu_stream: unsupported: no CUDA driver\n"
             "skipped: odd line without a point\n");
-  EXPECT_EQ(RenderSkipped({}), "");
+  EXPECT_EQ(bench_commands::RenderSkipped({}), "");
 }
 
 }  // namespace

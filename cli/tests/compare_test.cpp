@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "../src/command_compare.h"
 #include "test_util.h"
-#include "xpuperf/cli/commands.h"
+#include "xpuperf/bench_commands/compare_command.h"
+#include "xpuperf/core/exit_code.h"
 
 namespace xpuperf::cli {
 namespace {
@@ -23,14 +23,14 @@ struct Output {
 
 Output Compare(const std::string& old_dir, const std::string& new_dir,
                std::optional<double> fail_on = std::nullopt, bool json = false) {
-  CompareOptions options;
+  bench_commands::CompareOptions options;
   options.old_path = old_dir;
   options.new_path = new_dir;
   options.fail_on_regression_percent = fail_on;
   options.json = json;
   std::ostringstream out, err;
   Output result;
-  result.exit_code = RunCompare(options, out, err);
+  result.exit_code = bench_commands::RunCompare(options, out, err);
   result.out = out.str();
   result.err = err.str();
   return result;

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "xpuperf/analysis/bench_check_command.h"
-#include "xpuperf/cli/commands.h"
+#include "xpuperf/core/exit_code.h"
 #include "xpuperf/roofline/roofline_command.h"
 
 namespace xpuperf::cli {

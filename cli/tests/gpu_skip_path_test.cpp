@@ -10,8 +10,9 @@
 #include "xpuperf/bench/registry.h"
 #include "xpuperf/bench/runner.h"
 #include "xpuperf/bench/suite.h"
+#include "xpuperf/bench_commands/bench_command.h"
 #include "xpuperf/builtin_benchmarks.h"
-#include "xpuperf/cli/commands.h"
+#include "xpuperf/core/exit_code.h"
 #include "xpuperf/cuda_bench/cuda_benchmarks.h"
 
 namespace xpuperf::cuda_bench {
@@ -91,12 +92,12 @@ TEST(GpuSkipPathTest, BenchRunSkipsGpuPointsAndExitsZero) {
                           "  - benchmark: gpu_stream\n    sweep: [{kernel: triad}]\n"
                           "  - benchmark: gpu_gemm\n    sweep: [{precision: bf16, m: 256, n: "
                           "256, k: 256}]\n";
-  cli::BenchOptions options;
+  bench_commands::BenchOptions options;
   options.suite = suite;
   options.out = (dir / "results").string();
   std::ostringstream out;
   std::ostringstream err;
-  EXPECT_EQ(cli::RunBench(options, out, err), 0) << err.str();
+  EXPECT_EQ(bench_commands::RunBench(options, out, err), 0) << err.str();
   // Progress names each point; the summary gives one line per reason.
   EXPECT_NE(err.str().find("skip  gpu_stream {\"kernel\":\"triad\"}: " + ExpectedReason()),
             std::string::npos)

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "../src/command_compare.h"
 #include "xpuperf/analysis/bench_check_command.h"
-#include "xpuperf/cli/commands.h"
+#include "xpuperf/bench_commands/compare_command.h"
+#include "xpuperf/core/exit_code.h"
 #include "xpuperf/roofline/roofline_command.h"
 
 namespace xpuperf::cli {
@@ -95,12 +95,12 @@ TEST(PjrtFiguresTest, RooflineSeesTheSameFigures) {
 // verdict follows the metric's direction: bf16 GEMM faster (+11.1%), all_reduce busbw slower
 // (-20%) and dispatch latency longer (+20%, worse), the rest unchanged.
 TEST(PjrtFiguresTest, CompareTwoPjrtRuns) {
-  CompareOptions options;
+  bench_commands::CompareOptions options;
   options.old_path = kRun;
   options.new_path = kNewRun;
   options.json = true;
   std::ostringstream out, err;
-  ASSERT_EQ(RunCompare(options, out, err), kExitOk) << err.str();
+  ASSERT_EQ(bench_commands::RunCompare(options, out, err), kExitOk) << err.str();
   const nlohmann::json report = nlohmann::json::parse(out.str());
   EXPECT_EQ(report["old_device"], "TPU v5 lite");
   EXPECT_EQ(report["new_device"], "TPU v5 lite");
@@ -134,7 +134,7 @@ TEST(PjrtFiguresTest, CompareTwoPjrtRuns) {
   options.json = false;
   options.fail_on_regression_percent = 10.0;
   std::ostringstream text, text_err;
-  EXPECT_EQ(RunCompare(options, text, text_err), kExitFailure) << text_err.str();
+  EXPECT_EQ(bench_commands::RunCompare(options, text, text_err), kExitFailure) << text_err.str();
   EXPECT_NE(text.str().find("FAIL: 2 regression(s) outside the noise larger than 10%: "
                             "pjrt_collectives all_reduce_busbw -20.0%; pjrt_dispatch "
                             "dispatch_latency +20.0%"),

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "test_util.h"
-#include "xpuperf/cli/commands.h"
+#include "xpuperf/core/exit_code.h"
 
 namespace xpuperf::cli {
 namespace {

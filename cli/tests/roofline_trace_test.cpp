@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "xpuperf/cli/commands.h"
+#include "xpuperf/core/exit_code.h"
 #include "xpuperf/roofline/roofline_command.h"
 #include "xpuperf/roofline/trace_points.h"
 #include "xpuperf/trace/reader.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace xpuperf::cli {
+namespace xpuperf::bench_commands {
 
 struct BenchNetworkOptions {
   std::string begin = "8";       // -b, bytes with optional K/M/G
@@ -33,4 +33,4 @@ int RunBenchNetwork(const BenchNetworkOptions& options, std::ostream& out, std::
 // --ranks.
 std::vector<std::string> RankArguments(const BenchNetworkOptions& options);
 
-}  // namespace xpuperf::cli
+}  // namespace xpuperf::bench_commands

@@ -5,9 +5,8 @@
 #include <vector>
 
 #include "xpuperf/bench/benchmark.h"
-#include "xpuperf/render/text_table.h"
 
-namespace xpuperf::cli {
+namespace xpuperf::bench_commands {
 
 // One row per measurement except the individual cache-sweep points (their plateaus are shown):
 // benchmark, metric, parameters, median value, unit, CV of the samples, % of the nominal peak.
@@ -17,4 +16,4 @@ std::string RenderBenchSummary(const std::vector<bench::Measurement>& measuremen
 // unsupported: no CUDA driver"; a reason met once keeps its whole line.
 std::string RenderSkipped(const std::vector<std::string>& skipped);
 
-}  // namespace xpuperf::cli
+}  // namespace xpuperf::bench_commands

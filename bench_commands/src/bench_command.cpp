@@ -1,4 +1,6 @@
 // `xpuperf bench`: list the benchmarks, run a suite, write the result directory, print a summary.
+#include "xpuperf/bench_commands/bench_command.h"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -10,7 +12,6 @@
 #include <ostream>
 #include <thread>
 
-#include "bench_summary.h"
 #include "xpuperf/bench/machine_state.h"
 #include "xpuperf/bench/queue.h"
 #include "xpuperf/bench/registry.h"
@@ -18,15 +19,17 @@
 #include "xpuperf/bench/runner.h"
 #include "xpuperf/bench/suite.h"
 #include "xpuperf/bench/threads.h"
+#include "xpuperf/bench_commands/bench_summary.h"
 #include "xpuperf/builtin_benchmarks.h"
-#include "xpuperf/cli/commands.h"
 #include "xpuperf/core/clock.h"
+#include "xpuperf/core/exit_code.h"
 #include "xpuperf/core/host_name.h"
 #include "xpuperf/cpu/cpu_backend.h"
 #include "xpuperf/cuda_bench/cuda_benchmarks.h"
 #include "xpuperf/pjrt/plugin.h"
+#include "xpuperf/render/text_table.h"
 
-namespace xpuperf::cli {
+namespace xpuperf::bench_commands {
 namespace {
 
 int PrintList(const bench::BenchmarkRegistry& registry, std::ostream& out) {
@@ -264,4 +267,4 @@ int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) 
   return kExitOk;
 }
 
-}  // namespace xpuperf::cli
+}  // namespace xpuperf::bench_commands

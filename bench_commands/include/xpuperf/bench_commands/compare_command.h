@@ -10,7 +10,7 @@
 
 #include "xpuperf/analysis/result_compare.h"
 
-namespace xpuperf::cli {
+namespace xpuperf::bench_commands {
 
 struct CompareOptions {
   std::string old_path;
@@ -34,4 +34,4 @@ int RunCompare(const CompareOptions& options, std::ostream& out, std::ostream& e
 // The table, the measurements present on one side only and the summary line.
 std::string RenderComparison(const analysis::ComparisonReport& report);
 
-}  // namespace xpuperf::cli
+}  // namespace xpuperf::bench_commands

@@ -1,17 +1,17 @@
-// `xpuperf bench compile-check` (command_bench_compile.h).
-#include "command_bench_compile.h"
+// `xpuperf bench compile-check` (bench_compile_command.h).
+#include "xpuperf/bench_commands/bench_compile_command.h"
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "xpuperf/cli/commands.h"
+#include "xpuperf/core/exit_code.h"
 #include "xpuperf/pjrt_bench/compile_check.h"
 #include "xpuperf/render/format.h"
 #include "xpuperf/render/text_table.h"
 
-namespace xpuperf::cli {
+namespace xpuperf::bench_commands {
 namespace {
 
 template <typename T>
@@ -89,4 +89,4 @@ int RunBenchCompileCheck(const BenchCompileOptions& options, std::ostream& out, 
   return report.failures() == 0 ? kExitOk : kExitFailure;
 }
 
-}  // namespace xpuperf::cli
+}  // namespace xpuperf::bench_commands

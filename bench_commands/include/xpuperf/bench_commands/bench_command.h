@@ -1,20 +1,13 @@
-// The `xpuperf` commands as functions of parsed options, so tests run them without a process.
-// Each returns the process exit code: 0 ok, 1 failure, 2 usage error (bad option, unknown name).
+// `xpuperf bench run/list/<component>`: the benchmarks of every component (bench's CPU kernels,
+// the gpu_* ones, PJRT's, collectives), a suite run into a result directory and its summary.
 #pragma once
 
-#include <atomic>
 #include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "xpuperf/core/exit_code.h"
-#include "xpuperf/core/status.h"
-#include "xpuperf/telemetry/commands.h"
-
-namespace xpuperf::cli {
-
-using telemetry::CommonOptions;
+namespace xpuperf::bench_commands {
 
 struct BenchOptions {
   std::string action = "run";           // "list", "run", or a component ("compute", "memory")
@@ -34,6 +27,7 @@ struct BenchOptions {
 };
 
 // Runs microbenchmarks: progress on err, the summary table on out, result files under out dir.
+// Exit code 0 ok, 1 failure, 2 usage error (bad option, unknown name).
 int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err);
 
-}  // namespace xpuperf::cli
+}  // namespace xpuperf::bench_commands

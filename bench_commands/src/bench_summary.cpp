@@ -1,12 +1,14 @@
+#include "xpuperf/bench_commands/bench_summary.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <iterator>
 #include <utility>
 
-#include "bench_summary.h"
+#include "xpuperf/render/text_table.h"
 
-namespace xpuperf::cli {
+namespace xpuperf::bench_commands {
 namespace {
 
 // The parameters that tell sweep points apart, without the derived ones.
@@ -48,9 +50,9 @@ std::string RenderBenchSummary(const std::vector<bench::Measurement>& measuremen
   return table.Render(60);
 }
 
-}  // namespace xpuperf::cli
+}  // namespace xpuperf::bench_commands
 
-namespace xpuperf::cli {
+namespace xpuperf::bench_commands {
 namespace {
 
 // Splits "<benchmark> {point}[ on <device>]: <reason>" into benchmark and reason; empty reason
@@ -120,4 +122,4 @@ std::string RenderSkipped(const std::vector<std::string>& skipped) {
   return text;
 }
 
-}  // namespace xpuperf::cli
+}  // namespace xpuperf::bench_commands

@@ -6,7 +6,7 @@
 #include <iosfwd>
 #include <string>
 
-namespace xpuperf::cli {
+namespace xpuperf::bench_commands {
 
 struct BenchCompileOptions {
   std::string topology;        // "v5e:2x2", "v4:2x2x1", ... (the plugin's names)
@@ -18,4 +18,4 @@ struct BenchCompileOptions {
 // failure), 1 when one did not or the plugin or topology is unusable, 2 for a usage error.
 int RunBenchCompileCheck(const BenchCompileOptions& options, std::ostream& out, std::ostream& err);
 
-}  // namespace xpuperf::cli
+}  // namespace xpuperf::bench_commands

@@ -1,14 +1,14 @@
 // `xpuperf bench network`: validates the options, then either starts mpirun (--ranks) or, as one
 // rank of an MPI job, runs the collectives (MPI on the CPUs, or NCCL with one GPU per rank); rank 0
 // prints the table and writes the results.
-#include "command_bench_network.h"
+#include "xpuperf/bench_commands/bench_network_command.h"
 
 #include <fmt/format.h>
 
 #include <ostream>
 
-#include "xpuperf/cli/commands.h"
 #include "xpuperf/collectives/mpirun.h"
+#include "xpuperf/core/exit_code.h"
 #include "xpuperf/core/host_name.h"
 
 #ifdef XPUPERF_HAVE_MPI
@@ -29,7 +29,7 @@
 #include "xpuperf/cuda_bench/nccl_over_ranks.h"
 #endif
 
-namespace xpuperf::cli {
+namespace xpuperf::bench_commands {
 namespace {
 
 // Under mpirun every rank checks the options; only rank 0 (or a process outside mpirun) says why
@@ -314,4 +314,4 @@ int RunBenchNetwork(const BenchNetworkOptions& options, std::ostream& out, std::
 #endif
 }
 
-}  // namespace xpuperf::cli
+}  // namespace xpuperf::bench_commands

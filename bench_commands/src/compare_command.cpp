@@ -1,5 +1,5 @@
 // `xpuperf compare`: two result directories (benchmark medians) or two traces (trace diff).
-#include "command_compare.h"
+#include "xpuperf/bench_commands/compare_command.h"
 
 #include <fmt/format.h>
 
@@ -10,12 +10,15 @@
 #include <set>
 
 #include "xpuperf/analysis/spec_check.h"
-#include "xpuperf/analyze/analyze.h"
 #include "xpuperf/bench/result_reader.h"
-#include "xpuperf/cli/commands.h"
+#include "xpuperf/core/exit_code.h"
 #include "xpuperf/render/text_table.h"
 
-namespace xpuperf::cli {
+#ifdef XPUPERF_WITH_TRACES
+#include "xpuperf/analyze/analyze.h"
+#endif
+
+namespace xpuperf::bench_commands {
 namespace {
 
 constexpr const char* kCommand = "xpuperf compare";
@@ -246,9 +249,16 @@ int RunCompare(const CompareOptions& options, std::ostream& out, std::ostream& e
     case CompareInputs::kResultDirectories:
       return CompareResultDirectories(options, out, err);
     case CompareInputs::kFiles:  // two traces: ops added/removed, count and time changes
+#ifdef XPUPERF_WITH_TRACES
       return analyze::RunTraceCompare(
           analyze::TraceCompareOptions{options.old_path, options.new_path, options.json, 20}, out,
           err);
+#else
+      err << kCommand
+          << ": error: comparing two traces is not available: this build has no trace "
+             "support (XPUPERF_WITH_TRACES=OFF)\n";
+      return kExitUsage;
+#endif
     case CompareInputs::kMixed:
       err << kCommand << ": error: OLD and NEW must both be result directories (one is a file)\n";
       return kExitUsage;
@@ -256,4 +266,4 @@ int RunCompare(const CompareOptions& options, std::ostream& out, std::ostream& e
   return kExitUsage;
 }
 
-}  // namespace xpuperf::cli
+}  // namespace xpuperf::bench_commands
