@@ -117,6 +117,7 @@ int RunMain(int argc, char** argv) {
   AddDevicesCommand(app, actions);
   AddMetricsCommand(app, actions);
   AddTopCommand(app, actions);
+  AddHealthCommand(app, actions);
 #if XPUPERF_WITH_BENCHMARKS
   AddBenchCommand(app, actions);
   AddCompareCommand(app, actions);

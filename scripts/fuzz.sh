@@ -72,6 +72,7 @@ if [ "$targets" = gpu ] || [ "$targets" = all ]; then
   done
   for f in backends/amd/tests/data/trees/*/sys/class/drm/card*/device/ras/*_err_count; do gpu_seed 2 "$f"; done
   for f in backends/amd/tests/data/trees/*/sys/class/drm/card*/device/pp_dpm_*; do gpu_seed 3 "$f"; done
+  for f in health/tests/data/trees/*/dev/kmsg; do gpu_seed 4 "$f"; done
   ./build-fuzz/fuzz/gpu_parsers_fuzzer -max_total_time="$seconds" -max_len=4096 "$gpu_corpus"
 fi
 # The exporter's inputs (web config, Accept, Authorization, --listen), seeded from fuzz/corpus/exporter,

@@ -292,6 +292,11 @@ TEST_F(HostileInputTest, SignalsStopLongCommandsCleanly) {
   Signalled top = RunAndSignal({"top", "--rate", "1", "--root", root}, 0.5, SIGTERM);
   EXPECT_EQ(top.exit_code, 143) << top.err;
   EXPECT_LT(top.seconds_after_signal, kStopSeconds);
+
+  // health's sampling window: a minute asked for, stopped at once.
+  Signalled health = RunAndSignal({"health", "--window", "60", "--root", root}, 0.5, SIGINT);
+  EXPECT_EQ(health.exit_code, 130) << health.err;
+  EXPECT_LT(health.seconds_after_signal, kStopSeconds);
 }
 
 // Critical: a command never writes over one of its own inputs (the only copy of a trace), by the

@@ -1,0 +1,31 @@
+// `health`: one verdict per device and subsystem.
+#include "xpuperf/health/health_command.h"
+
+#include <iostream>
+#include <memory>
+
+#include "command_wiring.h"
+
+namespace xpuperf::cli {
+
+void AddHealthCommand(CLI::App& app, CommandActions& actions) {
+  auto options = std::make_shared<health::HealthCommandOptions>();
+  health::HealthCommandOptions& health = *options;
+  CLI::App* command = app.add_subcommand(
+      "health",
+      "Health verdicts per device and subsystem (PCIe, memory, thermal, power, interconnect, "
+      "driver, clocks); exit 1 when one fails");
+  command->add_option("--device,-d", health.devices, "Device id (repeatable); default all");
+  command->add_option("--expect", health.expect,
+                      "Accelerators this node must have; fewer is a failure (0..4096)");
+  command->add_flag("--json", health.json, "JSON output");
+  command
+      ->add_option("--window", health.window_seconds,
+                   "Sampling window for rates (duty cycle), seconds")
+      ->capture_default_str();
+  AddCommonOptions(command, health.common);
+  actions.push_back(
+      {command, [options] { return health::RunHealth(*options, std::cout, std::cerr); }});
+}
+
+}  // namespace xpuperf::cli

@@ -1,0 +1,159 @@
+#include "xpuperf/health/evaluate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "pcie_link.h"
+#include "verdict_rules.h"
+#include "xid_catalog.h"
+#include "xpuperf/core/metric_catalog.h"
+
+namespace xpuperf::health {
+namespace {
+
+bool IsAccelerator(const Device& d) { return d.backend != "cpu"; }
+
+// The verdicts of one device, one per subsystem: a second finding for a subsystem merges into the
+// first, keeping the worse status (then the stronger action) and both pieces of evidence.
+class DeviceVerdicts {
+ public:
+  explicit DeviceVerdicts(std::string device) : device_(std::move(device)) {}
+  void Add(Verdict v) {
+    v.device = device_;
+    for (Verdict& existing : verdicts_) {
+      if (existing.subsystem != v.subsystem) continue;
+      const bool worse = StatusRank(v.status) > StatusRank(existing.status) ||
+                         (v.status == existing.status && v.action > existing.action);
+      std::string evidence = Join(existing.evidence, v.evidence);
+      std::string source = existing.source == v.source ? v.source : Join(existing.source, v.source);
+      if (worse) existing = std::move(v);
+      existing.evidence = std::move(evidence);
+      existing.source = std::move(source);
+      return;
+    }
+    verdicts_.push_back(std::move(v));
+  }
+  std::vector<Verdict> Take() {
+    std::stable_sort(verdicts_.begin(), verdicts_.end(),
+                     [](const Verdict& a, const Verdict& b) { return a.subsystem < b.subsystem; });
+    return std::move(verdicts_);
+  }
+
+ private:
+  static std::string Join(const std::string& a, const std::string& b) {
+    if (a.empty()) return b;
+    if (b.empty() || a == b) return a;
+    return a + "; " + b;
+  }
+  std::string device_;
+  std::vector<Verdict> verdicts_;
+};
+
+// XIDs of the kernel log for one GPU: one finding per subsystem, the worst XID's meaning with the
+// count of each XID seen.
+void AddXidVerdicts(const Device& d, const std::vector<KernelEvent>& events, DeviceVerdicts& out) {
+  const std::string bus = NormalizeBusId(d.bus_id);
+  std::map<int, std::pair<int, const KernelEvent*>> seen;  // xid → (count, last)
+  for (const KernelEvent& e : events) {
+    if (e.bus_id != bus) continue;
+    auto& [count, last] = seen[e.xid];
+    ++count;
+    last = &e;
+  }
+  if (seen.empty()) {
+    out.Add(Pass(Subsystem::kDriver, "no XID in the kernel log since boot", "/dev/kmsg"));
+    return;
+  }
+  std::map<Subsystem, Verdict> worst;
+  for (const auto& [xid, count_last] : seen) {
+    const XidMeaning m = MeaningOfXid(xid);
+    Verdict v = Finding(
+        m.subsystem, m.status, std::string(m.code), m.action, std::string(m.summary),
+        fmt::format("XID {} x{} (last: {})", xid, count_last.first, count_last.second->message),
+        "kernel log (/dev/kmsg)");
+    auto it = worst.find(m.subsystem);
+    if (it == worst.end()) {
+      worst.emplace(m.subsystem, std::move(v));
+    } else {
+      const bool worse = StatusRank(v.status) > StatusRank(it->second.status) ||
+                         (v.status == it->second.status && v.action > it->second.action);
+      std::string evidence = it->second.evidence + "; " + v.evidence;
+      if (worse) it->second = std::move(v);
+      it->second.evidence = std::move(evidence);
+    }
+  }
+  for (auto& [subsystem, v] : worst) out.Add(std::move(v));
+}
+
+std::vector<Verdict> DeviceHealth(const Device& d, const HealthInput& input,
+                                  const HealthOptions& options) {
+  DeviceVerdicts out(d.id);
+  const DeviceReadings readings(input.readings, d.id);
+  if (const std::string lost = readings.LostReason(); !lost.empty()) {
+    out.Add(Finding(Subsystem::kDriver, Status::kFail, "DRIVER_DEVICE_LOST", Action::kResetDevice,
+                    "the device stopped answering: reset it (reboot the node if the reset fails)",
+                    lost, "backend " + d.backend));
+    return out.Take();
+  }
+  out.Add(MemoryVerdict(readings));
+  for (Verdict& v : RasBlockVerdicts(readings)) out.Add(std::move(v));
+  out.Add(ThermalVerdict(readings, options.root, IsAccelerator(d)));
+  if (IsAccelerator(d)) {
+    out.Add(PowerVerdict(readings));
+    if (!d.bus_id.empty()) out.Add(PcieLinkVerdict(d.bus_id, readings, options.root));
+    out.Add(InterconnectVerdict(d, readings));
+    out.Add(ClocksVerdict(d));
+    if (d.backend == "nvidia") {
+      if (input.kernel_events.ok()) {
+        AddXidVerdicts(d, *input.kernel_events, out);
+      } else {
+        out.Add(Unknown(Subsystem::kDriver, "XIDs not read: " + input.kernel_events.error().message,
+                        "/dev/kmsg"));
+      }
+    } else {
+      out.Add(Pass(Subsystem::kDriver, "the device answers its backend", "backend " + d.backend));
+    }
+  }
+  return out.Take();
+}
+
+Verdict ExpectedDevices(const HealthInput& input, int expect) {
+  std::vector<std::string> found;
+  for (const Device& d : input.devices)
+    if (IsAccelerator(d) && !d.is_partition()) found.push_back(d.id);
+  std::string backends;
+  for (const BackendStatus& b : input.backends) {
+    if (b.name == "cpu") continue;
+    backends += (backends.empty() ? "" : ", ") + b.name +
+                (b.available ? " available" : " not available: " + b.reason);
+  }
+  const std::string evidence =
+      fmt::format("{} of {} accelerators: {}{}", found.size(), expect,
+                  found.empty() ? "none" : fmt::format("{}", fmt::join(found, ", ")),
+                  backends.empty() ? "" : " (" + backends + ")");
+  Verdict v =
+      static_cast<int>(found.size()) >= expect
+          ? Pass(Subsystem::kDriver, evidence, "--expect")
+          : Finding(Subsystem::kDriver, Status::kFail, "DRIVER_DEVICE_MISSING", Action::kDrainNode,
+                    "fewer accelerators than expected: one is missing from the bus or "
+                    "its driver did not load",
+                    evidence, "--expect");
+  v.device = "node";
+  return v;
+}
+
+}  // namespace
+
+HealthReport EvaluateHealth(const HealthInput& input, const HealthOptions& options) {
+  HealthReport report;
+  if (options.expect) report.verdicts.push_back(ExpectedDevices(input, *options.expect));
+  for (const Device& d : input.devices) {
+    if (d.is_partition()) continue;  // a MIG device's health is its GPU's
+    for (Verdict& v : DeviceHealth(d, input, options)) report.verdicts.push_back(std::move(v));
+  }
+  return report;
+}
+
+}  // namespace xpuperf::health

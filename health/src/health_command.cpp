@@ -1,0 +1,110 @@
+#include "xpuperf/health/health_command.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "xpuperf/core/cancellation.h"
+#include "xpuperf/core/clock.h"
+#include "xpuperf/core/host_name.h"
+#include "xpuperf/core/json.h"
+#include "xpuperf/core/version.h"
+#include "xpuperf/health/evaluate.h"
+#include "xpuperf/render/table.h"
+#include "xpuperf/telemetry/session_factory.h"
+
+namespace xpuperf::health {
+namespace {
+
+constexpr const char* kCommand = "xpuperf health";
+
+int Fail(const Error& error, std::ostream& err) {
+  err << kCommand << ": error: " << error.message << "\n";
+  return ExitCodeFor(error);
+}
+
+Result<HealthInput> Observe(const HealthCommandOptions& options) {
+  XPUPERF_ASSIGN_OR_RETURN(auto session, telemetry::OpenSession(options.common));
+  // Unknown device ids fail here, before the window.
+  if (auto first = session->Collect({}, options.devices); !first.ok()) return first.error();
+  if (!SleepUnlessCancelled(options.window_seconds))
+    return MakeError(ErrorCode::kUnavailable, "interrupted");
+  HealthInput input;
+  XPUPERF_ASSIGN_OR_RETURN(input.readings, session->Collect({}, options.devices));
+  for (const Device& d : session->devices()) {
+    if (options.devices.empty() ||
+        std::find(options.devices.begin(), options.devices.end(), d.id) != options.devices.end())
+      input.devices.push_back(d);
+  }
+  input.backends = session->backends();
+  input.kernel_events = ReadKernelLog(options.common.root);
+  return input;
+}
+
+std::string RenderText(const HealthReport& report) {
+  int counts[4] = {0, 0, 0, 0};  // by Status
+  for (const Verdict& v : report.verdicts) ++counts[static_cast<int>(v.status)];
+  std::string out = fmt::format(
+      "Health of {}: {} ({} fail, {} warn, {} unknown, {} pass{})\n", report.host,
+      report.Healthy() ? "healthy" : "unhealthy", counts[static_cast<int>(Status::kFail)],
+      counts[static_cast<int>(Status::kWarn)], counts[static_cast<int>(Status::kUnknown)],
+      counts[static_cast<int>(Status::kPass)],
+      report.WorstAction() == Action::kNone
+          ? ""
+          : fmt::format("; the strongest action: {}", ActionName(report.WorstAction())));
+  render::Table table;
+  table.columns = {{"DEVICE"}, {"SUBSYSTEM"}, {"STATUS"}, {"CODE"}, {"ACTION"}, {"EVIDENCE"}};
+  table.max_cell_width = 100;
+  for (const Verdict& v : report.verdicts) {
+    table.rows.push_back(
+        {render::Cell::Text(v.device), render::Cell::Text(std::string(SubsystemName(v.subsystem))),
+         render::Cell::Text(std::string(StatusName(v.status))), render::Cell::Text(v.code),
+         render::Cell::Text(std::string(ActionName(v.action))), render::Cell::Text(v.evidence)});
+  }
+  out += render::RenderTableText(table);
+  // Each warning and failure in full: the table's cells may be cut to fit the terminal.
+  std::string findings;
+  for (const Verdict& v : report.verdicts) {
+    if (v.status != Status::kWarn && v.status != Status::kFail) continue;
+    findings += fmt::format("\n  {} {} {} {}: {}\n", StatusName(v.status), v.device,
+                            SubsystemName(v.subsystem), v.code, v.summary);
+    findings += render::WrapNote("evidence: " + v.evidence + " (from " + v.source + ")");
+    findings += render::WrapNote("action: " + std::string(ActionName(v.action)));
+  }
+  if (!findings.empty()) out += "\nFindings:\n" + findings;
+  return out;
+}
+
+}  // namespace
+
+int RunHealth(const HealthCommandOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.expect && (*options.expect < 0 || *options.expect > 4096)) {
+    return Fail(MakeError(ErrorCode::kInvalidArgument, "--expect must be between 0 and 4096"), err);
+  }
+  if (!(options.window_seconds >= 0 && options.window_seconds <= 60)) {
+    return Fail(MakeError(ErrorCode::kInvalidArgument, "--window must be between 0 and 60 seconds"),
+                err);
+  }
+  auto input = Observe(options);
+  if (!input.ok()) return Fail(input.error(), err);
+  HealthOptions rules;
+  rules.root = options.common.root;
+  rules.expect = options.expect;
+  HealthReport report = EvaluateHealth(*input, rules);
+  report.host = HostName();
+  report.timestamp_ns = SystemClock::Instance().WallNs();
+  if (options.json) {
+    nlohmann::json doc = HealthJson(report);
+    doc["json_schema_version"] = kJsonSchemaVersion;
+    doc["xpuperf_version"] = kVersion;
+    out << doc.dump(2) << "\n";
+  } else {
+    out << RenderText(report);
+  }
+  out.flush();
+  return report.Healthy() ? kExitOk : kExitFailure;
+}
+
+}  // namespace xpuperf::health

@@ -1,0 +1,69 @@
+#include "pcie_link.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "xpuperf/core/metric_catalog.h"
+#include "xpuperf/core/sysfs_file.h"
+#include "xpuperf/health/kernel_log.h"
+
+namespace xpuperf::health {
+
+int PcieGeneration(const std::string& link_speed) {
+  const double gts = std::strtod(link_speed.c_str(), nullptr);
+  constexpr double kRates[] = {2.5, 5, 8, 16, 32, 64};
+  for (int g = 0; g < 6; ++g)
+    if (gts > kRates[g] * 0.9 && gts < kRates[g] * 1.1) return g + 1;
+  return 0;
+}
+
+namespace {
+
+// Busy now (duty cycle above 0): an idle link is slowed down on purpose.
+bool Busy(const DeviceReadings& readings) {
+  const Reading* duty = readings.Find(metrics::kDutyCycle);
+  if (duty == nullptr || duty->state != ReadingState::kOk) return false;
+  const Sample* s = duty->Overall();
+  return s != nullptr && !s->is_distribution() && s->scalar() > 0;
+}
+
+}  // namespace
+
+Verdict PcieLinkVerdict(const std::string& bus_id, const DeviceReadings& readings,
+                        const std::string& root) {
+  // sysfs names the function: "0000:3b:00.0".
+  const std::string address = NormalizeBusId(bus_id) + ".0";
+  const std::string dir = JoinRoot(root, "/sys/bus/pci/devices/" + address);
+  auto read = [&dir](const char* name) { return ReadTrimmedFile(dir + "/" + name); };
+  auto speed = read("current_link_speed"), max_speed = read("max_link_speed");
+  auto width = read("current_link_width"), max_width = read("max_link_width");
+  if (!speed.ok() || !max_speed.ok() || !width.ok() || !max_width.ok()) {
+    const Error& e = !speed.ok()       ? speed.error()
+                     : !width.ok()     ? width.error()
+                     : !max_speed.ok() ? max_speed.error()
+                                       : max_width.error();
+    return Unknown(Subsystem::kPcie, "no PCIe link attributes: " + e.message, dir);
+  }
+  const int gen = PcieGeneration(*speed), max_gen = PcieGeneration(*max_speed);
+  const int lanes = std::atoi(width->c_str()), max_lanes = std::atoi(max_width->c_str());
+  const std::string evidence = fmt::format("link gen{} x{} of gen{} x{} ({} of {})", gen, lanes,
+                                           max_gen, max_lanes, *speed, *max_speed);
+  if (lanes > 0 && max_lanes > 0 && lanes < max_lanes) {
+    return Finding(Subsystem::kPcie, Status::kWarn, "PCIE_LINK_WIDTH_DEGRADED", Action::kNone,
+                   "the link trained to fewer lanes than it has: host transfers run slower; "
+                   "reseat the device or check its riser at the next maintenance",
+                   evidence, dir);
+  }
+  if (gen > 0 && max_gen > 0 && gen < max_gen) {
+    if (Busy(readings)) {
+      return Finding(Subsystem::kPcie, Status::kWarn, "PCIE_LINK_SPEED_DEGRADED", Action::kNone,
+                     "the link runs below its maximum generation while the device is busy",
+                     evidence, dir);
+    }
+    return Pass(Subsystem::kPcie, evidence + "; idle: links slow down when idle", dir);
+  }
+  return Pass(Subsystem::kPcie, evidence, dir);
+}
+
+}  // namespace xpuperf::health

@@ -1,0 +1,17 @@
+// A PCI device's link against its maximum, from sysfs (current/max_link_speed and _width under
+// ROOT/sys/bus/pci/devices/<address>): the same files for every vendor.
+#pragma once
+
+#include <string>
+
+#include "verdict_rules.h"
+
+namespace xpuperf::health {
+
+// "8.0 GT/s PCIe" → 3 (generations 1–6 by their transfer rate); 0 when not recognised.
+int PcieGeneration(const std::string& link_speed);
+
+Verdict PcieLinkVerdict(const std::string& bus_id, const DeviceReadings& readings,
+                        const std::string& root);
+
+}  // namespace xpuperf::health

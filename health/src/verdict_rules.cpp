@@ -1,0 +1,354 @@
+#include "verdict_rules.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+
+#include "xpuperf/core/metric_catalog.h"
+#include "xpuperf/core/sysfs_file.h"
+
+namespace xpuperf::health {
+
+DeviceReadings::DeviceReadings(const std::vector<Reading>& all, std::string_view device) {
+  for (const Reading& r : all)
+    if (r.device == device) readings_.push_back(&r);
+}
+
+const Reading* DeviceReadings::Find(std::string_view metric) const {
+  for (const Reading* r : readings_)
+    if (r->metric == metric) return r;
+  return nullptr;
+}
+
+std::string DeviceReadings::LostReason() const {
+  for (const Reading* r : readings_) {
+    if (r->state != ReadingState::kOk && (r->reason.find("GPU lost") != std::string::npos ||
+                                          r->reason.find("needs a reset") != std::string::npos))
+      return r->reason;
+  }
+  return {};
+}
+
+int StatusRank(Status status) {
+  switch (status) {
+    case Status::kPass:
+      return 0;
+    case Status::kUnknown:
+      return 1;
+    case Status::kWarn:
+      return 2;
+    case Status::kFail:
+      return 3;
+  }
+  return 1;
+}
+
+Verdict Finding(Subsystem subsystem, Status status, std::string code, Action action,
+                std::string summary, std::string evidence, std::string source) {
+  Verdict v;
+  v.subsystem = subsystem;
+  v.status = status;
+  v.code = std::move(code);
+  v.action = action;
+  v.severity = status == Status::kFail   ? Severity::kCritical
+               : status == Status::kWarn ? Severity::kWarning
+                                         : Severity::kInfo;
+  v.summary = std::move(summary);
+  v.evidence = std::move(evidence);
+  v.source = std::move(source);
+  return v;
+}
+
+Verdict Pass(Subsystem subsystem, std::string evidence, std::string source) {
+  Verdict v = Finding(subsystem, Status::kPass, "OK", Action::kNone, "healthy", std::move(evidence),
+                      std::move(source));
+  v.severity = Severity::kNone;
+  return v;
+}
+
+Verdict Unknown(Subsystem subsystem, std::string reason, std::string source) {
+  return Finding(subsystem, Status::kUnknown, "UNKNOWN", Action::kNone, "could not be read here",
+                 std::move(reason), std::move(source));
+}
+
+namespace {
+
+using Counts = std::map<std::string, double>;  // errors_total by its type label
+
+Counts ErrorCounts(const Reading& r) {
+  Counts counts;
+  for (const Sample& s : r.samples) {
+    if (s.is_distribution()) continue;
+    counts[std::string(s.labels.Get(labels::kType))] += s.scalar();
+  }
+  return counts;
+}
+
+double Count(const Counts& counts, const std::string& type) {
+  auto it = counts.find(type);
+  return it == counts.end() ? 0 : it->second;
+}
+
+std::string CountsText(const Counts& counts) {
+  std::string out;
+  for (const auto& [type, value] : counts)
+    out += fmt::format("{}{}={:g}", out.empty() ? "" : ", ", type, value);
+  return out.empty() ? "no error counters" : out;
+}
+
+bool Contains(const std::string& s, std::string_view part) {
+  return s.find(part) != std::string::npos;
+}
+
+// An uncorrectable RAS count of AMD ("<block>_uncorrectable") or Intel ("uncorrectable_<kind>").
+// NVIDIA's own counters (remapped_rows_uncorrectable: rows remapped after uncorrectable errors)
+// are the memory rules' business, not a RAS block's.
+bool IsRasUncorrectable(const std::string& type) {
+  if (type.starts_with("remapped_rows") || type.starts_with("ecc_") ||
+      type.starts_with("retired_pages"))
+    return false;
+  return type.ends_with("_uncorrectable") || type.starts_with("uncorrectable_");
+}
+
+// Which subsystem a RAS block belongs to.
+Subsystem RasSubsystem(const std::string& type) {
+  if (Contains(type, "umc") || Contains(type, "hbm") || Contains(type, "cache") ||
+      Contains(type, "mca"))
+    return Subsystem::kMemory;
+  if (Contains(type, "xgmi") || Contains(type, "wafl")) return Subsystem::kInterconnect;
+  if (Contains(type, "pcie") || Contains(type, "bif")) return Subsystem::kPcie;
+  return Subsystem::kDriver;
+}
+
+struct MemoryRule {
+  std::string_view type;  // the errors_total type it reads
+  double at_least;
+  Status status;
+  std::string_view code;
+  Action action;
+  std::string_view summary;
+};
+
+// In order of precedence: the first that matches is the verdict; the evidence lists every count.
+// NVIDIA's limits are DCGM's (60 retired pages, 15 of them from double-bit errors).
+constexpr MemoryRule kMemoryRules[] = {
+    {"remapped_rows_failure", 1, Status::kFail, "MEM_ROW_REMAP_FAILURE", Action::kReplaceDevice,
+     "a row remap failed: the memory has no spare rows left"},
+    {"retired_pages_total", 60, Status::kFail, "MEM_RETIRED_PAGES_LIMIT", Action::kReplaceDevice,
+     "60 or more pages retired: past DCGM's limit"},
+    {"ecc_uncorrected_volatile", 1, Status::kFail, "MEM_UNCORRECTABLE_VOLATILE",
+     Action::kResetDevice, "uncorrectable ECC errors since the driver loaded"},
+    {"ecc_uncorrected", 1, Status::kFail, "MEM_UNCORRECTABLE", Action::kDrainNode,
+     "uncorrectable memory errors since boot (EDAC): a DIMM to replace"},
+    {"remapped_rows_pending", 1, Status::kWarn, "MEM_ROW_REMAP_PENDING", Action::kResetDevice,
+     "a row remap waits for the next reset"},
+    {"retired_pages_pending", 1, Status::kWarn, "MEM_PAGE_RETIREMENT_PENDING", Action::kResetDevice,
+     "a page retirement waits for the next reset"},
+    {"retired_pages_dbe", 15, Status::kWarn, "MEM_RETIRED_PAGES_SOFT_LIMIT", Action::kNone,
+     "15 or more pages retired for double-bit errors: past DCGM's soft limit"},
+    {"ecc_uncorrected_aggregate", 1, Status::kWarn, "MEM_UNCORRECTABLE_HISTORY", Action::kNone,
+     "uncorrectable ECC errors in the device's lifetime, none since the driver loaded"},
+};
+
+}  // namespace
+
+Verdict MemoryVerdict(const DeviceReadings& readings) {
+  const Reading* r = readings.Find(metrics::kErrors);
+  if (r == nullptr) return Unknown(Subsystem::kMemory, "no errors_total reading", "errors_total");
+  if (r->state != ReadingState::kOk) return Unknown(Subsystem::kMemory, r->reason, "errors_total");
+  Counts counts = ErrorCounts(*r);
+  if (counts.contains("retired_pages_sbe") || counts.contains("retired_pages_dbe")) {
+    counts["retired_pages_total"] =
+        Count(counts, "retired_pages_sbe") + Count(counts, "retired_pages_dbe");
+  }
+  const std::string evidence = CountsText(counts);
+  for (const MemoryRule& rule : kMemoryRules) {
+    if (Count(counts, std::string(rule.type)) >= rule.at_least) {
+      return Finding(Subsystem::kMemory, rule.status, std::string(rule.code), rule.action,
+                     std::string(rule.summary), evidence, "errors_total");
+    }
+  }
+  for (const auto& [type, value] : counts) {
+    if (value > 0 && IsRasUncorrectable(type) && RasSubsystem(type) == Subsystem::kMemory) {
+      return Finding(Subsystem::kMemory, Status::kFail, "MEM_UNCORRECTABLE", Action::kResetDevice,
+                     "uncorrectable memory errors (RAS " + type + ")", evidence, "errors_total");
+    }
+  }
+  return Pass(Subsystem::kMemory, evidence, "errors_total");
+}
+
+std::vector<Verdict> RasBlockVerdicts(const DeviceReadings& readings) {
+  std::vector<Verdict> out;
+  const Reading* r = readings.Find(metrics::kErrors);
+  if (r == nullptr || r->state != ReadingState::kOk) return out;
+  std::map<Subsystem, std::string> found;
+  for (const auto& [type, value] : ErrorCounts(*r)) {
+    if (value <= 0 || !IsRasUncorrectable(type)) continue;
+    const Subsystem s = RasSubsystem(type);
+    if (s == Subsystem::kMemory) continue;  // MemoryVerdict's
+    found[s] += fmt::format("{}{}={:g}", found[s].empty() ? "" : ", ", type, value);
+  }
+  for (const auto& [subsystem, evidence] : found) {
+    out.push_back(Finding(subsystem, Status::kFail, "RAS_UNCORRECTABLE", Action::kResetDevice,
+                          "uncorrectable hardware errors (RAS); the driver resets the device",
+                          evidence, "errors_total"));
+  }
+  return out;
+}
+
+namespace {
+
+// The active clock-event reasons, or nullopt with the reason they could not be read.
+std::optional<std::vector<std::string>> ActiveReasons(const DeviceReadings& readings,
+                                                      std::string* why) {
+  const Reading* r = readings.Find(metrics::kClockEventActive);
+  if (r == nullptr || r->state != ReadingState::kOk) {
+    *why = r == nullptr ? "no clock_event_active reading" : r->reason;
+    return std::nullopt;
+  }
+  std::vector<std::string> active;
+  for (const Sample& s : r->samples)
+    if (!s.is_distribution() && s.scalar() > 0) active.emplace_back(s.labels.Get(labels::kReason));
+  return active;
+}
+
+bool Has(const std::vector<std::string>& reasons, std::string_view reason) {
+  for (const std::string& r : reasons)
+    if (r == reason) return true;
+  return false;
+}
+
+std::string ReasonsText(const std::vector<std::string>& reasons) {
+  return reasons.empty() ? "no clock-event reason active"
+                         : fmt::format("active clock-event reasons: {}", fmt::join(reasons, ", "));
+}
+
+std::string TemperatureText(const DeviceReadings& readings) {
+  const Reading* t = readings.Find(metrics::kTemperature);
+  if (t == nullptr || t->state != ReadingState::kOk) return {};
+  double hottest = -1e9;
+  for (const Sample& s : t->samples)
+    if (!s.is_distribution()) hottest = std::max(hottest, s.scalar());
+  return hottest > -1e9 ? fmt::format("; hottest sensor {:.0f} °C", hottest) : std::string();
+}
+
+// The kernel's thermal-throttle events since boot (x86: one directory per CPU).
+Verdict CpuThrottleCounters(const std::string& root, const std::string& why) {
+  const std::string base = JoinRoot(root, "/sys/devices/system/cpu");
+  auto cpus = ListDirectory(base);
+  uint64_t core = 0, package = 0;
+  int read = 0;
+  if (cpus.ok()) {
+    for (const std::string& cpu : *cpus) {
+      if (!cpu.starts_with("cpu") || cpu.size() < 4 ||
+          !std::isdigit(static_cast<unsigned char>(cpu[3])))
+        continue;
+      const std::string dir = fmt::format("{}/{}/thermal_throttle/", base, cpu);
+      auto c = ReadUnsignedFile(dir + "core_throttle_count");
+      auto p = ReadUnsignedFile(dir + "package_throttle_count");
+      if (c.ok()) {
+        core += *c;
+        ++read;
+      }
+      if (p.ok()) package = std::max(package, *p);
+    }
+  }
+  const std::string source = base + "/cpu*/thermal_throttle";
+  if (read == 0) {
+    return Unknown(Subsystem::kThermal,
+                   why + "; no thermal_throttle counters (a VM, or a CPU without them)", source);
+  }
+  const std::string evidence = fmt::format(
+      "{} core and {} package throttle events since boot over {} CPUs", core, package, read);
+  if (core + package > 0) {
+    return Finding(Subsystem::kThermal, Status::kWarn, "THERMAL_THROTTLED_SINCE_BOOT",
+                   Action::kNone, "the CPU has slowed down for temperature: check the cooling",
+                   evidence, source);
+  }
+  return Pass(Subsystem::kThermal, evidence, source);
+}
+
+}  // namespace
+
+Verdict ThermalVerdict(const DeviceReadings& readings, const std::string& root, bool accelerator) {
+  std::string why;
+  const auto reasons = ActiveReasons(readings, &why);
+  if (!reasons) {
+    if (!accelerator) return CpuThrottleCounters(root, why);
+    return Unknown(Subsystem::kThermal, "no throttle reasons: " + why, "clock_event_active");
+  }
+  const std::string evidence = ReasonsText(*reasons) + TemperatureText(readings);
+  if (Has(*reasons, "hw_thermal_slowdown") || Has(*reasons, "sw_thermal_slowdown")) {
+    return Finding(Subsystem::kThermal, Status::kWarn, "THERMAL_SLOWDOWN", Action::kNone,
+                   "clocks are held down for temperature: check the cooling and the airflow",
+                   evidence, "clock_event_active");
+  }
+  if (Has(*reasons, "hw_slowdown") && !Has(*reasons, "hw_power_brake_slowdown")) {
+    return Finding(Subsystem::kThermal, Status::kWarn, "THERMAL_HW_SLOWDOWN", Action::kNone,
+                   "hardware slowdown (temperature or an external signal) is active", evidence,
+                   "clock_event_active");
+  }
+  return Pass(Subsystem::kThermal, evidence, "clock_event_active");
+}
+
+Verdict PowerVerdict(const DeviceReadings& readings) {
+  std::string why;
+  const auto reasons = ActiveReasons(readings, &why);
+  if (!reasons)
+    return Unknown(Subsystem::kPower, "no throttle reasons: " + why, "clock_event_active");
+  const std::string evidence = ReasonsText(*reasons);
+  if (Has(*reasons, "hw_power_brake_slowdown")) {
+    return Finding(Subsystem::kPower, Status::kWarn, "POWER_BRAKE", Action::kNone,
+                   "the board's power brake is asserted (an external signal): check the node's "
+                   "power supply",
+                   evidence, "clock_event_active");
+  }
+  if (Has(*reasons, "sw_power_cap")) {
+    Verdict v = Pass(Subsystem::kPower, evidence, "clock_event_active");
+    v.code = "POWER_CAPPED";
+    v.severity = Severity::kInfo;
+    v.summary = "held at its power limit (normal under full load)";
+    return v;
+  }
+  return Pass(Subsystem::kPower, evidence, "clock_event_active");
+}
+
+Verdict InterconnectVerdict(const Device& device, const DeviceReadings& readings) {
+  if (device.backend == "nvidia") {
+    return Unknown(Subsystem::kInterconnect,
+                   "NVLink error counters are not read by this version; NVLink XIDs (74) are "
+                   "judged from the kernel log",
+                   "NVML");
+  }
+  if (device.backend == "tpu") {
+    return Unknown(Subsystem::kInterconnect,
+                   "the TPU runtime's metric service serves no ICI link health", "TPU runtime");
+  }
+  if (device.backend == "amd") {
+    const Reading* r = readings.Find(metrics::kErrors);
+    if (r != nullptr && r->state == ReadingState::kOk) {
+      for (const auto& [type, value] : ErrorCounts(*r)) {
+        if (type.starts_with("xgmi")) {
+          return Pass(Subsystem::kInterconnect, "no uncorrectable XGMI/WAFL RAS error",
+                      "errors_total");
+        }
+      }
+    }
+    return Unknown(Subsystem::kInterconnect, "no XGMI/WAFL RAS counters on this GPU",
+                   "errors_total");
+  }
+  return Unknown(Subsystem::kInterconnect, "no link error source for this backend",
+                 "backend " + device.backend);
+}
+
+Verdict ClocksVerdict(const Device& device) {
+  return Unknown(Subsystem::kClocks,
+                 "clocks stuck below base are judged under load only (a diagnostic), not from "
+                 "one snapshot",
+                 "backend " + device.backend);
+}
+
+}  // namespace xpuperf::health

@@ -1,0 +1,62 @@
+// XIDs from the kernel log in both of its forms, and PCI addresses in every spelling.
+#include "xpuperf/health/kernel_log.h"
+
+#include <gtest/gtest.h>
+
+namespace xpuperf::health {
+namespace {
+
+TEST(KernelLogTest, BusIdsOfEverySpellingMeetInOneForm) {
+  EXPECT_EQ(NormalizeBusId("00000000:3B:00.0"), "0000:3b:00");  // NVML
+  EXPECT_EQ(NormalizeBusId("0000:3b:00.0"), "0000:3b:00");      // sysfs
+  EXPECT_EQ(NormalizeBusId("PCI:0000:3b:00"), "0000:3b:00");    // an XID line
+  EXPECT_EQ(NormalizeBusId("3b:00.0"), "0000:3b:00");           // no domain
+  EXPECT_EQ(NormalizeBusId("0001:81:00.1"), "0001:81:00");
+}
+
+TEST(KernelLogTest, XidsFromKmsgRecordsAndDmesgLines) {
+  const std::string log =
+      "6,1001,5000000,-;NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15\n"
+      "4,1002,7123456,-;NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, GPU has fallen "
+      "off the bus.\n"
+      " SUBSYSTEM=pci\n"  // a continuation line of the record
+      "[  812.345678] NVRM: Xid (PCI:0000:86:00): 63, pid='<unknown>', name=<unknown>, Row "
+      "Remapper: New row marked for remapping, reset gpu to activate.\n"
+      "3,1004,9000000,-;NVRM: Xid (PCI:0000:3b:00): notanumber\n"
+      "3,1005,9000001,-;some other driver: Xid (PCI:0000:3b:00): 48\n";
+  const std::vector<KernelEvent> events = ParseKernelLog(log);
+  ASSERT_EQ(events.size(), 2u);  // not the malformed XID, not another driver's "Xid"
+  EXPECT_EQ(events[0].bus_id, "0000:3b:00");
+  EXPECT_EQ(events[0].xid, 79);
+  EXPECT_EQ(events[0].since_boot_us, 7123456);
+  EXPECT_NE(events[0].message.find("fallen off the bus"), std::string::npos);
+  EXPECT_EQ(events[1].bus_id, "0000:86:00");
+  EXPECT_EQ(events[1].xid, 63);
+  EXPECT_EQ(events[1].since_boot_us, 812345678);
+}
+
+TEST(KernelLogTest, HostileTextIsBounded) {
+  EXPECT_TRUE(ParseKernelLog("").empty());
+  EXPECT_TRUE(ParseKernelLog("NVRM: Xid (").empty());
+  EXPECT_TRUE(ParseKernelLog("NVRM: Xid (PCI:0000:3b:00): -5\n").empty());
+  const std::string long_line = "NVRM: Xid (PCI:0000:3b:00): 13, " + std::string(100000, 'x');
+  const auto events = ParseKernelLog(long_line);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_LE(events[0].message.size(), 240u);
+}
+
+TEST(KernelLogTest, AMissingLogSaysWhy) {
+  auto events = ReadKernelLog("/nonexistent-root");
+  ASSERT_FALSE(events.ok());
+  EXPECT_NE(events.error().message.find("/nonexistent-root/dev/kmsg"), std::string::npos);
+}
+
+TEST(KernelLogTest, ARecordedLogIsRead) {
+  auto events = ReadKernelLog(std::string(XPUPERF_HEALTH_TREES) + "/gpu-xid79");
+  ASSERT_TRUE(events.ok()) << events.error().message;
+  ASSERT_EQ(events->size(), 1u);
+  EXPECT_EQ((*events)[0].xid, 79);
+}
+
+}  // namespace
+}  // namespace xpuperf::health
