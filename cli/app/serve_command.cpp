@@ -67,6 +67,10 @@ void AddServeCommand(CLI::App& app, CommandActions& actions) {
   command->add_option("--bench-check", config.bench_check,
                       "Export this `bench check --export` file as xpuperf_bench_check_* series "
                       "(re-read when it changes)");
+  command->add_flag("--no-health{false}", config.health,
+                    "Do not export the health verdicts (xpuperf_health, xpuperf_node_healthy)");
+  command->add_option("--health-expect", config.health_expect,
+                      "Accelerators this node must have for the health series (0..4096)");
   AddCommonOptions(command, config.common);
   actions.push_back(
       {command, [options] { return serve::RunServe(*options, std::cout, std::cerr); }, true});

@@ -98,38 +98,91 @@ std::vector<KernelEvent> ParseKernelLog(std::string_view text) {
   return events;
 }
 
-Result<std::vector<KernelEvent>> ReadKernelLog(const std::string& root) {
-  const std::string path = JoinRoot(root, "/dev/kmsg");
+namespace {
+
+Result<int> OpenKernelLog(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    const int error = errno;
-    return MakeError(ErrorCode::kUnavailable,
-                     path + ": " + std::strerror(error) +
-                         (error == EPERM || error == EACCES
-                              ? " (the kernel log needs root or kernel.dmesg_restrict=0)"
-                              : ""));
-  }
-  // /dev/kmsg hands out one record per read and EAGAIN at the end; a recorded file reads as
-  // text to its end. EPIPE: records were overwritten while reading; go on from the next one.
+  if (fd >= 0) return fd;
+  const int error = errno;
+  return MakeError(ErrorCode::kUnavailable,
+                   path + ": " + std::strerror(error) +
+                       (error == EPERM || error == EACCES
+                            ? " (the kernel log needs root or kernel.dmesg_restrict=0)"
+                            : ""));
+}
+
+// Everything readable now, at most `limit` bytes. /dev/kmsg hands out one record per read and
+// EAGAIN at the end; a recorded file reads as text to its end. EPIPE: records were overwritten
+// while reading; go on from the next one.
+Result<std::string> ReadAvailable(int fd, const std::string& path, size_t limit) {
   std::string text;
   char buffer[8192];
-  while (text.size() < kMaxKernelLogBytes) {
+  while (text.size() < limit) {
     const ssize_t n = read(fd, buffer, sizeof(buffer));
     if (n > 0) {
       text.append(buffer, static_cast<size_t>(n));
       continue;
     }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EPIPE) continue;
+    if (n < 0 && (errno == EINTR || errno == EPIPE)) continue;
     if (n < 0 && errno != EAGAIN) {
-      const int error = errno;
-      close(fd);
-      return MakeError(ErrorCode::kUnavailable, path + ": " + std::strerror(error));
+      return MakeError(ErrorCode::kUnavailable, path + ": " + std::strerror(errno));
     }
     break;
   }
+  return text;
+}
+
+constexpr size_t kMaxWatchedEvents = 4096;
+
+}  // namespace
+
+Result<std::vector<KernelEvent>> ReadKernelLog(const std::string& root) {
+  const std::string path = JoinRoot(root, "/dev/kmsg");
+  XPUPERF_ASSIGN_OR_RETURN(const int fd, OpenKernelLog(path));
+  Result<std::string> text = ReadAvailable(fd, path, kMaxKernelLogBytes);
   close(fd);
-  return ParseKernelLog(text);
+  if (!text.ok()) return text.error();
+  return ParseKernelLog(*text);
+}
+
+KernelLogWatch::KernelLogWatch(const std::string& root) : path_(JoinRoot(root, "/dev/kmsg")) {
+  Poll();
+}
+
+KernelLogWatch::~KernelLogWatch() {
+  if (fd_ >= 0) close(fd_);
+}
+
+void KernelLogWatch::Poll() {
+  if (fd_ < 0) {
+    Result<int> fd = OpenKernelLog(path_);
+    if (!fd.ok()) {
+      error_ = fd.error();
+      return;
+    }
+    fd_ = *fd;
+  }
+  Result<std::string> text = ReadAvailable(fd_, path_, kMaxKernelLogBytes);
+  if (!text.ok()) {
+    error_ = text.error();
+    return;
+  }
+  error_.message.clear();
+  // Whole lines only: a file being appended to may end inside one.
+  std::string lines = partial_ + *text;
+  const size_t last = lines.rfind('\n');
+  partial_ = last == std::string::npos ? lines : lines.substr(last + 1);
+  if (partial_.size() > 65536) partial_.clear();
+  if (last == std::string::npos) return;
+  lines.resize(last + 1);
+  for (KernelEvent& e : ParseKernelLog(lines)) events_.push_back(std::move(e));
+  if (events_.size() > kMaxWatchedEvents)
+    events_.erase(events_.begin(), events_.end() - static_cast<ptrdiff_t>(kMaxWatchedEvents));
+}
+
+Result<std::vector<KernelEvent>> KernelLogWatch::Events() const {
+  if (!error_.message.empty()) return error_;
+  return events_;
 }
 
 }  // namespace xpuperf::health

@@ -2,6 +2,10 @@
 #include "xpuperf/health/kernel_log.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 namespace xpuperf::health {
 namespace {
@@ -56,6 +60,34 @@ TEST(KernelLogTest, ARecordedLogIsRead) {
   ASSERT_TRUE(events.ok()) << events.error().message;
   ASSERT_EQ(events->size(), 1u);
   EXPECT_EQ((*events)[0].xid, 79);
+}
+
+TEST(KernelLogTest, AWatchReadsOnlyWhatWasAddedAndWholeLines) {
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("xpuperf-kmsg-" + std::to_string(getpid()));
+  std::filesystem::create_directories(root / "dev");
+  const std::string path = (root / "dev" / "kmsg").string();
+  { std::ofstream(path) << "4,1,10,-;NVRM: Xid (PCI:0000:3b:00): 13, pid=1, name=a\n"; }
+  KernelLogWatch watch(root.string());
+  ASSERT_TRUE(watch.Events().ok());
+  EXPECT_EQ(watch.Events()->size(), 1u);
+  {
+    // Half a record, then its end: counted once, when whole.
+    std::ofstream(path, std::ios::app) << "4,2,20,-;NVRM: Xid (PCI:0000:3b:00): 7";
+  }
+  watch.Poll();
+  EXPECT_EQ(watch.Events()->size(), 1u);
+  { std::ofstream(path, std::ios::app) << "9, pid=2, name=b\n"; }
+  watch.Poll();
+  ASSERT_EQ(watch.Events()->size(), 2u);
+  EXPECT_EQ(watch.Events()->back().xid, 79);
+  watch.Poll();
+  EXPECT_EQ(watch.Events()->size(), 2u);  // nothing new, nothing counted twice
+  std::filesystem::remove_all(root);
+  // A log that is not there: the reason, not an empty list.
+  KernelLogWatch missing(root.string());
+  ASSERT_FALSE(missing.Events().ok());
+  EXPECT_NE(missing.Events().error().message.find("kmsg"), std::string::npos);
 }
 
 }  // namespace

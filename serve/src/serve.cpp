@@ -2,11 +2,14 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <ostream>
 
 #include "serve_alerts.h"
+#include "serve_health.h"
 #include "xpuperf/alerts/notifier.h"
 #include "xpuperf/builtin_backends.h"
 #include "xpuperf/core/cancellation.h"
@@ -56,6 +59,8 @@ Status CheckOptions(const ServeOptions& options) {
     if (Result<OutputTarget> state = PrepareOutput(options.alert_state); !state.ok())
       return InvalidOption("--alert-state: " + state.error().message);
   }
+  if (options.health_expect && (*options.health_expect < 0 || *options.health_expect > 4096))
+    return InvalidOption("--health-expect must be between 0 and 4096");
   if (options.rule_files.empty() && (!options.alertmanagers.empty() || !options.webhooks.empty()))
     return InvalidOption("--alertmanager and --webhook need --rules");
   return {};
@@ -163,17 +168,20 @@ void SayListening(const exporter::Exporter& exp, const exporter::MetricsServer& 
   err.flush();
 }
 
-// Until SIGINT/SIGTERM: the check file re-read (when it changed) every 2 s, off the scrape path,
-// and the web config reloaded on SIGHUP.
+// Until SIGINT/SIGTERM, off the scrape path: the check file re-read (when it changed) every 2 s,
+// the health verdicts every collection interval, the web config reloaded on SIGHUP.
 void ServeUntilStopped(exporter::MetricsServer& server, BenchCheckWatch* bench_check,
-                       std::ostream& err) {
+                       ServeHealth* health, double interval_seconds, std::ostream& err) {
+  const int health_ticks = std::max(1, static_cast<int>(std::lround(interval_seconds * 10)));
   struct sigaction hangup = {};
   hangup.sa_handler = OnHangup;
   sigemptyset(&hangup.sa_mask);
   sigaction(SIGHUP, &hangup, nullptr);
   int ticks = 0;
   while (SleepUnlessCancelled(0.1)) {
-    if (bench_check != nullptr && ++ticks % 20 == 0) bench_check->Refresh();
+    ++ticks;
+    if (bench_check != nullptr && ticks % 20 == 0) bench_check->Refresh();
+    if (health != nullptr && ticks % health_ticks == 0) health->Refresh();
     if (g_reload.exchange(false)) {
       if (Status s = server.Reload(); s.ok()) {
         err << "xpuperf serve: web config reloaded\n";
@@ -208,6 +216,9 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
   std::unique_ptr<BenchCheckWatch> bench_check;
   if (!options.bench_check.empty())
     bench_check = std::make_unique<BenchCheckWatch>(exp, options.bench_check, err);
+  std::shared_ptr<ServeHealth> health;
+  if (options.health)
+    health = ServeHealth::Start(exp, options.common.root, options.health_expect, NodeName());
   std::unique_ptr<ServeAlerts> alerting;
   if (!options.rule_files.empty()) {
     auto started_alerts = StartAlerts(exp, options, err);
@@ -218,7 +229,7 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
   auto server = exporter::MetricsServer::Start(exp, ServerOptionsFor(options, *listen));
   if (!server.ok()) return Fail(server.error(), err);
   SayListening(exp, **server, *listen, options.interval_seconds, err);
-  ServeUntilStopped(**server, bench_check.get(), err);
+  ServeUntilStopped(**server, bench_check.get(), health.get(), options.interval_seconds, err);
   (*server)->Stop();
   alerting.reset();  // last state file write
   err << "xpuperf serve: stopped\n";

@@ -10,6 +10,7 @@
 #include "xpuperf/core/metric_catalog.h"
 #include "xpuperf/exporter/bench_check_series.h"
 #include "xpuperf/exporter/series_naming.h"
+#include "xpuperf/serve/health_series.h"
 
 namespace xpuperf::cli {
 namespace {
@@ -44,6 +45,9 @@ std::set<std::string> ExportedSeries() {
        exporter::BenchCheckFile("/nonexistent/bench-check.json", "node").Families()) {
     names.insert(family.name);
   }
+  // serve's health verdicts (serve/health_series.h).
+  for (const exporter::MetricFamily& family : serve::HealthFamilies({}, "node"))
+    names.insert(family.name);
   return names;
 }
 

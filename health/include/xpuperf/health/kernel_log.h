@@ -27,6 +27,29 @@ std::vector<KernelEvent> ParseKernelLog(std::string_view text);
 // and parses it. Fails with the reason when it cannot be read (dmesg_restrict without root).
 Result<std::vector<KernelEvent>> ReadKernelLog(const std::string& root);
 
+// The kernel log followed over time (serve): opened once, every Poll() reads the records added
+// since, without blocking; keeps the newest 4096 XID records. A log that cannot be opened is
+// retried at each Poll() and its error kept. Not thread-safe.
+class KernelLogWatch {
+ public:
+  explicit KernelLogWatch(const std::string& root);
+  ~KernelLogWatch();
+  KernelLogWatch(const KernelLogWatch&) = delete;
+  KernelLogWatch& operator=(const KernelLogWatch&) = delete;
+
+  void Poll();
+  // Every XID record seen since the watch started (the ring buffer's since boot included), or why
+  // the log cannot be read.
+  Result<std::vector<KernelEvent>> Events() const;
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  std::string partial_;  // a regular file's last line without its newline yet
+  std::vector<KernelEvent> events_;
+  Error error_{ErrorCode::kUnavailable, ""};
+};
+
 // "00000000:3B:00.0" (NVML), "0000:3b:00.0" (sysfs), "PCI:0000:3b:00" → "0000:3b:00".
 std::string NormalizeBusId(std::string_view bus_id);
 

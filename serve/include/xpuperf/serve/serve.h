@@ -1,9 +1,11 @@
 // `xpuperf serve`: the Prometheus/OpenMetrics exporter (exporter/) wired to the built-in backends,
-// with the built-in rule engine (`--rules`, alerts/) and bench-check series: the one place the
-// three meet. cli/app/serve_command.cpp binds the command line into ServeOptions.
+// with the built-in rule engine (`--rules`, alerts/), bench-check series and health verdicts
+// (health/): the one place they meet. cli/app/serve_command.cpp binds the command line into
+// ServeOptions.
 #pragma once
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,10 @@ struct ServeOptions {
   double alert_resend_seconds = 60;
   // `bench check --export` file exported as xpuperf_bench_check_* series (re-read when it changes).
   std::string bench_check;
+  // The verdicts of `xpuperf health` as xpuperf_health and xpuperf_node_healthy series, refreshed
+  // every interval (`--no-health` turns them off); `--health-expect N` as `health --expect`.
+  bool health = true;
+  std::optional<int> health_expect;
 };
 
 // Runs until SIGINT/SIGTERM; SIGHUP re-reads the web config. Progress and errors on err.

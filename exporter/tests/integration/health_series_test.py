@@ -1,0 +1,70 @@
+"""Health verdicts as series, end to end: `xpuperf serve` on the fake NVML with a GPU whose row remap
+failed exports xpuperf_health 3 (fail) for its memory with the code and action as labels and
+xpuperf_node_healthy 0; a GPU lost mid-run turns its driver verdict to DRIVER_DEVICE_LOST within a
+few intervals; `--no-health` exports neither family; a bad --health-expect is a usage error.
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+from serve_harness import Serve, check, common_arguments, parse_exposition, series, wait_until
+
+
+def samples(serve):
+    status, _, body = serve.http().get("/metrics")
+    check(status == 200, f"/metrics answered {status}")
+    return parse_exposition(body.decode())
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    common_arguments(parser)
+    args = parser.parse_args()
+
+    bad = subprocess.run([args.xpuperf, "serve", "--health-expect", "-1"], capture_output=True,
+                         text=True, timeout=60)
+    check(bad.returncode == 2 and "--health-expect" in bad.stderr,
+          f"--health-expect -1: exit {bad.returncode}, {bad.stderr!r}")
+
+    serve = Serve(args, extra_args=["--health-expect", "2"])
+    try:
+        def remap_failure():
+            s = samples(serve)
+            memory = series(s, "xpuperf_health", device="nvidia0", subsystem="memory")
+            return s if memory else None
+        s = wait_until(remap_failure, 30, "nvidia0's memory verdict")
+        memory = series(s, "xpuperf_health", device="nvidia0", subsystem="memory",
+                        code="MEM_ROW_REMAP_FAILURE", action="replace_device", status="fail",
+                        hostname="node-under-test")
+        check(list(memory.values()) == [3.0], f"nvidia0 memory fails (3): {memory}")
+        clean = series(s, "xpuperf_health", device="nvidia1", subsystem="memory", code="OK")
+        check(list(clean.values()) == [0.0], f"nvidia1 memory passes (0): {clean}")
+        node = series(s, "xpuperf_health", device="node", subsystem="driver", code="OK")
+        check(list(node.values()) == [0.0], f"two accelerators of --health-expect 2: {node}")
+        check(list(series(s, "xpuperf_node_healthy").values()) == [0.0], "the node is unhealthy")
+
+        open(serve.lose_gpu_file, "w").close()
+
+        def lost():
+            driver = series(samples(serve), "xpuperf_health", device="nvidia1", subsystem="driver",
+                            code="DRIVER_DEVICE_LOST")
+            return driver if driver and list(driver.values()) == [3.0] else None
+        wait_until(lost, 30, "nvidia1's driver verdict DRIVER_DEVICE_LOST after it was lost")
+    finally:
+        serve.stop()
+
+    quiet = Serve(args, extra_args=["--no-health"])
+    try:
+        s = wait_until(lambda: samples(quiet) if series(samples(quiet), "xpuperf_device_up") else None,
+                       30, "the exporter's first snapshot")
+        check(not series(s, "xpuperf_health") and not series(s, "xpuperf_node_healthy"),
+              "--no-health exports no health series")
+    finally:
+        quiet.stop()
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
