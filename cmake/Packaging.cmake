@@ -28,7 +28,11 @@ install(FILES ${PROJECT_SOURCE_DIR}/deploy/prometheus/rules/xpuperf-alerts.yml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/xpuperf/prometheus/rules)
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/prometheus/scrape-config.yml
               ${PROJECT_SOURCE_DIR}/deploy/grafana/xpuperf-dashboard.json
+              ${PROJECT_SOURCE_DIR}/deploy/kubernetes/node-problem-detector/xpuperf-health-monitor.json
         DESTINATION ${CMAKE_INSTALL_DATADIR}/xpuperf/examples)
+# Slurm's HealthCheckProgram (docs/HEALTH.md).
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/slurm/xpuperf-health-check.sh
+        DESTINATION lib/xpuperf)
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME xpuperf)

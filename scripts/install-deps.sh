@@ -14,7 +14,7 @@ packages=(
   python3-venv python3-pip python3-dev
   libre2-dev libcpp-httplib-dev libssl-dev libcrypt-dev prometheus-cpp-dev libdeflate-dev libisal-dev libdnnl-dev
   prometheus prometheus-alertmanager prometheus-node-exporter wrk likwid chromium
-  dpkg-dev file stress-ng
+  dpkg-dev file stress-ng slurmctld slurmd slurm-client munge
 )
 
 missing=()

@@ -23,6 +23,15 @@ void AddHealthCommand(CLI::App& app, CommandActions& actions) {
       ->add_option("--window", health.window_seconds,
                    "Sampling window for rates (duty cycle), seconds")
       ->capture_default_str();
+  command->add_flag("--drain", health.drain,
+                    "Slurm: drain this node when a verdict fails and needs it out of service");
+  command->add_flag("--resume", health.resume,
+                    "Slurm, with --drain: resume a node xpuperf drained once every verdict passes");
+  command->add_option("--node", health.node, "Slurm NodeName (default: the short host name)");
+  command->add_option("--scontrol", health.scontrol, "The scontrol program")->capture_default_str();
+  command->add_flag("--npd", health.npd,
+                    "node-problem-detector custom plugin: one line, exit 0 ok / 1 problem / 2 "
+                    "unknown");
   AddCommonOptions(command, health.common);
   actions.push_back(
       {command, [options] { return health::RunHealth(*options, std::cout, std::cerr); }});

@@ -2,7 +2,10 @@
 // in the kernel log of a recorded tree and thermal slowdown, next to a healthy one.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "test_util.h"
@@ -98,6 +101,67 @@ TEST_F(HealthCliTest, BadOptionsAreOneLineUsageErrors) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_EQ(r.err.rfind("xpuperf health: error: ", 0), 0u) << r.err;
   }
+}
+
+// node-problem-detector's custom-plugin contract: one line of at most 80 bytes, exit 0 ok, 1 a
+// problem, 2 unknown (health could not run).
+TEST_F(HealthCliTest, NodeProblemDetectorPluginContract) {
+  auto sick =
+      RunXpuperf({"health", "--npd", "--backend", "nvidia", "--root", kTree, "--window", "0"});
+  EXPECT_EQ(sick.exit_code, 1) << sick.err;
+  EXPECT_EQ(std::count(sick.out.begin(), sick.out.end(), '\n'), 1) << sick.out;
+  EXPECT_LE(sick.out.size(), 81u) << sick.out;
+  EXPECT_EQ(sick.out.rfind("xpuperf health: nvidia0 ", 0), 0u) << sick.out;
+  EXPECT_NE(sick.out.find("more"), std::string::npos) << sick.out;  // three failures, one named
+  auto ok = RunXpuperf({"health", "--npd", "--backend", "nvidia", "--device", "nvidia1", "--root",
+                        kTree, "--window", "0"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_EQ(ok.out.rfind("xpuperf health: no verdict fails", 0), 0u) << ok.out;
+  auto unknown = RunXpuperf({"health", "--npd", "--backend", "nvidia", "--device", "nvidia9",
+                             "--root", kTree, "--window", "0"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.out.rfind("xpuperf health: unknown: ", 0), 0u) << unknown.out;
+  EXPECT_LE(unknown.out.size(), 81u);
+}
+
+// --drain against a scripted scontrol: the drain call and its reason, and a failing scontrol
+// reported with its exit status and output (never retried).
+TEST_F(HealthCliTest, DrainCallsScontrolAndReportsItsFailure) {
+  const std::string dir = ::testing::TempDir() + "/health-scontrol-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::string log = dir + "/calls";
+  const std::string script = dir + "/scontrol";
+  {
+    std::ofstream f(script);
+    f << "#!/bin/sh\necho \"$@\" >> " << log << "\n"
+      << "case \"$1\" in show) echo 'NodeName=n1 State=IDLE ThreadsPerCore=1';; esac\n"
+      << "[ -f " << dir
+      << "/fail ] && { echo 'slurm_update error: Invalid node name' >&2; exit 1; }\n"
+      << "exit 0\n";
+  }
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  auto r = RunXpuperf({"health", "--drain", "--node", "n1", "--scontrol", script, "--backend",
+                       "nvidia", "--root", kTree, "--window", "0"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("drained node n1: xpuperf: nvidia0"), std::string::npos) << r.err;
+  std::ifstream calls(log);
+  const std::string text((std::istreambuf_iterator<char>(calls)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("show node n1 -o"), std::string::npos) << text;
+  EXPECT_NE(
+      text.find("update NodeName=n1 State=DRAIN Reason=xpuperf: nvidia0 MEM_ROW_REMAP_FAILURE"),
+      std::string::npos)
+      << text;
+  std::ofstream(dir + "/fail").put('\n');
+  auto failed = RunXpuperf({"health", "--drain", "--node", "n1", "--scontrol", script, "--backend",
+                            "nvidia", "--root", kTree, "--window", "0"});
+  EXPECT_EQ(failed.exit_code, 1);
+  EXPECT_NE(failed.err.find("exit 1: slurm_update error: Invalid node name"), std::string::npos)
+      << failed.err;
+  // Healthy: nothing changes without --resume; --resume without --drain is a usage error.
+  auto usage = RunXpuperf({"health", "--resume"});
+  EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_NE(usage.err.find("--resume needs --drain"), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

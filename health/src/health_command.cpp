@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "slurm_action.h"
 #include "xpuperf/core/cancellation.h"
 #include "xpuperf/core/clock.h"
 #include "xpuperf/core/host_name.h"
@@ -77,6 +78,40 @@ std::string RenderText(const HealthReport& report) {
   return out;
 }
 
+// node-problem-detector's custom plugin: one line, at most max_output_length (80) bytes.
+constexpr size_t kNpdMaxOutput = 80;
+
+std::string NpdLine(std::string line) {
+  if (line.size() > kNpdMaxOutput) line = line.substr(0, kNpdMaxOutput - 3) + "...";
+  return line + "\n";
+}
+
+int RunNpd(const HealthCommandOptions& options, std::ostream& out) {
+  auto input = Observe(options);
+  if (!input.ok()) {
+    out << NpdLine("xpuperf health: unknown: " + input.error().message);
+    return 2;
+  }
+  HealthOptions rules;
+  rules.root = options.common.root;
+  rules.expect = options.expect;
+  const HealthReport report = EvaluateHealth(*input, rules);
+  std::string failed;
+  int count = 0;
+  for (const Verdict& v : report.verdicts) {
+    if (v.status != Status::kFail) continue;
+    if (count++ == 0) failed = fmt::format("{} {} ({})", v.device, v.code, ActionName(v.action));
+  }
+  if (count == 0) {
+    out << NpdLine(
+        fmt::format("xpuperf health: no verdict fails ({} verdicts)", report.verdicts.size()));
+    return 0;
+  }
+  out << NpdLine(fmt::format("xpuperf health: {}{}", failed,
+                             count > 1 ? fmt::format(" and {} more", count - 1) : ""));
+  return 1;
+}
+
 }  // namespace
 
 int RunHealth(const HealthCommandOptions& options, std::ostream& out, std::ostream& err) {
@@ -87,6 +122,16 @@ int RunHealth(const HealthCommandOptions& options, std::ostream& out, std::ostre
     return Fail(MakeError(ErrorCode::kInvalidArgument, "--window must be between 0 and 60 seconds"),
                 err);
   }
+  if (options.npd && (options.drain || options.resume)) {
+    return Fail(MakeError(ErrorCode::kInvalidArgument,
+                          "--npd answers node-problem-detector, which acts itself: not with "
+                          "--drain or --resume"),
+                err);
+  }
+  if (options.resume && !options.drain) {
+    return Fail(MakeError(ErrorCode::kInvalidArgument, "--resume needs --drain"), err);
+  }
+  if (options.npd) return RunNpd(options, out);
   auto input = Observe(options);
   if (!input.ok()) return Fail(input.error(), err);
   HealthOptions rules;
@@ -104,6 +149,16 @@ int RunHealth(const HealthCommandOptions& options, std::ostream& out, std::ostre
     out << RenderText(report);
   }
   out.flush();
+  if (options.drain) {
+    SlurmActionOptions slurm;
+    slurm.node = options.node;
+    slurm.scontrol = options.scontrol;
+    slurm.resume = options.resume;
+    if (xpuperf::Status acted = ActOnSlurm(report, slurm, err); !acted.ok()) {
+      err << kCommand << ": error: " << acted.error().message << "\n";
+      return kExitFailure;
+    }
+  }
   return report.Healthy() ? kExitOk : kExitFailure;
 }
 

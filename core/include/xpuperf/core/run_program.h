@@ -1,0 +1,30 @@
+// Runs another program (scontrol, a vendor tool) the way a daemon must: no shell, standard input
+// from /dev/null, its output captured up to a bound, in its own process group, killed with that
+// group at a deadline or on SIGINT/SIGTERM (core/cancellation.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "xpuperf/core/status.h"
+
+namespace xpuperf {
+
+struct ProgramOutput {
+  int exit_code = 0;  // the program's exit status
+  std::string out;    // standard output (at most max_output bytes)
+  std::string err;    // standard error (at most max_output bytes)
+};
+
+struct RunOptions {
+  double timeout_seconds = 30;
+  size_t max_output = 1 << 20;  // per stream; more is an error
+};
+
+// argv[0] is looked up in PATH when it has no '/'. Fails (kUnavailable) when it cannot start, is
+// killed by a signal, overruns its deadline (killed) or is interrupted; a non-zero exit is not a
+// failure here: the caller reads exit_code.
+Result<ProgramOutput> RunProgram(const std::vector<std::string>& argv,
+                                 const RunOptions& options = {});
+
+}  // namespace xpuperf
