@@ -120,12 +120,14 @@ int RunMain(int argc, char** argv) {
   AddHealthCommand(app, actions);
 #if XPUPERF_WITH_BENCHMARKS
   AddBenchCommand(app, actions);
+  AddDiagCommand(app, actions);
   AddCompareCommand(app, actions);
   AddRooflineCommands(app, actions);
 #else
   const std::string no_benchmarks = "built without the benchmarks (XPUPERF_WITH_BENCHMARKS=OFF)";
   AddUnavailableCommand(app, actions, "bench", "Microbenchmarks", no_benchmarks);
   AddUnavailableCommand(app, actions, "compare", "Compare two runs or traces", no_benchmarks);
+  AddUnavailableCommand(app, actions, "diag", "Active diagnostics", no_benchmarks);
   AddUnavailableCommand(app, actions, "roofline", "Roofline of a benchmark run", no_benchmarks);
   AddUnavailableCommand(app, actions, "diagnose", "Verdicts and advice", no_benchmarks);
 #endif

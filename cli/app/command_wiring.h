@@ -34,6 +34,7 @@ void AddDevicesCommand(CLI::App& app, CommandActions& actions);
 void AddMetricsCommand(CLI::App& app, CommandActions& actions);
 void AddTopCommand(CLI::App& app, CommandActions& actions);
 void AddHealthCommand(CLI::App& app, CommandActions& actions);  // health_command.cpp
+void AddDiagCommand(CLI::App& app, CommandActions& actions);    // diag_command.cpp
 // `bench` and its run/list/component subcommands; calls the two below for its other subcommands.
 void AddBenchCommand(CLI::App& app, CommandActions& actions);
 void AddBenchCheckCommand(CLI::App& bench, CommandActions& actions);
