@@ -35,9 +35,15 @@ def lost_gpu(serve):
         up = series(s, "xpuperf_device_up", device="nvidia1")
         return s if up and list(up.values())[0] == 0 else None
     after = wait_until(gone, 20, "nvidia1 reported down")
+    # Its health verdict says why (serve's health series, docs/HEALTH.md): not a stale reading.
+    def judged():
+        s = parse_exposition(http.get("/metrics")[2].decode())
+        lost = series(s, "xpuperf_health", device="nvidia1", code="DRIVER_DEVICE_LOST")
+        return s if lost and list(lost.values()) == [3.0] else None
+    after = wait_until(judged, 20, "nvidia1's health verdict DRIVER_DEVICE_LOST")
     left = {k[0] for k in after if ("device", "nvidia1") in k[1]}
-    check(left == {"xpuperf_device_up", "xpuperf_device_info"},
-          f"only device_up/device_info may remain for the lost GPU, got {sorted(left)}")
+    check(left == {"xpuperf_device_up", "xpuperf_device_info", "xpuperf_health"},
+          f"only device_up/device_info/health may remain for the lost GPU, got {sorted(left)}")
     check(series(after, "xpuperf_duty_cycle_ratio", device="nvidia0"), "nvidia0 must go on")
     check(series(after, "xpuperf_memory_used_bytes", device="tpu0"), "the TPU must go on")
     check(list(series(after, "xpuperf_device_up", device="nvidia0").values()) == [1.0], "nvidia0 up")
