@@ -25,6 +25,10 @@ void AddDiagCommand(CLI::App& app, CommandActions& actions) {
   command->add_option("--out", diag.out,
                       "Result directory (diag.json, bench/); default results/diag-<run id>");
   command->add_flag("--json", diag.json, "JSON output");
+  command->add_flag("--resume", diag.resume,
+                    "Slurm: once every test passes, resume this node if xpuperf drained it");
+  command->add_option("--node", diag.node, "Slurm NodeName (default: the short host name)");
+  command->add_option("--scontrol", diag.scontrol, "The scontrol program")->capture_default_str();
   AddCommonOptions(command, diag.common);
   actions.push_back({command, [options] { return diag::RunDiag(*options, std::cout, std::cerr); }});
 }

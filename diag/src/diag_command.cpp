@@ -13,6 +13,7 @@
 #include "xpuperf/core/output_directory.h"
 #include "xpuperf/core/output_file.h"
 #include "xpuperf/core/version.h"
+#include "xpuperf/health/slurm_action.h"
 #include "xpuperf/render/table.h"
 #include "xpuperf/telemetry/session_factory.h"
 
@@ -132,6 +133,20 @@ int RunDiag(const DiagOptions& options, std::ostream& out, std::ostream& err) {
   }
   out.flush();
   if (CancellationRequested()) return CancellationExitCode();
+  if (options.resume) {
+    if (Failed(tests)) {
+      err << kCommand << ": the diagnostic failed: the node stays drained\n";
+    } else {
+      health::SlurmActionOptions slurm;
+      slurm.node = options.node;
+      slurm.scontrol = options.scontrol;
+      err << kCommand << ": ";
+      if (xpuperf::Status resumed = health::ResumeIfDrainedByXpuperf(slurm, err); !resumed.ok()) {
+        err << "error: " << resumed.error().message << "\n";
+        return kExitFailure;
+      }
+    }
+  }
   return Failed(tests) ? kExitFailure : kExitOk;
 }
 

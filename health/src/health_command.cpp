@@ -6,13 +6,13 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "slurm_action.h"
 #include "xpuperf/core/cancellation.h"
 #include "xpuperf/core/clock.h"
 #include "xpuperf/core/host_name.h"
 #include "xpuperf/core/json.h"
 #include "xpuperf/core/version.h"
 #include "xpuperf/health/evaluate.h"
+#include "xpuperf/health/slurm_action.h"
 #include "xpuperf/render/table.h"
 #include "xpuperf/telemetry/session_factory.h"
 

@@ -1,4 +1,4 @@
-#include "slurm_action.h"
+#include "xpuperf/health/slurm_action.h"
 
 #include <fmt/format.h>
 
@@ -98,6 +98,25 @@ xpuperf::Status ActOnSlurm(const HealthReport& report, const SlurmActionOptions&
     err << "xpuperf health: resumed node " << node << " (drained by xpuperf: " << state.reason
         << "; every verdict passes now)\n";
   }
+  return {};
+}
+
+xpuperf::Status ResumeIfDrainedByXpuperf(const SlurmActionOptions& options, std::ostream& err) {
+  const std::string node = options.node.empty() ? ShortHostName() : options.node;
+  XPUPERF_ASSIGN_OR_RETURN(std::string shown, Scontrol(options, {"show", "node", node, "-o"}));
+  XPUPERF_ASSIGN_OR_RETURN(SlurmNodeState state, ParseSlurmNode(shown));
+  if (!state.drained()) {
+    err << "node " << node << " is not drained; nothing to resume\n";
+    return {};
+  }
+  if (!state.reason.starts_with(kReasonPrefix)) {
+    err << "node " << node << " was drained by someone else (" << state.reason
+        << "); left drained\n";
+    return {};
+  }
+  auto resumed = Scontrol(options, {"update", "NodeName=" + node, "State=RESUME"});
+  if (!resumed.ok()) return resumed.error();
+  err << "resumed node " << node << " (drained by xpuperf: " << state.reason << ")\n";
   return {};
 }
 

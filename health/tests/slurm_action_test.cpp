@@ -1,6 +1,6 @@
 // Acting through Slurm: scontrol's answer read, the drain reason built from the verdicts that need
 // the node out of service only.
-#include "slurm_action.h"
+#include "xpuperf/health/slurm_action.h"
 
 #include <gtest/gtest.h>
 

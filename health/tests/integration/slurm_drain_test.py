@@ -1,7 +1,9 @@
 """`xpuperf health --drain --resume` as a real Slurm node's HealthCheckProgram: Debian's slurmctld and
 slurmd (22.05) with munge, a one-node cluster on loopback in a temporary directory. The fake NVML
 GPU is lost while a job runs: the node is drained with xpuperf's reason and the job is not killed;
-the GPU comes back: the node is resumed. Skipped (77) without root or the Slurm and munge daemons.
+the GPU comes back: the node is resumed. Then the post-repair gate: with `health --drain` alone the
+node stays drained after the GPU's return until `xpuperf diag -r 1 --resume` passes (and not while
+it fails). Skipped (77) without root or the Slurm and munge daemons.
 
   slurm_drain_test.py --xpuperf XPUPERF --fake-nvml LIBNVIDIA_ML
 """
@@ -171,8 +173,39 @@ PartitionName=debug Nodes={NODE} Default=YES MaxTime=INFINITE State=UP
             log = f.read()
         assert f"drained node {NODE}" in log and f"resumed node {NODE}" in log, log
         assert job_state() == "RUNNING", f"the job did not survive: {job_state()!r}"
+
+        # The post-repair gate: the health check drains only; a diagnostic resumes.
+        with open(check) as f:
+            script = f.read()
+        with open(check, "w") as f:
+            f.write(script.replace(" --resume", ""))
+        open(lose, "w").close()
+        wait_until(lambda: "DRAIN" in node(), 60, "the node drained again", health_log)
+        tree = os.path.join(work, "tree")
+        os.makedirs(os.path.join(tree, "dev"))
+        for name in ("nvidiactl", "nvidia-uvm", "nvidia0"):
+            open(os.path.join(tree, "dev", name), "w").close()
+        diag_env = dict(env, XPUPERF_NVML_LIBRARY=args.fake_nvml,
+                        XPUPERF_FAKE_NVML_SCENARIO=scenario)
+        diag_command = [args.xpuperf, "diag", "-r", "1", "--resume", "--node", NODE, "--backend",
+                        "nvidia", "--root", tree, "--scontrol", tools["scontrol"]]
+        failing = subprocess.run(diag_command + ["--out", os.path.join(work, "diag-1")],
+                                 env=diag_env, capture_output=True, text=True, timeout=120)
+        assert failing.returncode == 1, f"diag with the GPU lost: {failing.returncode} {failing.stderr}"
+        assert "stays drained" in failing.stderr, failing.stderr
+        assert "DRAIN" in node(), "a failing diagnostic resumed the node"
+        os.remove(lose)
+        time.sleep(5)  # health checks run, the GPU is back: still drained without --resume
+        assert "DRAIN" in node(), "health --drain alone resumed the node"
+        passing = subprocess.run(diag_command + ["--out", os.path.join(work, "diag-2")],
+                                 env=diag_env, capture_output=True, text=True, timeout=120)
+        assert passing.returncode == 0, f"diag after the repair: {passing.returncode} {passing.stdout} {passing.stderr}"
+        assert f"resumed node {NODE}" in passing.stderr, passing.stderr
+        wait_until(lambda: "DRAIN" not in node() and "State=" in node(), 30,
+                   "diag --resume to resume the node")
         subprocess.run([shutil.which("scancel") or "scancel", job_id], env=env, timeout=30)
-        print("ok: drained with xpuperf's reason, the job kept running, resumed after recovery")
+        print("ok: drained with xpuperf's reason, the job kept running, resumed after recovery; "
+              "diag -r 1 --resume resumed only once it passed")
         return 0
     finally:
         for child in reversed(children):

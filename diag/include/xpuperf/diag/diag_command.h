@@ -24,6 +24,11 @@ struct DiagOptions {
   bool json = false;
   std::string out;            // result directory (diag.json, bench/); empty: results/diag-<run id>
   uint64_t memory_mib = 256;  // host memory tested per pattern pass, [1, 1048576]
+  // --resume: the post-repair gate: once every test passes (and the run was not interrupted),
+  // resume the Slurm node if xpuperf drained it (health --drain); never a node drained by others.
+  bool resume = false;
+  std::string node;  // Slurm's NodeName (default: the short host name)
+  std::string scontrol = "scontrol";
 };
 
 // Exit 0 when no test fails, 1 when one does, 2 for a usage error; 128+signal when interrupted.

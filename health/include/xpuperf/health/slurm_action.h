@@ -1,7 +1,8 @@
-// `xpuperf health --drain [--resume]`: acting on the verdicts through Slurm, as a node's
-// HealthCheckProgram would (LBNL NHC's convention): a failing verdict whose action needs the node
-// out of service drains it with xpuperf's reason; with --resume, a node xpuperf drained is resumed
-// once every verdict passes again. Nodes drained by anyone else are never touched.
+// Acting through Slurm. `xpuperf health --drain [--resume]`, as a node's HealthCheckProgram
+// (LBNL NHC's convention): a failing verdict whose action needs the node out of service drains it
+// with xpuperf's reason; with --resume, a node xpuperf drained is resumed once every verdict
+// passes again. `xpuperf diag -r N --resume`: the post-repair gate, resuming such a node once the
+// diagnostic passes. Nodes drained by anyone else are never touched.
 #pragma once
 
 #include <iosfwd>
@@ -34,6 +35,10 @@ std::string DrainReason(const HealthReport& report);
 
 // Drains or resumes NODE as the verdicts say; each change, or why none, one line on `err`. A
 // failed scontrol call is an error with its exit status and output.
+// Resumes NODE when xpuperf drained it (its reason starts with "xpuperf:"); a node that is not
+// drained, or drained by someone else, is left as it is. Says what it did, or why not, on `err`.
+xpuperf::Status ResumeIfDrainedByXpuperf(const SlurmActionOptions& options, std::ostream& err);
+
 xpuperf::Status ActOnSlurm(const HealthReport& report, const SlurmActionOptions& options,
                            std::ostream& err);
 
