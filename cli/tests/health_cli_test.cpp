@@ -16,21 +16,12 @@ namespace {
 using nlohmann::json;
 using testing::RunXpuperf;
 
-const std::string kFakeNvml =
-    std::string(XPUPERF_BINARY_DIR) + "/backends/nvidia/tests/fake_nvml/full/libnvidia-ml.so.1";
 const std::string kHealthData = std::string(XPUPERF_SOURCE_DIR) + "/health/tests/data";
 const std::string kTree = kHealthData + "/trees/gpu-xid79";
 
 class HealthCliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ::setenv("XPUPERF_NVML_LIBRARY", kFakeNvml.c_str(), 1);
-    ::setenv("XPUPERF_FAKE_NVML_SCENARIO", (kHealthData + "/remap-failure.conf").c_str(), 1);
-  }
-  void TearDown() override {
-    ::unsetenv("XPUPERF_NVML_LIBRARY");
-    ::unsetenv("XPUPERF_FAKE_NVML_SCENARIO");
-  }
+  testing::FakeNvml fake_nvml_{kHealthData + "/remap-failure.conf"};
 };
 
 const json* Verdict(const json& doc, std::string_view device, std::string_view subsystem) {

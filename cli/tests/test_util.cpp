@@ -76,4 +76,19 @@ CommandResult RunXpuperfIn(const std::string& working_directory,
   return result;
 }
 
+FakeNvml::FakeNvml(const std::string& scenario) {
+  ::setenv("XPUPERF_NVML_LIBRARY", Library().c_str(), 1);
+  ::setenv("XPUPERF_FAKE_NVML_SCENARIO", scenario.c_str(), 1);
+}
+
+FakeNvml::~FakeNvml() {
+  ::unsetenv("XPUPERF_NVML_LIBRARY");
+  ::unsetenv("XPUPERF_FAKE_NVML_SCENARIO");
+}
+
+std::string FakeNvml::Library() {
+  return std::string(XPUPERF_BINARY_DIR) +
+         "/backends/nvidia/tests/fake_nvml/full/libnvidia-ml.so.1";
+}
+
 }  // namespace xpuperf::cli::testing

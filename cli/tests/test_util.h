@@ -21,4 +21,15 @@ CommandResult RunXpuperf(const std::vector<std::string>& args, double timeout_se
 CommandResult RunXpuperfIn(const std::string& working_directory,
                            const std::vector<std::string>& args, double timeout_seconds = 30);
 
+// The fake libnvidia-ml.so.1 of backends/nvidia/tests/fake_nvml ("full": a current driver) serving
+// `scenario`, through XPUPERF_NVML_LIBRARY and XPUPERF_FAKE_NVML_SCENARIO for the object's life.
+class FakeNvml {
+ public:
+  explicit FakeNvml(const std::string& scenario);
+  ~FakeNvml();
+  FakeNvml(const FakeNvml&) = delete;
+  FakeNvml& operator=(const FakeNvml&) = delete;
+  static std::string Library();
+};
+
 }  // namespace xpuperf::cli::testing

@@ -69,10 +69,7 @@ std::string_view SubsystemName(Subsystem subsystem) {
   return "driver";
 }
 
-namespace {
-
-// fail > warn > unknown > pass.
-int Rank(Status status) {
+int StatusRank(Status status) {
   switch (status) {
     case Status::kPass:
       return 0;
@@ -86,12 +83,10 @@ int Rank(Status status) {
   return 1;
 }
 
-}  // namespace
-
 Status HealthReport::Overall() const {
   Status worst = Status::kPass;
   for (const Verdict& v : verdicts)
-    if (Rank(v.status) > Rank(worst)) worst = v.status;
+    if (StatusRank(v.status) > StatusRank(worst)) worst = v.status;
   return worst;
 }
 

@@ -32,20 +32,6 @@ std::string DeviceReadings::LostReason() const {
   return {};
 }
 
-int StatusRank(Status status) {
-  switch (status) {
-    case Status::kPass:
-      return 0;
-    case Status::kUnknown:
-      return 1;
-    case Status::kWarn:
-      return 2;
-    case Status::kFail:
-      return 3;
-  }
-  return 1;
-}
-
 Verdict Finding(Subsystem subsystem, Status status, std::string code, Action action,
                 std::string summary, std::string evidence, std::string source) {
   Verdict v;

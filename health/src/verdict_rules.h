@@ -23,8 +23,6 @@ class DeviceReadings {
   std::vector<const Reading*> readings_;
 };
 
-int StatusRank(Status status);  // pass 0 < unknown 1 < warn 2 < fail 3
-
 Verdict Finding(Subsystem subsystem, Status status, std::string code, Action action,
                 std::string summary, std::string evidence, std::string source);
 Verdict Pass(Subsystem subsystem, std::string evidence, std::string source);

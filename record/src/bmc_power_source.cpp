@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "xpuperf/core/concat.h"
+#include "xpuperf/core/pipe.h"
 
 extern char** environ;
 
@@ -60,33 +61,6 @@ std::string Describe(const std::vector<std::string>& args) {
     out += a.find(' ') == std::string::npos ? " " + a : " \"" + a + "\"";
   return out;
 }
-
-class Pipe {
- public:
-  Pipe() {
-    if (::pipe2(fds_, O_CLOEXEC) != 0) fds_[0] = fds_[1] = -1;
-  }
-  ~Pipe() {
-    CloseRead();
-    CloseWrite();
-  }
-  Pipe(const Pipe&) = delete;
-  Pipe& operator=(const Pipe&) = delete;
-  bool ok() const { return fds_[0] >= 0; }
-  int read_end() const { return fds_[0]; }
-  int write_end() const { return fds_[1]; }
-  void CloseRead() {
-    if (fds_[0] >= 0) ::close(fds_[0]);
-    fds_[0] = -1;
-  }
-  void CloseWrite() {
-    if (fds_[1] >= 0) ::close(fds_[1]);
-    fds_[1] = -1;
-  }
-
- private:
-  int fds_[2] = {-1, -1};
-};
 
 }  // namespace
 

@@ -2,24 +2,6 @@
 
 namespace xpuperf::serve {
 
-namespace {
-
-double StatusValue(health::Status status) {
-  switch (status) {
-    case health::Status::kPass:
-      return 0;
-    case health::Status::kUnknown:
-      return 1;
-    case health::Status::kWarn:
-      return 2;
-    case health::Status::kFail:
-      return 3;
-  }
-  return 1;
-}
-
-}  // namespace
-
 std::vector<exporter::MetricFamily> HealthFamilies(const health::HealthReport& report,
                                                    const std::string& hostname) {
   exporter::MetricFamily verdicts;
@@ -36,7 +18,7 @@ std::vector<exporter::MetricFamily> HealthFamilies(const health::HealthReport& r
     labels.Set("code", v.code);
     labels.Set("severity", health::SeverityName(v.severity));
     labels.Set("action", health::ActionName(v.action));
-    verdicts.points.push_back({labels, StatusValue(v.status)});
+    verdicts.points.push_back({labels, static_cast<double>(health::StatusRank(v.status))});
   }
   exporter::MetricFamily node;
   node.name = "xpuperf_node_healthy";

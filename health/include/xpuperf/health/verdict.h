@@ -34,6 +34,8 @@ std::string_view StatusName(Status status);           // "pass", "warn", "fail",
 std::string_view SeverityName(Severity severity);     // "none", "info", "warning", "critical"
 std::string_view ActionName(Action action);           // "none", "restart_job", "reset_device", ...
 std::string_view SubsystemName(Subsystem subsystem);  // "pcie", "memory", ...
+// pass 0 < unknown 1 < warn 2 < fail 3: the order a node's worst verdict is taken in.
+int StatusRank(Status status);
 
 struct Verdict {
   std::string device;  // a device id ("nvidia0", "cpu0"), or "node" for the node as a whole
