@@ -94,6 +94,25 @@ TEST_F(HealthCliTest, BadOptionsAreOneLineUsageErrors) {
   }
 }
 
+// A recorded MI300X (amdgpu sysfs) whose gfx block counted an uncorrectable RAS error: the driver
+// verdict fails, the memory (umc: 12 corrected, none uncorrectable) passes.
+TEST(HealthAmdCliTest, ARecordedAmdgpuTreeWithARasErrorFails) {
+  const std::string tree =
+      std::string(XPUPERF_SOURCE_DIR) + "/backends/amd/tests/data/trees/mi300x";
+  auto r = RunXpuperf({"health", "--json", "--backend", "amd", "--root", tree, "--window", "0"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const json doc = json::parse(r.out);
+  const json* driver = Verdict(doc, "amd0", "driver");
+  ASSERT_NE(driver, nullptr) << r.out;
+  EXPECT_EQ((*driver)["code"], "RAS_UNCORRECTABLE");
+  EXPECT_NE((*driver)["evidence"].get<std::string>().find("gfx_uncorrectable=1"),
+            std::string::npos);
+  const json* memory = Verdict(doc, "amd0", "memory");
+  ASSERT_NE(memory, nullptr);
+  EXPECT_EQ((*memory)["status"], "pass");
+  EXPECT_NE((*memory)["evidence"].get<std::string>().find("umc_correctable=12"), std::string::npos);
+}
+
 // node-problem-detector's custom-plugin contract: one line of at most 80 bytes, exit 0 ok, 1 a
 // problem, 2 unknown (health could not run).
 TEST_F(HealthCliTest, NodeProblemDetectorPluginContract) {
