@@ -8,6 +8,7 @@
 
 #include "xpuperf/exporter/basic_auth.h"
 #include "xpuperf/exporter/bench_check_series.h"
+#include "xpuperf/exporter/diag_series.h"
 #include "xpuperf/exporter/exposition.h"
 #include "xpuperf/exporter/metrics_server.h"
 #include "xpuperf/exporter/pod_attribution.h"
@@ -16,7 +17,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string input(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 6) {
+  switch (data[0] % 7) {
     case 0:
       (void)xpuperf::exporter::ParseWebConfig(input, "fuzz");
       break;
@@ -33,6 +34,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case 4:
       (void)xpuperf::exporter::BenchCheckFamilies(input, 0, "node");
+      break;
+    case 6:
+      (void)xpuperf::exporter::DiagFamilies(input, 0, "node");
       break;
     case 5: {
       xpuperf::exporter::PodMapping mapping;

@@ -67,6 +67,9 @@ void AddServeCommand(CLI::App& app, CommandActions& actions) {
   command->add_option("--bench-check", config.bench_check,
                       "Export this `bench check --export` file as xpuperf_bench_check_* series "
                       "(re-read when it changes)");
+  command->add_option("--diag-results", config.diag_results,
+                      "Export this `xpuperf diag` diag.json as xpuperf_diag_* series (re-read when "
+                      "it changes)");
   command->add_flag("--no-health{false}", config.health,
                     "Do not export the health verdicts (xpuperf_health, xpuperf_node_healthy)");
   command->add_option("--health-expect", config.health_expect,

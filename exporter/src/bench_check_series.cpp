@@ -108,7 +108,7 @@ Result<std::vector<MetricFamily>> BenchCheckFamilies(std::string_view json_text,
   return families;
 }
 
-Status BenchCheckFile::Refresh() {
+Status SeriesFile::Refresh() {
   struct stat st {};
   if (::stat(path_.c_str(), &st) != 0) {
     const int error = errno;
@@ -124,7 +124,7 @@ Status BenchCheckFile::Refresh() {
   }
   Result<std::string> text = ReadInputFile(path_, kMaxCheckFileBytes);
   Result<std::vector<MetricFamily>> families =
-      text.ok() ? BenchCheckFamilies(*text, static_cast<double>(st.st_mtim.tv_sec), hostname_)
+      text.ok() ? parser_(*text, static_cast<double>(st.st_mtim.tv_sec), hostname_)
                 : Result<std::vector<MetricFamily>>(text.error());
   std::lock_guard lock(mutex_);
   seen_mtime_ns_ = mtime_ns;
@@ -140,16 +140,20 @@ Status BenchCheckFile::Refresh() {
   return Status::Ok();
 }
 
-std::vector<MetricFamily> BenchCheckFile::Families() const {
+std::vector<MetricFamily> SeriesFile::Families() const {
   std::lock_guard lock(mutex_);
   std::vector<MetricFamily> out = families_;
-  MetricFamily up = Gauge("xpuperf_bench_check_up",
-                          "1 when the bench check file was read and parsed, 0 when not");
+  MetricFamily up = Gauge(up_name_, up_help_);
   Labels labels;
   if (!hostname_.empty()) labels.Set("hostname", hostname_);
   up.points.push_back({labels, up_ ? 1.0 : 0.0});
   out.push_back(std::move(up));
   return out;
 }
+
+BenchCheckFile::BenchCheckFile(std::string path, std::string hostname)
+    : SeriesFile(std::move(path), std::move(hostname), "xpuperf_bench_check_up",
+                 "1 when the bench check file was read and parsed, 0 when not",
+                 BenchCheckFamilies) {}
 
 }  // namespace xpuperf::exporter

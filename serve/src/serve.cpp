@@ -16,6 +16,7 @@
 #include "xpuperf/core/host_name.h"
 #include "xpuperf/core/output_file.h"
 #include "xpuperf/exporter/bench_check_series.h"
+#include "xpuperf/exporter/diag_series.h"
 #include "xpuperf/exporter/exporter.h"
 #include "xpuperf/exporter/metrics_server.h"
 #include "xpuperf/exporter/pod_attribution.h"
@@ -93,29 +94,32 @@ exporter::ExporterOptions ExporterOptionsFor(const ServeOptions& options,
   return ex;
 }
 
-// The last `bench check --export` file as series. A missing file is not fatal: the check may not
-// have run yet on a new node; each change of its state is said once on err.
-class BenchCheckWatch {
+// A file exported as series (the last `bench check --export`, the last `diag`'s diag.json). A
+// missing file is not fatal: the check may not have run yet on a new node; each change of its
+// state is said once on err.
+class SeriesFileWatch {
  public:
-  BenchCheckWatch(exporter::Exporter& exp, const std::string& path, std::ostream& err)
-      : file_(std::make_shared<exporter::BenchCheckFile>(path, NodeName())), err_(err) {
+  SeriesFileWatch(exporter::Exporter& exp, std::shared_ptr<exporter::SeriesFile> file,
+                  std::string what, std::string up_name, std::ostream& err)
+      : file_(std::move(file)), what_(std::move(what)), up_name_(std::move(up_name)), err_(err) {
     Refresh();
-    exp.AddSeriesProvider("bench_check", [file = file_] { return file->Families(); });
+    exp.AddSeriesProvider(what_, [file = file_] { return file->Families(); });
   }
   void Refresh() {
     const Status status = file_->Refresh();
     const std::string message = status.ok() ? "" : status.error().message;
     if (message == last_error_) return;
     err_ << "xpuperf serve: "
-         << (message.empty() ? "bench check read from " + file_->path()
-                             : "warning: " + message + " (xpuperf_bench_check_up 0)")
+         << (message.empty() ? what_ + " read from " + file_->path()
+                             : "warning: " + message + " (" + up_name_ + " 0)")
          << "\n";
     err_.flush();
     last_error_ = message;
   }
 
  private:
-  std::shared_ptr<exporter::BenchCheckFile> file_;
+  std::shared_ptr<exporter::SeriesFile> file_;
+  std::string what_, up_name_;
   std::ostream& err_;
   std::string last_error_ = "-";  // neither "read" nor any error said yet
 };
@@ -168,9 +172,10 @@ void SayListening(const exporter::Exporter& exp, const exporter::MetricsServer& 
   err.flush();
 }
 
-// Until SIGINT/SIGTERM, off the scrape path: the check file re-read (when it changed) every 2 s,
+// Until SIGINT/SIGTERM, off the scrape path: the series files re-read (when changed) every 2 s,
 // the health verdicts every collection interval, the web config reloaded on SIGHUP.
-void ServeUntilStopped(exporter::MetricsServer& server, BenchCheckWatch* bench_check,
+void ServeUntilStopped(exporter::MetricsServer& server,
+                       const std::vector<std::unique_ptr<SeriesFileWatch>>& files,
                        ServeHealth* health, double interval_seconds, std::ostream& err) {
   const int health_ticks = std::max(1, static_cast<int>(std::lround(interval_seconds * 10)));
   struct sigaction hangup = {};
@@ -180,7 +185,8 @@ void ServeUntilStopped(exporter::MetricsServer& server, BenchCheckWatch* bench_c
   int ticks = 0;
   while (SleepUnlessCancelled(0.1)) {
     ++ticks;
-    if (bench_check != nullptr && ticks % 20 == 0) bench_check->Refresh();
+    if (ticks % 20 == 0)
+      for (const auto& file : files) file->Refresh();
     if (health != nullptr && ticks % health_ticks == 0) health->Refresh();
     if (g_reload.exchange(false)) {
       if (Status s = server.Reload(); s.ok()) {
@@ -212,10 +218,18 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
   if (!started.ok()) return Fail(started.error(), err);
   exporter::Exporter& exp = **started;
 
-  // The bench check's series before the rules start, so they see it from the first evaluation.
-  std::unique_ptr<BenchCheckWatch> bench_check;
-  if (!options.bench_check.empty())
-    bench_check = std::make_unique<BenchCheckWatch>(exp, options.bench_check, err);
+  // The files' series before the rules start, so they see them from the first evaluation.
+  std::vector<std::unique_ptr<SeriesFileWatch>> files;
+  if (!options.bench_check.empty()) {
+    files.push_back(std::make_unique<SeriesFileWatch>(
+        exp, std::make_shared<exporter::BenchCheckFile>(options.bench_check, NodeName()),
+        "bench check", "xpuperf_bench_check_up", err));
+  }
+  if (!options.diag_results.empty()) {
+    files.push_back(std::make_unique<SeriesFileWatch>(
+        exp, std::make_shared<exporter::DiagResultsFile>(options.diag_results, NodeName()),
+        "diag results", "xpuperf_diag_up", err));
+  }
   std::shared_ptr<ServeHealth> health;
   if (options.health)
     health = ServeHealth::Start(exp, options.common.root, options.health_expect, NodeName());
@@ -229,7 +243,7 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
   auto server = exporter::MetricsServer::Start(exp, ServerOptionsFor(options, *listen));
   if (!server.ok()) return Fail(server.error(), err);
   SayListening(exp, **server, *listen, options.interval_seconds, err);
-  ServeUntilStopped(**server, bench_check.get(), health.get(), options.interval_seconds, err);
+  ServeUntilStopped(**server, files, health.get(), options.interval_seconds, err);
   (*server)->Stop();
   alerting.reset();  // last state file write
   err << "xpuperf serve: stopped\n";

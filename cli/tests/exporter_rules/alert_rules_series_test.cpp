@@ -9,6 +9,7 @@
 #include "xpuperf/alerts/rule_file.h"
 #include "xpuperf/core/metric_catalog.h"
 #include "xpuperf/exporter/bench_check_series.h"
+#include "xpuperf/exporter/diag_series.h"
 #include "xpuperf/exporter/series_naming.h"
 #include "xpuperf/serve/health_series.h"
 
@@ -45,6 +46,19 @@ std::set<std::string> ExportedSeries() {
        exporter::BenchCheckFile("/nonexistent/bench-check.json", "node").Families()) {
     names.insert(family.name);
   }
+  // `serve --diag-results`: the families of a diag.json and of its file watcher.
+  auto diag = exporter::DiagFamilies(
+      R"({"level": 2, "result": "fail", "complete": true, "timestamp_ns": 1,
+          "tests": [{"test": "memory_pattern", "device": "cpu0", "status": "fail",
+                     "code": "DIAG_MEMORY_PATTERN_MISMATCH"}]})",
+      0, "node");
+  EXPECT_TRUE(diag.ok());
+  if (diag.ok()) {
+    for (const exporter::MetricFamily& family : *diag) names.insert(family.name);
+  }
+  for (const exporter::MetricFamily& family :
+       exporter::DiagResultsFile("/nonexistent/diag.json", "node").Families())
+    names.insert(family.name);
   // serve's health verdicts (serve/health_series.h).
   for (const exporter::MetricFamily& family : serve::HealthFamilies({}, "node"))
     names.insert(family.name);

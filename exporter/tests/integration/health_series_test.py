@@ -2,9 +2,11 @@
 failed exports xpuperf_health 3 (fail) for its memory with the code and action as labels and
 xpuperf_node_healthy 0; a GPU lost mid-run turns its driver verdict to DRIVER_DEVICE_LOST within a
 few intervals; `--no-health` exports neither family; a bad --health-expect is a usage error.
+`--diag-results` exports the node's last `xpuperf diag` (a real level-1 run's diag.json).
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 
@@ -27,7 +29,15 @@ def main():
     check(bad.returncode == 2 and "--health-expect" in bad.stderr,
           f"--health-expect -1: exit {bad.returncode}, {bad.stderr!r}")
 
-    serve = Serve(args, extra_args=["--health-expect", "2"])
+    # A real diagnostic's file: level 1 on the CPU of this machine.
+    work = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"health-series-{os.getpid()}")
+    diag = subprocess.run([args.xpuperf, "diag", "-r", "1", "--backend", "cpu", "--out", work],
+                          capture_output=True, text=True, timeout=120)
+    check(diag.returncode in (0, 1), f"diag -r 1: exit {diag.returncode}: {diag.stderr}")
+    diag_passed = 1.0 if diag.returncode == 0 else 0.0
+
+    serve = Serve(args, extra_args=["--health-expect", "2", "--diag-results",
+                                    os.path.join(work, "diag.json")])
     try:
         def remap_failure():
             s = samples(serve)
@@ -43,6 +53,11 @@ def main():
         node = series(s, "xpuperf_health", device="node", subsystem="driver", code="OK")
         check(list(node.values()) == [0.0], f"two accelerators of --health-expect 2: {node}")
         check(list(series(s, "xpuperf_node_healthy").values()) == [0.0], "the node is unhealthy")
+        passed = series(s, "xpuperf_diag_passed", level="1", hostname="node-under-test")
+        check(list(passed.values()) == [diag_passed], f"the diagnostic's result: {passed}")
+        check(list(series(s, "xpuperf_diag_up").values()) == [1.0], "diag.json read")
+        check(series(s, "xpuperf_diag_test", test="deployment.backends", code="OK"),
+              "the diagnostic's tests as series")
 
         open(serve.lose_gpu_file, "w").close()
 
@@ -53,6 +68,7 @@ def main():
         wait_until(lost, 30, "nvidia1's driver verdict DRIVER_DEVICE_LOST after it was lost")
     finally:
         serve.stop()
+        shutil.rmtree(work, ignore_errors=True)
 
     quiet = Serve(args, extra_args=["--no-health"])
     try:

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -32,15 +33,25 @@ Result<std::vector<MetricFamily>> BenchCheckFamilies(std::string_view json_text,
                                                      double file_mtime_seconds,
                                                      const std::string& hostname);
 
-// A check file watched by `serve`. Refresh() does the I/O (call it off the scrape path, e.g. from
-// a timer); Families() returns the cached result and is cheap. Thread-safe.
-class BenchCheckFile {
- public:
-  BenchCheckFile(std::string path, std::string hostname)
-      : path_(std::move(path)), hostname_(std::move(hostname)) {}
+// A JSON document on disk exported as series by `serve` (the bench check, the last diagnostic).
+// Refresh() does the I/O (call it off the scrape path, e.g. from a timer), re-reading the file when
+// its modification time or size changed; Families() returns the families of the last good read
+// plus `<up_name>{hostname}` (1 read and parsed, 0 missing or malformed) and is cheap.
+// Thread-safe.
+using SeriesParser = std::function<Result<std::vector<MetricFamily>>(
+    std::string_view text, double file_mtime_seconds, const std::string& hostname)>;
 
-  // Re-reads the file when its modification time or size changed. Returns the read error, if
-  // any (the caller logs it once per change of message).
+class SeriesFile {
+ public:
+  SeriesFile(std::string path, std::string hostname, std::string up_name, std::string up_help,
+             SeriesParser parser)
+      : path_(std::move(path)),
+        hostname_(std::move(hostname)),
+        up_name_(std::move(up_name)),
+        up_help_(std::move(up_help)),
+        parser_(std::move(parser)) {}
+
+  // Returns the read error, if any (the caller logs it once per change of message).
   Status Refresh();
   std::vector<MetricFamily> Families() const;
   const std::string& path() const { return path_; }
@@ -48,11 +59,20 @@ class BenchCheckFile {
  private:
   std::string path_;
   std::string hostname_;
+  std::string up_name_;
+  std::string up_help_;
+  SeriesParser parser_;
   mutable std::mutex mutex_;
   bool up_ = false;
   int64_t seen_mtime_ns_ = -1;
   int64_t seen_size_ = -1;
   std::vector<MetricFamily> families_;  // of the last good read
+};
+
+// The check file `serve --bench-check` watches (xpuperf_bench_check_up).
+class BenchCheckFile : public SeriesFile {
+ public:
+  BenchCheckFile(std::string path, std::string hostname);
 };
 
 }  // namespace xpuperf::exporter

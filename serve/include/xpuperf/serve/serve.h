@@ -38,6 +38,8 @@ struct ServeOptions {
   double alert_resend_seconds = 60;
   // `bench check --export` file exported as xpuperf_bench_check_* series (re-read when it changes).
   std::string bench_check;
+  // The last `xpuperf diag`'s diag.json as xpuperf_diag_* series (re-read when it changes).
+  std::string diag_results;
   // The verdicts of `xpuperf health` as xpuperf_health and xpuperf_node_healthy series, refreshed
   // every interval (`--no-health` turns them off); `--health-expect N` as `health --expect`.
   bool health = true;
