@@ -37,14 +37,6 @@ Result<std::optional<double>> OptionalNumber(const json& object, const char* key
   return std::optional<double>(it->get<double>());
 }
 
-MetricFamily Gauge(std::string name, std::string help) {
-  MetricFamily family;
-  family.name = std::move(name);
-  family.help = std::move(help);
-  family.type = FamilyType::kGauge;
-  return family;
-}
-
 }  // namespace
 
 Result<std::vector<MetricFamily>> BenchCheckFamilies(std::string_view json_text,
@@ -59,12 +51,12 @@ Result<std::vector<MetricFamily>> BenchCheckFamilies(std::string_view json_text,
   XPUPERF_ASSIGN_OR_RETURN(const std::optional<double> checked_at,
                            OptionalNumber(doc, "checked_at_unix_seconds"));
 
-  MetricFamily achieved = Gauge("xpuperf_bench_check_achieved_ratio",
-                                "Measured / spec-sheet figure in the last bench check");
-  MetricFamily threshold = Gauge("xpuperf_bench_check_threshold_ratio",
-                                 "The bench check's pass threshold, as a share of the spec");
+  MetricFamily achieved = GaugeFamily("xpuperf_bench_check_achieved_ratio",
+                                      "Measured / spec-sheet figure in the last bench check");
+  MetricFamily threshold = GaugeFamily("xpuperf_bench_check_threshold_ratio",
+                                       "The bench check's pass threshold, as a share of the spec");
   MetricFamily passed =
-      Gauge("xpuperf_bench_check_passed", "1 when the row reached its threshold, 0 when not");
+      GaugeFamily("xpuperf_bench_check_passed", "1 when the row reached its threshold, 0 when not");
   for (const json& row : *rows) {
     if (!row.is_object()) return FieldError("a row is not an object");
     const std::string component = StringField(row, "component");
@@ -87,11 +79,13 @@ Result<std::vector<MetricFamily>> BenchCheckFamilies(std::string_view json_text,
       passed.points.push_back({labels, verdict == "PASS" ? 1.0 : 0.0});
     }
   }
-  MetricFamily timestamp = Gauge("xpuperf_bench_check_timestamp_seconds",
-                                 "When the last bench check ran, seconds since the Unix epoch");
+  MetricFamily timestamp =
+      GaugeFamily("xpuperf_bench_check_timestamp_seconds",
+                  "When the last bench check ran, seconds since the Unix epoch");
   timestamp.points.push_back({base, checked_at.value_or(file_mtime_seconds)});
-  MetricFamily info = Gauge("xpuperf_bench_check_info",
-                            "The devices of the last bench check: its spec sheet and its run");
+  MetricFamily info =
+      GaugeFamily("xpuperf_bench_check_info",
+                  "The devices of the last bench check: its spec sheet and its run");
   Labels info_labels = base;
   for (const char* key : {"sheet_device", "run_device"}) {
     // In Prometheus an empty label value is an absent label: left out.
@@ -143,7 +137,7 @@ Status SeriesFile::Refresh() {
 std::vector<MetricFamily> SeriesFile::Families() const {
   std::lock_guard lock(mutex_);
   std::vector<MetricFamily> out = families_;
-  MetricFamily up = Gauge(up_name_, up_help_);
+  MetricFamily up = GaugeFamily(up_name_, up_help_);
   Labels labels;
   if (!hostname_.empty()) labels.Set("hostname", hostname_);
   up.points.push_back({labels, up_ ? 1.0 : 0.0});

@@ -16,14 +16,6 @@ Error FieldError(const std::string& what) {
   return MakeError(ErrorCode::kParse, "diag results file: " + what);
 }
 
-MetricFamily Gauge(std::string name, std::string help) {
-  MetricFamily family;
-  family.name = std::move(name);
-  family.help = std::move(help);
-  family.type = FamilyType::kGauge;
-  return family;
-}
-
 // 0 pass, 1 unknown, 2 warn, 3 fail (health::StatusRank's order); -1 for anything else.
 int StatusValue(const std::string& status) {
   if (status == "pass") return 0;
@@ -69,8 +61,8 @@ Result<std::vector<MetricFamily>> DiagFamilies(std::string_view json_text,
   }
 
   MetricFamily test_family =
-      Gauge("xpuperf_diag_test",
-            "Each test of the node's last `xpuperf diag`: 0 pass, 1 unknown, 2 warn, 3 fail");
+      GaugeFamily("xpuperf_diag_test",
+                  "Each test of the node's last `xpuperf diag`: 0 pass, 1 unknown, 2 warn, 3 fail");
   for (size_t i = 0; i < tests->size(); ++i) {
     const json& t = (*tests)[i];
     const std::string where = fmt::format("tests[{}]", i);
@@ -90,15 +82,15 @@ Result<std::vector<MetricFamily>> DiagFamilies(std::string_view json_text,
   }
   std::vector<MetricFamily> families;
   if (complete->get<bool>()) {
-    MetricFamily passed =
-        Gauge("xpuperf_diag_passed", "1 when every test of the node's last `xpuperf diag` passed");
+    MetricFamily passed = GaugeFamily("xpuperf_diag_passed",
+                                      "1 when every test of the node's last `xpuperf diag` passed");
     Labels labels = base;
     labels.Set("level", std::to_string(level->get<int64_t>()));
     passed.points.push_back({labels, result == "pass" ? 1.0 : 0.0});
     families.push_back(std::move(passed));
   }
-  MetricFamily when = Gauge("xpuperf_diag_timestamp_seconds",
-                            "When the node's last `xpuperf diag` ran (Unix seconds)");
+  MetricFamily when = GaugeFamily("xpuperf_diag_timestamp_seconds",
+                                  "When the node's last `xpuperf diag` ran (Unix seconds)");
   when.points.push_back({base, timestamp});
   families.push_back(std::move(when));
   if (!test_family.points.empty()) families.push_back(std::move(test_family));

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "xpuperf/core/sample.h"
@@ -39,6 +40,15 @@ struct MetricFamily {
 
   bool empty() const { return points.empty() && histograms.empty(); }
 };
+
+// An empty gauge family (the files serve exports as series build theirs with it).
+inline MetricFamily GaugeFamily(std::string name, std::string help) {
+  MetricFamily family;
+  family.name = std::move(name);
+  family.help = std::move(help);
+  family.type = FamilyType::kGauge;
+  return family;
+}
 
 // Everything one /metrics response holds at one moment.
 struct Snapshot {
