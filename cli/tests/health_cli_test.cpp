@@ -48,6 +48,12 @@ TEST_F(HealthCliTest, ASickGpuFailsWithItsCodesEvidenceAndActions) {
   ASSERT_NE(driver, nullptr);
   EXPECT_EQ((*driver)["code"], "XID_79_FALLEN_OFF_BUS");
   EXPECT_EQ((*Verdict(doc, "nvidia0", "thermal"))["code"], "THERMAL_SLOWDOWN");
+  const json* nvlink = Verdict(doc, "nvidia0", "interconnect");
+  ASSERT_NE(nvlink, nullptr);
+  EXPECT_EQ((*nvlink)["code"], "NVLINK_RECOVERY_ERRORS");
+  EXPECT_NE((*nvlink)["evidence"].get<std::string>().find("nvlink_crc_flit=5"), std::string::npos);
+  // The second GPU has no NVLink counters: unknown, not a pass.
+  EXPECT_EQ((*Verdict(doc, "nvidia1", "interconnect"))["status"], "unknown");
   EXPECT_EQ((*Verdict(doc, "nvidia0", "pcie"))["status"], "pass");
   // The second GPU: clean memory, capped power, no XID; its link is not in the tree.
   EXPECT_EQ((*Verdict(doc, "nvidia1", "memory"))["status"], "pass");

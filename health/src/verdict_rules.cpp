@@ -302,13 +302,38 @@ Verdict PowerVerdict(const DeviceReadings& readings) {
   return Pass(Subsystem::kPower, evidence, "clock_event_active");
 }
 
-Verdict InterconnectVerdict(const Device& device, const DeviceReadings& readings) {
-  if (device.backend == "nvidia") {
-    return Unknown(Subsystem::kInterconnect,
-                   "NVLink error counters are not read by this version; NVLink XIDs (74) are "
-                   "judged from the kernel log",
-                   "NVML");
+namespace {
+
+// NVLink's error counters since the driver loaded (NVML fields 38, 45, 52, 59). CRC errors and
+// replays are retried by the link (DCGM judges their rate, not their count); a recovery means the
+// link went down and was retrained: DCGM's NVLink failure.
+Verdict NvlinkVerdict(const DeviceReadings& readings) {
+  const Reading* r = readings.Find(metrics::kErrors);
+  Counts nvlink;
+  if (r != nullptr && r->state == ReadingState::kOk) {
+    for (const auto& [type, value] : ErrorCounts(*r))
+      if (type.starts_with("nvlink_")) nvlink[type] = value;
   }
+  if (nvlink.empty()) {
+    return Unknown(Subsystem::kInterconnect,
+                   "no NVLink error counters (a GPU without NVLink, or the driver gives none); "
+                   "NVLink XIDs (74) are judged from the kernel log",
+                   "NVML fields 38, 45, 52, 59");
+  }
+  const std::string evidence = CountsText(nvlink);
+  if (Count(nvlink, "nvlink_recovery") >= 1) {
+    return Finding(Subsystem::kInterconnect, Status::kFail, "NVLINK_RECOVERY_ERRORS",
+                   Action::kResetDevice,
+                   "an NVLink went down and was retrained since the driver loaded", evidence,
+                   "NVML field 59 (NVLink recovery errors, all lanes)");
+  }
+  return Pass(Subsystem::kInterconnect, evidence, "NVML fields 38, 45, 52, 59");
+}
+
+}  // namespace
+
+Verdict InterconnectVerdict(const Device& device, const DeviceReadings& readings) {
+  if (device.backend == "nvidia") return NvlinkVerdict(readings);
   if (device.backend == "tpu") {
     return Unknown(Subsystem::kInterconnect,
                    "the TPU runtime's metric service serves no ICI link health", "TPU runtime");

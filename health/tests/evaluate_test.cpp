@@ -230,6 +230,21 @@ TEST(HealthRulesTest, HostMemoryAndCpuThrottling) {
   EXPECT_EQ(Find(Evaluate(in, "gpu-x8"), "cpu0", Subsystem::kThermal)->status, Status::kUnknown);
 }
 
+TEST(HealthRulesTest, NvlinkRecoveriesFailAndCrcCountsAloneDoNot) {
+  HealthInput in;
+  in.devices = {Gpu()};
+  in.readings = {
+      Errors("nvidia0", {{"nvlink_crc_flit", 40}, {"nvlink_replay", 3}, {"nvlink_recovery", 0}})};
+  const std::optional<Verdict> fine = Find(Evaluate(in), "nvidia0", Subsystem::kInterconnect);
+  ASSERT_TRUE(fine.has_value());
+  EXPECT_EQ(fine->status, Status::kPass);
+  EXPECT_NE(fine->evidence.find("nvlink_crc_flit=40"), std::string::npos);
+  in.readings = {Errors("nvidia0", {{"nvlink_recovery", 2}})};
+  const std::optional<Verdict> down = Find(Evaluate(in), "nvidia0", Subsystem::kInterconnect);
+  EXPECT_EQ(down->code, "NVLINK_RECOVERY_ERRORS");
+  EXPECT_EQ(down->action, Action::kResetDevice);
+}
+
 TEST(HealthRulesTest, RasBlocksLandInTheirSubsystems) {
   HealthInput in;
   Device amd;

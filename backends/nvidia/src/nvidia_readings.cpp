@@ -419,7 +419,7 @@ Reading GpuReader::Errors(Gpu& gpu) const {
   const NvmlApi& api = library_.api();
   if (api.device_get_field_values == nullptr)
     return MissingSymbol(m::kErrors, gpu, "nvmlDeviceGetFieldValues");
-  static constexpr std::array<std::pair<unsigned, const char*>, 11> kFields = {{
+  static constexpr std::array<std::pair<unsigned, const char*>, 15> kFields = {{
       {nvml::kFieldEccSbeVolatileTotal, "ecc_corrected_volatile"},
       {nvml::kFieldEccDbeVolatileTotal, "ecc_uncorrected_volatile"},
       {nvml::kFieldEccSbeAggregateTotal, "ecc_corrected_aggregate"},
@@ -431,6 +431,11 @@ Reading GpuReader::Errors(Gpu& gpu) const {
       {nvml::kFieldRemappedUncorrectable, "remapped_rows_uncorrectable"},
       {nvml::kFieldRemappedPending, "remapped_rows_pending"},
       {nvml::kFieldRemappedFailure, "remapped_rows_failure"},
+      // GPUs without NVLink answer NOT_SUPPORTED for these: no sample.
+      {nvml::kFieldNvlinkCrcFlitTotal, "nvlink_crc_flit"},
+      {nvml::kFieldNvlinkCrcDataTotal, "nvlink_crc_data"},
+      {nvml::kFieldNvlinkReplayTotal, "nvlink_replay"},
+      {nvml::kFieldNvlinkRecoveryTotal, "nvlink_recovery"},
   }};
   std::array<nvml::FieldValue, kFields.size()> fields{};
   for (size_t i = 0; i < kFields.size(); ++i) fields[i].fieldId = kFields[i].first;

@@ -137,6 +137,11 @@ inline constexpr unsigned kFieldEccDbeAggregateTotal = 6;
 inline constexpr unsigned kFieldRetiredSbe = 29;
 inline constexpr unsigned kFieldRetiredDbe = 30;
 inline constexpr unsigned kFieldRetiredPending = 31;
+// NVLink error counters, the total over every lane (each group is lanes 0-5, then the total).
+inline constexpr unsigned kFieldNvlinkCrcFlitTotal = 38;
+inline constexpr unsigned kFieldNvlinkCrcDataTotal = 45;
+inline constexpr unsigned kFieldNvlinkReplayTotal = 52;
+inline constexpr unsigned kFieldNvlinkRecoveryTotal = 59;
 inline constexpr unsigned kFieldMemoryTemperature = 82;
 inline constexpr unsigned kFieldRemappedCorrectable = 142;
 inline constexpr unsigned kFieldRemappedUncorrectable = 143;
