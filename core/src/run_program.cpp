@@ -27,12 +27,8 @@ int64_t MonotonicNs() {
 
 }  // namespace
 
-Result<ProgramOutput> RunProgram(const std::vector<std::string>& args, const RunOptions& options) {
+Result<pid_t> SpawnInOwnGroup(const std::vector<std::string>& args, Pipe& out, Pipe& err) {
   if (args.empty()) return MakeError(ErrorCode::kInvalidArgument, "no program to run");
-  const std::string& what = args[0];
-  Pipe out, err;
-  if (!out.ok() || !err.ok())
-    return MakeError(ErrorCode::kIo, what + ": no pipe: " + std::strerror(errno));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
@@ -55,14 +51,27 @@ Result<ProgramOutput> RunProgram(const std::vector<std::string>& args, const Run
   for (std::string& a : argv_text) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  const int spawned = ::posix_spawnp(&pid, what.c_str(), &actions, &attr, argv.data(), environ);
+  const int spawned =
+      ::posix_spawnp(&pid, argv_text[0].c_str(), &actions, &attr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   out.CloseWrite();
   err.CloseWrite();
-  if (spawned != 0) return MakeError(ErrorCode::kUnavailable, what + ": " + std::strerror(spawned));
+  if (spawned != 0) return MakeError(ErrorCode::kUnavailable, std::strerror(spawned));
+  return pid;
+}
+
+Result<ProgramOutput> RunProgram(const std::vector<std::string>& args, const RunOptions& options) {
+  if (args.empty()) return MakeError(ErrorCode::kInvalidArgument, "no program to run");
+  const std::string& what = args[0];
+  Pipe out, err;
+  if (!out.ok() || !err.ok())
+    return MakeError(ErrorCode::kIo, what + ": no pipe: " + std::strerror(errno));
+  auto pid = SpawnInOwnGroup(args, out, err);
+  if (!pid.ok()) return MakeError(ErrorCode::kUnavailable, what + ": " + pid.error().message);
 
   ProgramOutput result;
+  const pid_t child = *pid;
   const int64_t deadline_ns = MonotonicNs() + static_cast<int64_t>(options.timeout_seconds * 1e9);
   std::string problem;
   bool out_open = true, err_open = true;
@@ -98,8 +107,8 @@ Result<ProgramOutput> RunProgram(const std::vector<std::string>& args, const Run
   int status = 0;
   bool reaped = false;
   while (problem.empty()) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) {
+    const pid_t done = ::waitpid(child, &status, WNOHANG);
+    if (done == child) {
       reaped = true;
       break;
     }
@@ -110,10 +119,10 @@ Result<ProgramOutput> RunProgram(const std::vector<std::string>& args, const Run
     }
     ::usleep(2000);
   }
-  if (!problem.empty()) ::kill(-pid, SIGKILL);
+  if (!problem.empty()) ::kill(-child, SIGKILL);
   while (!reaped) {
-    const pid_t done = ::waitpid(pid, &status, 0);
-    if (done == pid || (done < 0 && errno != EINTR)) reaped = true;
+    const pid_t done = ::waitpid(child, &status, 0);
+    if (done == child || (done < 0 && errno != EINTR)) reaped = true;
   }
   if (!problem.empty()) return MakeError(ErrorCode::kUnavailable, problem);
   if (WIFSIGNALED(status)) {

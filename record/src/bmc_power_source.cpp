@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -18,8 +17,7 @@
 
 #include "xpuperf/core/concat.h"
 #include "xpuperf/core/pipe.h"
-
-extern char** environ;
+#include "xpuperf/core/run_program.h"
 
 namespace xpuperf::record {
 namespace {
@@ -238,42 +236,17 @@ Result<std::string> BmcPowerSource::Call(const std::vector<std::string>& args) {
   Pipe out, err;
   if (!out.ok() || !err.ok())
     return MakeError(ErrorCode::kIo, what + ": no pipe: " + std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out.write_end(), 1);
-  posix_spawn_file_actions_adddup2(&actions, err.write_end(), 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  for (int sig : {SIGINT, SIGTERM, SIGCHLD, SIGPIPE, SIGHUP, SIGQUIT}) sigaddset(&defaults, sig);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  // Its own process group: Ctrl-C at the terminal is the recorder's to handle, and a kill of the
-  // group also ends whatever the program started.
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  std::vector<std::string> argv_text = {program_path_};
-  argv_text.insert(argv_text.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  argv.reserve(argv_text.size() + 1);
-  for (std::string& a : argv_text) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
+  std::vector<std::string> argv = {program_path_};
+  argv.insert(argv.end(), args.begin(), args.end());
+  // Its own process group (SpawnInOwnGroup): Ctrl-C at the terminal is the recorder's to handle,
+  // and a kill of the group also ends whatever the program started.
   std::unique_lock lock(mutex_);
-  const int spawned =
-      stop_ ? ECANCELED
-            : ::posix_spawn(&pid, program_path_.c_str(), &actions, &attr, argv.data(), environ);
-  if (spawned == 0) child_pid_ = pid;
+  if (stop_) return MakeError(ErrorCode::kIo, what + ": " + std::strerror(ECANCELED));
+  auto spawned = SpawnInOwnGroup(argv, out, err);
+  if (spawned.ok()) child_pid_ = *spawned;
   lock.unlock();
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  out.CloseWrite();
-  err.CloseWrite();
-  if (spawned != 0) return MakeError(ErrorCode::kIo, what + ": " + std::strerror(spawned));
+  if (!spawned.ok()) return MakeError(ErrorCode::kIo, what + ": " + spawned.error().message);
+  const pid_t pid = *spawned;
 
   std::string stdout_text, stderr_text;
   const int64_t deadline_ns = Now(CLOCK_MONOTONIC) + static_cast<int64_t>(options_.timeout_s * 1e9);

@@ -3,9 +3,12 @@
 // group at a deadline or on SIGINT/SIGTERM (core/cancellation.h).
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
+#include "xpuperf/core/pipe.h"
 #include "xpuperf/core/status.h"
 
 namespace xpuperf {
@@ -26,5 +29,11 @@ struct RunOptions {
 // failure here: the caller reads exit_code.
 Result<ProgramOutput> RunProgram(const std::vector<std::string>& argv,
                                  const RunOptions& options = {});
+
+// The start RunProgram and record's ipmitool calls share: argv[0] (looked up in PATH when it has
+// no '/') with standard input from /dev/null, standard output and error into the write ends of
+// `out` and `err` (closed here afterwards), an empty signal mask, default dispositions and its own
+// process group. The error's message is the reason alone ("No such file or directory").
+Result<pid_t> SpawnInOwnGroup(const std::vector<std::string>& argv, Pipe& out, Pipe& err);
 
 }  // namespace xpuperf
