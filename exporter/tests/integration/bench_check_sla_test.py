@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from serve_harness import Serve, check, common_arguments, parse_exposition, series, wait_until
+from serve_harness import Serve, check, common_arguments, scrape, series, wait_until
 
 
 def bench_check(args, run, out):
@@ -17,12 +17,6 @@ def bench_check(args, run, out):
                        capture_output=True, text=True, timeout=60)
     check(os.path.exists(out), f"bench check --export wrote nothing: {r.stderr}")
     return r.returncode
-
-
-def samples(serve):
-    status, _, body = serve.http().get("/metrics")
-    check(status == 200, f"/metrics answered {status}")
-    return parse_exposition(body.decode())
 
 
 def main():
@@ -37,7 +31,7 @@ def main():
     serve = Serve(args, extra_args=["--bench-check", work_file, "--rules", args.rules])
     try:
         def memory_failed():
-            s = samples(serve)
+            s = scrape(serve)
             passed = series(s, "xpuperf_bench_check_passed", component="memory")
             firing = series(s, "xpuperf_alerts", alertname="XpuperfBenchBelowSpec",
                             alertstate="firing", component="memory")
@@ -53,7 +47,7 @@ def main():
         check(bench_check(args, "pass", work_file) == 0, "the passing run exits 0")
 
         def resolved():
-            s = samples(serve)
+            s = scrape(serve)
             passed = series(s, "xpuperf_bench_check_passed", component="memory")
             firing = series(s, "xpuperf_alerts", alertname="XpuperfBenchBelowSpec")
             return passed and list(passed.values()) == [1.0] and not firing
@@ -61,7 +55,7 @@ def main():
 
         with open(work_file, "w") as f:
             f.write("{not json")
-        wait_until(lambda: list(series(samples(serve), "xpuperf_bench_check_up").values()) == [0.0],
+        wait_until(lambda: list(series(scrape(serve), "xpuperf_bench_check_up").values()) == [0.0],
                    30, "xpuperf_bench_check_up 0 for a malformed file")
         check(work_file in serve.log_text(), "the log names the malformed file")
         print("ok")

@@ -10,13 +10,7 @@ import shutil
 import subprocess
 import sys
 
-from serve_harness import Serve, check, common_arguments, parse_exposition, series, wait_until
-
-
-def samples(serve):
-    status, _, body = serve.http().get("/metrics")
-    check(status == 200, f"/metrics answered {status}")
-    return parse_exposition(body.decode())
+from serve_harness import Serve, check, common_arguments, scrape, series, wait_until
 
 
 def main():
@@ -40,7 +34,7 @@ def main():
                                     os.path.join(work, "diag.json")])
     try:
         def remap_failure():
-            s = samples(serve)
+            s = scrape(serve)
             memory = series(s, "xpuperf_health", device="nvidia0", subsystem="memory")
             return s if memory else None
         s = wait_until(remap_failure, 30, "nvidia0's memory verdict")
@@ -62,7 +56,7 @@ def main():
         open(serve.lose_gpu_file, "w").close()
 
         def lost():
-            driver = series(samples(serve), "xpuperf_health", device="nvidia1", subsystem="driver",
+            driver = series(scrape(serve), "xpuperf_health", device="nvidia1", subsystem="driver",
                             code="DRIVER_DEVICE_LOST")
             return driver if driver and list(driver.values()) == [3.0] else None
         wait_until(lost, 30, "nvidia1's driver verdict DRIVER_DEVICE_LOST after it was lost")
@@ -72,7 +66,7 @@ def main():
 
     quiet = Serve(args, extra_args=["--no-health"])
     try:
-        s = wait_until(lambda: samples(quiet) if series(samples(quiet), "xpuperf_device_up") else None,
+        s = wait_until(lambda: scrape(quiet) if series(scrape(quiet), "xpuperf_device_up") else None,
                        30, "the exporter's first snapshot")
         check(not series(s, "xpuperf_health") and not series(s, "xpuperf_node_healthy"),
               "--no-health exports no health series")

@@ -144,6 +144,13 @@ def parse_exposition(text):
     return samples
 
 
+def scrape(serve):
+    """The samples of one /metrics answer of `serve` (which must answer 200)."""
+    status, _, body = serve.http().get("/metrics")
+    check(status == 200, f"/metrics answered {status}")
+    return parse_exposition(body.decode())
+
+
 def series(samples, name, **want):
     return {labels: v for (n, labels), v in samples.items()
             if n == name and all((k, val) in labels for k, val in want.items())}
