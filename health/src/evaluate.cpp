@@ -51,8 +51,8 @@ class DeviceVerdicts {
   std::vector<Verdict> verdicts_;
 };
 
-// XIDs of the kernel log for one GPU: one finding per subsystem, the worst XID's meaning with the
-// count of each XID seen.
+// XIDs of the kernel log for one GPU: the meaning of each XID seen, with its count and the last
+// record.
 void AddXidVerdicts(const Device& d, const std::vector<KernelEvent>& events, DeviceVerdicts& out) {
   const std::string bus = NormalizeBusId(d.bus_id);
   std::map<int, std::pair<int, const KernelEvent*>> seen;  // xid → (count, last)
@@ -66,25 +66,14 @@ void AddXidVerdicts(const Device& d, const std::vector<KernelEvent>& events, Dev
     out.Add(Pass(Subsystem::kDriver, "no XID in the kernel log since boot", "/dev/kmsg"));
     return;
   }
-  std::map<Subsystem, Verdict> worst;
+  // One finding per XID; DeviceVerdicts keeps the worst of a subsystem with every XID's evidence.
   for (const auto& [xid, count_last] : seen) {
     const XidMeaning m = MeaningOfXid(xid);
-    Verdict v = Finding(
+    out.Add(Finding(
         m.subsystem, m.status, std::string(m.code), m.action, std::string(m.summary),
         fmt::format("XID {} x{} (last: {})", xid, count_last.first, count_last.second->message),
-        "kernel log (/dev/kmsg)");
-    auto it = worst.find(m.subsystem);
-    if (it == worst.end()) {
-      worst.emplace(m.subsystem, std::move(v));
-    } else {
-      const bool worse = StatusRank(v.status) > StatusRank(it->second.status) ||
-                         (v.status == it->second.status && v.action > it->second.action);
-      std::string evidence = it->second.evidence + "; " + v.evidence;
-      if (worse) it->second = std::move(v);
-      it->second.evidence = std::move(evidence);
-    }
+        "kernel log (/dev/kmsg)"));
   }
-  for (auto& [subsystem, v] : worst) out.Add(std::move(v));
 }
 
 std::vector<Verdict> DeviceHealth(const Device& d, const HealthInput& input,
