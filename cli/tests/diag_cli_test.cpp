@@ -51,6 +51,30 @@ TEST(DiagCliTest, LevelOneChecksDeviceNodesAndHealth) {
   EXPECT_EQ((*memory)["code"], "MEM_ROW_REMAP_FAILURE");
   // The same document is in the result directory.
   EXPECT_TRUE(std::filesystem::is_regular_file(out + "/diag.json"));
+  // Persistence mode: on for the second GPU; the first's driver gives none.
+  EXPECT_EQ((*FindTest(doc, "deployment.persistence_mode", "nvidia1"))["status"], "pass");
+  EXPECT_EQ((*FindTest(doc, "deployment.persistence_mode", "nvidia0"))["status"], "unknown");
+  std::filesystem::remove_all(out);
+}
+
+TEST(DiagCliTest, PersistenceModeOffAndClocksStuckLowWarn) {
+  const std::string out = TempDir("persistence");
+  testing::CommandResult r;
+  {
+    testing::FakeNvml fake_nvml(kHealthData + "/stuck-clocks.conf");
+    r = RunXpuperf({"diag", "-r", "1", "--json", "--backend", "nvidia", "--root",
+                    kHealthData + "/trees/gpu-x8", "--out", out});
+  }
+  const json doc = json::parse(r.out);
+  const json* persistence = FindTest(doc, "deployment.persistence_mode", "nvidia0");
+  ASSERT_NE(persistence, nullptr) << r.out;
+  EXPECT_EQ((*persistence)["status"], "warn");
+  EXPECT_EQ((*persistence)["code"], "DEPLOY_PERSISTENCE_MODE_OFF");
+  EXPECT_NE((*persistence)["evidence"].get<std::string>().find("nvidia-smi -i 0 -pm 1"),
+            std::string::npos);
+  const json* clocks = FindTest(doc, "health.clocks", "nvidia0");
+  ASSERT_NE(clocks, nullptr);
+  EXPECT_EQ((*clocks)["code"], "CLOCKS_STUCK_LOW");
   std::filesystem::remove_all(out);
 }
 

@@ -60,7 +60,30 @@ TEST_F(HealthCliTest, ASickGpuFailsWithItsCodesEvidenceAndActions) {
   EXPECT_EQ((*Verdict(doc, "nvidia1", "power"))["code"], "POWER_CAPPED");
   EXPECT_EQ((*Verdict(doc, "nvidia1", "driver"))["status"], "pass");
   EXPECT_EQ((*Verdict(doc, "nvidia1", "pcie"))["status"], "unknown");
+  // Clocks: the idle GPU is not judged; the busy one is low for a reason the driver gives.
+  EXPECT_EQ((*Verdict(doc, "nvidia0", "clocks"))["status"], "unknown");
+  const json* capped = Verdict(doc, "nvidia1", "clocks");
+  EXPECT_EQ((*capped)["status"], "pass");
+  EXPECT_NE((*capped)["evidence"].get<std::string>().find("held down by sw_power_cap"),
+            std::string::npos)
+      << (*capped)["evidence"];
   EXPECT_TRUE(doc.contains("json_schema_version"));
+}
+
+// A busy GPU at 345 of 1980 MHz with no clock-event reason: its clock is stuck low.
+TEST(HealthClocksCliTest, ABusyGpuWithClocksStuckLowWarns) {
+  testing::FakeNvml fake_nvml(kHealthData + "/stuck-clocks.conf");
+  auto r = RunXpuperf({"health", "--json", "--backend", "nvidia", "--root",
+                       kHealthData + "/trees/gpu-x8", "--window", "0"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;  // a warning: still healthy enough to take work
+  const json doc = json::parse(r.out);
+  const json* clocks = Verdict(doc, "nvidia0", "clocks");
+  ASSERT_NE(clocks, nullptr) << r.out;
+  EXPECT_EQ((*clocks)["code"], "CLOCKS_STUCK_LOW");
+  EXPECT_EQ((*clocks)["action"], "reset_device");
+  EXPECT_NE((*clocks)["evidence"].get<std::string>().find("clock 345 of 1980 MHz maximum"),
+            std::string::npos)
+      << (*clocks)["evidence"];
 }
 
 TEST_F(HealthCliTest, TheTextSaysTheVerdictAndTheFindings) {

@@ -84,6 +84,12 @@ constexpr std::array kCatalog = {
     MetricInfo{metrics::kLastErrorCode, "code", K::kGauge,
                "Code of the most recent error event (GPU: XID) seen since monitoring started",
                "device,type"},
+    MetricInfo{metrics::kClockMax, "hertz", K::kGauge,
+               "Highest clock the device can run per clock domain (NVML's max clocks)",
+               "device,type"},
+    MetricInfo{metrics::kDeviceMode, "boolean", K::kGauge,
+               "Device modes: 1 = on, 0 = off (persistence mode; ECC now and after the next reset)",
+               "device,mode"},
 };
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "diag_test.h"
+#include "xpuperf/core/metric_catalog.h"
 #include "xpuperf/core/sysfs_file.h"
 #include "xpuperf/health/evaluate.h"
 #include "xpuperf/health/kernel_log.h"
@@ -76,6 +77,28 @@ DiagTest DriverVersionTest(const std::string& backend, const std::string& root) 
   return Test("deployment.driver_version", backend, Status::kPass, "OK", *text);
 }
 
+// NVIDIA's persistence mode: without it the driver tears the GPU's state down whenever no client
+// holds it (DCGM's deployment check warns the same way).
+DiagTest PersistenceModeTest(const Device& d, const std::vector<Reading>& readings) {
+  const std::string test = "deployment.persistence_mode";
+  for (const Reading& r : readings) {
+    if (r.device != d.id || r.metric != metrics::kDeviceMode) continue;
+    if (r.state != ReadingState::kOk)
+      return Test(test, d.id, Status::kUnknown, "UNKNOWN", r.reason);
+    for (const Sample& s : r.samples) {
+      if (s.is_distribution() || s.labels.Get(labels::kMode) != "persistence") continue;
+      if (s.scalar() > 0) return Test(test, d.id, Status::kPass, "OK", "persistence mode on");
+      return Test(test, d.id, Status::kWarn, "DEPLOY_PERSISTENCE_MODE_OFF",
+                  fmt::format("persistence mode off: the driver tears the GPU down whenever no "
+                              "program holds it (slow starts, lost settings); run "
+                              "nvidia-persistenced or `nvidia-smi -i {} -pm 1`",
+                              d.index));
+    }
+    return Test(test, d.id, Status::kUnknown, "UNKNOWN", "the driver gives no persistence mode");
+  }
+  return Test(test, d.id, Status::kUnknown, "UNKNOWN", "no device_mode_enabled reading");
+}
+
 }  // namespace
 
 std::vector<DiagTest> DeploymentTests(Session& session, const DiagOptions& options) {
@@ -111,6 +134,10 @@ std::vector<DiagTest> DeploymentTests(Session& session, const DiagOptions& optio
     tests.push_back(
         Test("health", "node", Status::kFail, "HEALTH_UNREADABLE", readings.error().message));
     return tests;
+  }
+  for (const Device& d : session.devices()) {
+    if (d.backend == "nvidia" && !d.is_partition())
+      tests.push_back(PersistenceModeTest(d, *readings));
   }
   health::HealthInput input;
   input.devices = session.devices();

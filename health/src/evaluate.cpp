@@ -93,7 +93,7 @@ std::vector<Verdict> DeviceHealth(const Device& d, const HealthInput& input,
     out.Add(PowerVerdict(readings));
     if (!d.bus_id.empty()) out.Add(PcieLinkVerdict(d.bus_id, readings, options.root));
     out.Add(InterconnectVerdict(d, readings));
-    out.Add(ClocksVerdict(d));
+    out.Add(ClocksVerdict(d, readings));
     if (d.backend == "nvidia") {
       if (input.kernel_events.ok()) {
         AddXidVerdicts(d, *input.kernel_events, out);

@@ -355,11 +355,74 @@ Verdict InterconnectVerdict(const Device& device, const DeviceReadings& readings
                  "backend " + device.backend);
 }
 
-Verdict ClocksVerdict(const Device& device) {
-  return Unknown(Subsystem::kClocks,
-                 "clocks stuck below base are judged under load only (a diagnostic), not from "
-                 "one snapshot",
-                 "backend " + device.backend);
+namespace {
+
+// The sample of type "sm" (the SM clock), else the first scalar sample of a reading.
+std::optional<double> SmOrFirst(const Reading* r) {
+  if (r == nullptr || r->state != ReadingState::kOk) return std::nullopt;
+  for (const Sample& s : r->samples)
+    if (!s.is_distribution() && s.labels.Get(labels::kType) == "sm") return s.scalar();
+  for (const Sample& s : r->samples)
+    if (!s.is_distribution()) return s.scalar();
+  return std::nullopt;
+}
+
+std::string WhyUnread(const Reading* r, std::string_view metric) {
+  if (r == nullptr) return fmt::format("no {} reading", metric);
+  return r->state == ReadingState::kOk ? fmt::format("{} has no sample", metric) : r->reason;
+}
+
+}  // namespace
+
+Verdict ClocksVerdict(const Device& device, const DeviceReadings& readings) {
+  const std::string source = "clock_hertz, clock_max_hertz, duty_cycle_percent";
+  const Reading* busy_reading = readings.Find(metrics::kDutyCycle);
+  const Reading* clock_reading = readings.Find(metrics::kClock);
+  const Reading* max_reading = readings.Find(metrics::kClockMax);
+  const std::optional<double> busy = SmOrFirst(busy_reading);
+  const std::optional<double> clock = SmOrFirst(clock_reading);
+  const std::optional<double> max = SmOrFirst(max_reading);
+  if (!clock || !max || *max <= 0) {
+    return Unknown(
+        Subsystem::kClocks,
+        "no current and maximum clock: " + WhyUnread(clock ? max_reading : clock_reading,
+                                                     clock ? metrics::kClockMax : metrics::kClock),
+        "backend " + device.backend);
+  }
+  if (!busy) {
+    return Unknown(Subsystem::kClocks,
+                   "clocks are judged under load: " + WhyUnread(busy_reading, metrics::kDutyCycle),
+                   source);
+  }
+  std::string evidence = fmt::format("clock {:.0f} of {:.0f} MHz maximum ({:.0f} %), busy {:.0f} %",
+                                     *clock / 1e6, *max / 1e6, 100 * *clock / *max, *busy);
+  if (*busy < kLoadedPercent) {
+    return Unknown(Subsystem::kClocks,
+                   evidence + fmt::format(": judged under load only (busy ≥ {:.0f} %; "
+                                          "`xpuperf diag -r 3` loads the device)",
+                                          kLoadedPercent),
+                   source);
+  }
+  if (*clock >= kStuckFraction * *max) return Pass(Subsystem::kClocks, evidence, source);
+  // Low clocks under load: a reason the driver reports explains them (the thermal and power
+  // verdicts judge those); none explains a clock stuck low.
+  std::string why;
+  const auto reasons = ActiveReasons(readings, &why);
+  if (!reasons) {
+    return Unknown(Subsystem::kClocks, evidence + "; no clock-event reasons: " + why, source);
+  }
+  std::vector<std::string> holding;
+  for (const std::string& r : *reasons)
+    if (r != "gpu_idle") holding.push_back(r);
+  if (!holding.empty()) {
+    return Pass(Subsystem::kClocks,
+                evidence + "; held down by " + fmt::format("{}", fmt::join(holding, ", ")),
+                source + ", clock_event_active");
+  }
+  return Finding(Subsystem::kClocks, Status::kWarn, "CLOCKS_STUCK_LOW", Action::kResetDevice,
+                 "the clock stays below half its maximum under load and the driver reports no "
+                 "reason: reset the device",
+                 evidence + "; " + ReasonsText(*reasons), source + ", clock_event_active");
 }
 
 }  // namespace xpuperf::health

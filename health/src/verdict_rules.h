@@ -40,6 +40,10 @@ Verdict ThermalVerdict(const DeviceReadings& readings, const std::string& root, 
 // The power brake and the power cap among the clock-event reasons.
 Verdict PowerVerdict(const DeviceReadings& readings);
 Verdict InterconnectVerdict(const Device& device, const DeviceReadings& readings);
-Verdict ClocksVerdict(const Device& device);
+// Clocks stuck low: under load (busy at least kLoadedPercent) the SM clock below kStuckFraction of
+// its maximum with no clock-event reason (but idle) active. Unknown when the device is not loaded.
+inline constexpr double kLoadedPercent = 80;
+inline constexpr double kStuckFraction = 0.5;
+Verdict ClocksVerdict(const Device& device, const DeviceReadings& readings);
 
 }  // namespace xpuperf::health

@@ -135,7 +135,8 @@ std::string_view WholeGpuOnly(std::string_view metric) {
   if (metric == m::kPower) return "board power";
   if (metric == m::kEnergy) return "energy";
   if (metric == m::kTemperature) return "temperature";
-  if (metric == m::kClock) return "clocks";
+  if (metric == m::kClock || metric == m::kClockMax) return "clocks";
+  if (metric == m::kDeviceMode) return "persistence and ECC modes";
   if (metric == m::kClockEventActive) return "clock-event reasons";
   if (metric == m::kHostLinkThroughput) return "PCIe throughput";
   if (metric == m::kErrors) return "ECC and remapped-row counts";
@@ -181,7 +182,7 @@ const std::vector<GpuReader::Handler>& GpuReader::Handlers() {
       {m::kPower, [](R r, std::string_view, Gpu& gpu) { return r.Power(gpu); }},
       {m::kEnergy, [](R r, std::string_view, Gpu& gpu) { return r.Energy(gpu); }},
       {m::kTemperature, [](R r, std::string_view, Gpu& gpu) { return r.Temperature(gpu); }},
-      {m::kClock, [](R r, std::string_view, Gpu& gpu) { return r.Clocks(gpu); }},
+      {m::kClock, [](R r, std::string_view metric, Gpu& gpu) { return r.Clocks(metric, gpu); }},
       {m::kMemoryBandwidthUtilization,
        [](R r, std::string_view metric, Gpu& gpu) {
          return r.Gpm(metric, gpu, {}, {{nvml::kGpmDramBwUtil, {}, 1.0}});
@@ -218,6 +219,8 @@ const std::vector<GpuReader::Handler>& GpuReader::Handlers() {
        true},
       {m::kLastErrorCode, [](R r, std::string_view, Gpu& gpu) { return r.LastXid(gpu); }, false,
        true},
+      {m::kClockMax, [](R r, std::string_view metric, Gpu& gpu) { return r.Clocks(metric, gpu); }},
+      {m::kDeviceMode, [](R r, std::string_view, Gpu& gpu) { return r.Modes(gpu); }},
   };
   return handlers;
 }
@@ -335,17 +338,20 @@ Reading GpuReader::Temperature(Gpu& gpu) const {
   return reading;
 }
 
-Reading GpuReader::Clocks(Gpu& gpu) const {
+Reading GpuReader::Clocks(std::string_view metric, Gpu& gpu) const {
   const NvmlApi& api = library_.api();
-  if (api.device_get_clock_info == nullptr)
-    return MissingSymbol(m::kClock, gpu, "nvmlDeviceGetClockInfo");
-  Reading reading = Ok(m::kClock, gpu);
+  const bool max = metric == m::kClockMax;
+  const nvml::DeviceGetClockInfoFn query =
+      max ? api.device_get_max_clock_info : api.device_get_clock_info;
+  const std::string_view symbol = max ? "nvmlDeviceGetMaxClockInfo" : "nvmlDeviceGetClockInfo";
+  if (query == nullptr) return MissingSymbol(metric, gpu, symbol);
+  Reading reading = Ok(metric, gpu);
   nvml::Return first_failure = nvml::kSuccess;
   for (auto [type, name] :
        {std::pair{nvml::kClockSm, "sm"}, std::pair{nvml::kClockMemory, "memory"}}) {
     unsigned int mhz = 0;
-    const nvml::Return r = api.device_get_clock_info(gpu.handle, type, &mhz);
-    if (IsLostCode(r)) return Failure(m::kClock, gpu, "nvmlDeviceGetClockInfo", r);
+    const nvml::Return r = query(gpu.handle, type, &mhz);
+    if (IsLostCode(r)) return Failure(metric, gpu, symbol, r);
     if (r != nvml::kSuccess) {
       if (first_failure == nvml::kSuccess) first_failure = r;
       continue;
@@ -354,8 +360,47 @@ Reading GpuReader::Clocks(Gpu& gpu) const {
     s.labels.Set(labels::kType, name);
     reading.samples.push_back(std::move(s));
   }
-  if (reading.samples.empty())
-    return Failure(m::kClock, gpu, "nvmlDeviceGetClockInfo", first_failure);
+  if (reading.samples.empty()) return Failure(metric, gpu, symbol, first_failure);
+  return reading;
+}
+
+// Persistence mode and ECC (current and pending): one sample per mode the driver answers.
+Reading GpuReader::Modes(Gpu& gpu) const {
+  const NvmlApi& api = library_.api();
+  if (api.device_get_persistence_mode == nullptr && api.device_get_ecc_mode == nullptr)
+    return MissingSymbol(m::kDeviceMode, gpu, "nvmlDeviceGetPersistenceMode");
+  Reading reading = Ok(m::kDeviceMode, gpu);
+  auto add = [&](std::string_view mode, unsigned int state) {
+    Sample s = MakeSample(gpu, state == 1 ? 1.0 : 0.0);
+    s.labels.Set(labels::kMode, mode);
+    reading.samples.push_back(std::move(s));
+  };
+  std::string_view failed_query;
+  nvml::Return failure = nvml::kErrorNotSupported;
+  if (api.device_get_persistence_mode != nullptr) {
+    unsigned int mode = 0;
+    const nvml::Return r = api.device_get_persistence_mode(gpu.handle, &mode);
+    if (IsLostCode(r)) return Failure(m::kDeviceMode, gpu, "nvmlDeviceGetPersistenceMode", r);
+    if (r == nvml::kSuccess) {
+      add("persistence", mode);
+    } else {
+      failed_query = "nvmlDeviceGetPersistenceMode";
+      failure = r;
+    }
+  }
+  if (api.device_get_ecc_mode != nullptr) {
+    unsigned int current = 0, pending = 0;
+    const nvml::Return r = api.device_get_ecc_mode(gpu.handle, &current, &pending);
+    if (IsLostCode(r)) return Failure(m::kDeviceMode, gpu, "nvmlDeviceGetEccMode", r);
+    if (r == nvml::kSuccess) {
+      add("ecc", current);
+      add("ecc_pending", pending);
+    } else if (failed_query.empty()) {
+      failed_query = "nvmlDeviceGetEccMode";
+      failure = r;
+    }
+  }
+  if (reading.samples.empty()) return Failure(m::kDeviceMode, gpu, failed_query, failure);
   return reading;
 }
 

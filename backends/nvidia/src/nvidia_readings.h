@@ -36,7 +36,9 @@ class GpuReader {
   Reading Power(Gpu& gpu) const;
   Reading Energy(Gpu& gpu) const;
   Reading Temperature(Gpu& gpu) const;
-  Reading Clocks(Gpu& gpu) const;
+  // clock_hertz (nvmlDeviceGetClockInfo) or clock_max_hertz (nvmlDeviceGetMaxClockInfo).
+  Reading Clocks(std::string_view metric, Gpu& gpu) const;
+  Reading Modes(Gpu& gpu) const;
   Reading ClockEvents(Gpu& gpu) const;
   Reading HostLink(Gpu& gpu) const;
   Reading Errors(Gpu& gpu) const;

@@ -235,7 +235,10 @@ using DeviceGetUtilizationRatesFn = Return (*)(Device, Utilization*);
 using DeviceGetTotalEnergyConsumptionFn = Return (*)(Device, unsigned long long*);
 using DeviceGetTemperatureFn = Return (*)(Device, int, unsigned int*);
 using DeviceGetTemperatureVFn = Return (*)(Device, TemperatureV1*);
-using DeviceGetClockInfoFn = Return (*)(Device, int, unsigned int*);
+using DeviceGetClockInfoFn = Return (*)(Device, int, unsigned int*);  // current and max clocks
+// nvmlDeviceGetEccMode(handle, current, pending); nvmlEnableState_t is a 4-byte enum (1 = on).
+// nvmlDeviceGetPersistenceMode(handle, mode) is a DeviceGetUintFn.
+using DeviceGetEccModeFn = Return (*)(Device, unsigned int*, unsigned int*);
 using DeviceGetClocksEventReasonsFn = Return (*)(Device, unsigned long long*);
 using DeviceGetPcieThroughputFn = Return (*)(Device, int, unsigned int*);
 using DeviceGetFieldValuesFn = Return (*)(Device, int, FieldValue*);

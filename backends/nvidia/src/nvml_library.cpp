@@ -45,6 +45,9 @@ void ResolveOptional(const DynamicLibrary& handle, NvmlApi& api) {
   Resolve(handle, "nvmlDeviceGetTemperatureV", api.device_get_temperature_v);
   Resolve(handle, "nvmlDeviceGetTemperature", api.device_get_temperature);
   Resolve(handle, "nvmlDeviceGetClockInfo", api.device_get_clock_info);
+  Resolve(handle, "nvmlDeviceGetMaxClockInfo", api.device_get_max_clock_info);
+  Resolve(handle, "nvmlDeviceGetPersistenceMode", api.device_get_persistence_mode);
+  Resolve(handle, "nvmlDeviceGetEccMode", api.device_get_ecc_mode);
   api.current_clocks_event_reasons_symbol = ResolveFirst(
       handle,
       {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"},

@@ -38,6 +38,9 @@ struct NvmlApi {
   nvml::DeviceGetTemperatureVFn device_get_temperature_v = nullptr;
   nvml::DeviceGetTemperatureFn device_get_temperature = nullptr;
   nvml::DeviceGetClockInfoFn device_get_clock_info = nullptr;
+  nvml::DeviceGetClockInfoFn device_get_max_clock_info = nullptr;
+  nvml::DeviceGetUintFn device_get_persistence_mode = nullptr;
+  nvml::DeviceGetEccModeFn device_get_ecc_mode = nullptr;
   nvml::DeviceGetClocksEventReasonsFn device_get_current_clocks_event_reasons = nullptr;
   std::string_view current_clocks_event_reasons_symbol;
   nvml::DeviceGetClocksEventReasonsFn device_get_supported_clocks_event_reasons = nullptr;

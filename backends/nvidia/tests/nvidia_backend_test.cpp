@@ -101,7 +101,7 @@ TEST_F(NvidiaBackendTest, AnswersEveryMappedMetricOncePerGpuInCatalogOrder) {
   auto backend = OpenOk("two-gpus.conf");
   ASSERT_NE(backend, nullptr);
   const auto names = backend->metrics();
-  EXPECT_EQ(names.size(), 19u);
+  EXPECT_EQ(names.size(), 21u);
   size_t last_position = 0;
   for (std::string_view name : names) {
     const MetricInfo* info = FindMetric(name);
@@ -156,6 +156,21 @@ TEST_F(NvidiaBackendTest, UtilisationMemoryPowerEnergyTemperatureClocks) {
   const Reading clocks = One(*backend, metrics::kClock, "nvidia0");
   EXPECT_EQ(Value(clocks, "type", "sm"), 1980e6);
   EXPECT_EQ(Value(clocks, "type", "memory"), 2619e6);
+}
+
+TEST_F(NvidiaBackendTest, MaximumClocksAndModes) {
+  auto backend = OpenOk("two-gpus.conf");
+  ASSERT_NE(backend, nullptr);
+  const Reading max = One(*backend, metrics::kClockMax, "nvidia1");
+  EXPECT_EQ(Value(max, "type", "sm"), 1410e6);
+  EXPECT_EQ(Value(max, "type", "memory"), 1215e6);
+  const Reading h100 = One(*backend, metrics::kDeviceMode, "nvidia0");
+  EXPECT_EQ(Value(h100, "mode", "persistence"), 1.0);
+  EXPECT_EQ(Value(h100, "mode", "ecc"), 1.0);
+  EXPECT_EQ(Value(h100, "mode", "ecc_pending"), 1.0);  // no change pending
+  const Reading a100 = One(*backend, metrics::kDeviceMode, "nvidia1");
+  EXPECT_EQ(Value(a100, "mode", "persistence"), 0.0);
+  EXPECT_EQ(Value(a100, "mode", "ecc_pending"), 0.0);  // ECC off after the next reset
 }
 
 TEST_F(NvidiaBackendTest, ClockEventReasonsAreDecodedToNames) {

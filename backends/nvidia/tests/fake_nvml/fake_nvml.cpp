@@ -370,6 +370,29 @@ FAKE_EXPORT nvml::Return nvmlDeviceGetClockInfo(nvml::Device device, int type, u
   return nvml::kErrorNotSupported;
 }
 
+FAKE_EXPORT nvml::Return nvmlDeviceGetMaxClockInfo(nvml::Device device, int type,
+                                                   unsigned int* mhz) {
+  CHECK_DEVICE(device);
+  if (type == nvml::kClockSm) return NumberInto(gpu, "clock_sm_max_mhz", mhz);
+  if (type == nvml::kClockMemory) return NumberInto(gpu, "clock_memory_max_mhz", mhz);
+  return nvml::kErrorNotSupported;
+}
+
+FAKE_EXPORT nvml::Return nvmlDeviceGetPersistenceMode(nvml::Device device, unsigned int* mode) {
+  CHECK_DEVICE(device);
+  return NumberInto(gpu, "persistence_mode", mode);
+}
+
+FAKE_EXPORT nvml::Return nvmlDeviceGetEccMode(nvml::Device device, unsigned int* current,
+                                              unsigned int* pending) {
+  CHECK_DEVICE(device);
+  auto mode = gpu->Number("ecc_mode");
+  if (!mode) return nvml::kErrorNotSupported;
+  *current = static_cast<unsigned>(*mode);
+  *pending = static_cast<unsigned>(gpu->Number("ecc_mode_pending").value_or(*mode));
+  return nvml::kSuccess;
+}
+
 namespace {
 nvml::Return CurrentReasons(nvml::Device device, unsigned long long* mask) {
   CHECK_DEVICE(device);

@@ -42,6 +42,9 @@ inline constexpr std::string_view kSmOccupancy = "sm_occupancy_percent";
 inline constexpr std::string_view kPipeUtilization = "pipe_utilization_percent";
 inline constexpr std::string_view kPeerLinkThroughput = "peer_link_throughput_bytes_per_second";
 inline constexpr std::string_view kLastErrorCode = "last_error_code";
+// Device limits and modes (nvidia-smi -q's "Max Clocks" and "Persistence Mode"/"ECC Mode").
+inline constexpr std::string_view kClockMax = "clock_max_hertz";
+inline constexpr std::string_view kDeviceMode = "device_mode_enabled";
 }  // namespace metrics
 
 // Common label keys.
@@ -60,6 +63,7 @@ inline constexpr std::string_view kType = "type";            // error kind, cloc
 inline constexpr std::string_view kReason = "reason";        // clock-event reason
 inline constexpr std::string_view kPipe = "pipe";            // execution pipe: fp64, fp32, fp16
 inline constexpr std::string_view kEngine = "engine";        // GPU engine class: gfx, render, ccs
+inline constexpr std::string_view kMode = "mode";            // device mode: persistence, ecc
 }  // namespace labels
 
 struct MetricInfo {
