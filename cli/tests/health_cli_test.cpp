@@ -142,6 +142,45 @@ TEST(HealthAmdCliTest, ARecordedAmdgpuTreeWithARasErrorFails) {
   EXPECT_NE((*memory)["evidence"].get<std::string>().find("umc_correctable=12"), std::string::npos);
 }
 
+#ifdef XPUPERF_FAKE_ZE
+// A recorded Arc A770 (i915) whose Level Zero Sysman counts uncorrectable RAS errors (as root reads
+// them): two in the cache fail memory, a reset fails the driver verdict.
+TEST(HealthIntelCliTest, LevelZeroUncorrectableRasErrorsFail) {
+  const std::string tree =
+      std::string(XPUPERF_SOURCE_DIR) + "/backends/intel/tests/data/trees/arc-a770-i915";
+  ::setenv("XPUPERF_LEVEL_ZERO_LIBRARY", XPUPERF_FAKE_ZE, 1);
+  ::setenv("FAKE_ZE_RAS_UNCORRECTABLE", "5:2,0:1", 1);
+  auto r = RunXpuperf({"health", "--json", "--backend", "intel", "--root", tree, "--window", "0"});
+  ::unsetenv("FAKE_ZE_RAS_UNCORRECTABLE");
+  auto refused =
+      RunXpuperf({"health", "--json", "--backend", "intel", "--root", tree, "--window", "0"});
+  ::unsetenv("XPUPERF_LEVEL_ZERO_LIBRARY");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const json doc = json::parse(r.out);
+  const json* memory = Verdict(doc, "intel0", "memory");
+  ASSERT_NE(memory, nullptr) << r.out;
+  EXPECT_EQ((*memory)["code"], "MEM_UNCORRECTABLE");
+  EXPECT_NE((*memory)["evidence"].get<std::string>().find("uncorrectable_cache=2"),
+            std::string::npos)
+      << (*memory)["evidence"];
+  const json* driver = Verdict(doc, "intel0", "driver");
+  ASSERT_NE(driver, nullptr);
+  EXPECT_EQ((*driver)["code"], "RAS_UNCORRECTABLE");
+  EXPECT_NE((*driver)["evidence"].get<std::string>().find("uncorrectable_reset=1"),
+            std::string::npos);
+  // Without root the uncorrectable set is refused: memory is unknown (not a pass), and nothing
+  // claims the uncorrectable counts are zero.
+  const json refused_doc = json::parse(refused.out);
+  const json* partial = Verdict(refused_doc, "intel0", "memory");
+  ASSERT_NE(partial, nullptr) << refused.out;
+  EXPECT_EQ((*partial)["status"], "unknown");
+  EXPECT_NE((*partial)["evidence"].get<std::string>().find("root only"), std::string::npos);
+  EXPECT_EQ((*partial)["evidence"].get<std::string>().find("uncorrectable_cache"),
+            std::string::npos)
+      << (*partial)["evidence"];
+}
+#endif
+
 // node-problem-detector's custom-plugin contract: one line of at most 80 bytes, exit 0 ok, 1 a
 // problem, 2 unknown (health could not run).
 TEST_F(HealthCliTest, NodeProblemDetectorPluginContract) {

@@ -163,6 +163,20 @@ Verdict MemoryVerdict(const DeviceReadings& readings) {
                      "uncorrectable memory errors (RAS " + type + ")", evidence, "errors_total");
     }
   }
+  // Level Zero answers the correctable set to anyone and the uncorrectable one to root only: a
+  // device with the first and not the second has not shown that it has no uncorrectable error.
+  bool correctable_ras = false, uncorrectable_ras = false;
+  for (const auto& [type, value] : counts) {
+    correctable_ras |= type.starts_with("correctable_");
+    uncorrectable_ras |= type.starts_with("uncorrectable_");
+  }
+  if (correctable_ras && !uncorrectable_ras) {
+    return Unknown(Subsystem::kMemory,
+                   evidence +
+                       "; the uncorrectable RAS counters were not readable (Level Zero "
+                       "Sysman gives them to root only)",
+                   "errors_total");
+  }
   return Pass(Subsystem::kMemory, evidence, "errors_total");
 }
 

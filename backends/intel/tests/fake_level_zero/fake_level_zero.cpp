@@ -7,7 +7,9 @@
 //                any Sysman call.
 // Engine activity advances by 400 active per 1000 timestamp units on each call (40% busy); one
 // device memory module of 16 GiB with 12 GiB free; RAS: correctable compute 3 and cache 1, the
-// uncorrectable set refused as without root.
+// uncorrectable set refused as without root, unless FAKE_ZE_RAS_UNCORRECTABLE scripts it as
+// "<category>:<count>,..." (zes_ras_error_cat_t numbers: 0 reset, 2 driver, 5 cache, ...), as root
+// would read it.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -230,7 +232,20 @@ FAKE_EXPORT uint32_t zesRasGetProperties(void* set, RasProperties* p) {
 FAKE_EXPORT uint32_t zesRasGetState(void* set, uint8_t clear, RasState* s) {
   if (!SysmanReady()) return kUninitialized;
   if (s->h.stype != 0x22 || clear != 0) return kInvalidArgument;
-  if (set == &g_ras_uncorrectable) return kInsufficientPermissions;
+  if (set == &g_ras_uncorrectable) {
+    const char* script = std::getenv("FAKE_ZE_RAS_UNCORRECTABLE");
+    if (script == nullptr) return kInsufficientPermissions;
+    for (const char* p = script; *p != '\0';) {
+      char* end = nullptr;
+      const unsigned long category = std::strtoul(p, &end, 10);
+      if (end == p || *end != ':' || category >= 7) return kInvalidArgument;
+      p = end + 1;
+      s->category[category] = std::strtoull(p, &end, 10);
+      if (end == p) return kInvalidArgument;
+      p = *end == ',' ? end + 1 : end;
+    }
+    return kSuccess;
+  }
   s->category[3] = 3;  // compute
   s->category[5] = 1;  // cache
   return kSuccess;
