@@ -101,6 +101,8 @@ std::vector<Verdict> DeviceHealth(const Device& d, const HealthInput& input,
         out.Add(Unknown(Subsystem::kDriver, "XIDs not read: " + input.kernel_events.error().message,
                         "/dev/kmsg"));
       }
+    } else if (auto cores = CoreErrorVerdict(readings)) {
+      out.Add(std::move(*cores));
     } else {
       out.Add(Pass(Subsystem::kDriver, "the device answers its backend", "backend " + d.backend));
     }

@@ -388,6 +388,27 @@ std::string WhyUnread(const Reading* r, std::string_view metric) {
 
 }  // namespace
 
+std::optional<Verdict> CoreErrorVerdict(const DeviceReadings& readings) {
+  const Reading* r = readings.Find(metrics::kCoreErrorActive);
+  if (r == nullptr || r->state != ReadingState::kOk) return std::nullopt;
+  std::vector<std::string> in_error;
+  for (const Sample& s : r->samples) {
+    if (s.is_distribution() || s.scalar() <= 0) continue;
+    in_error.push_back(
+        fmt::format("core {}: {}", s.labels.Get(labels::kCore), s.labels.Get(labels::kError)));
+  }
+  if (in_error.empty()) {
+    return Pass(Subsystem::kDriver,
+                fmt::format("{} cores answer the runtime without error", r->samples.size()),
+                "core_error_active (runtime status)");
+  }
+  return Finding(Subsystem::kDriver, Status::kFail, "TPU_CORE_ERROR", Action::kRestartJob,
+                 "the TPU runtime reports a core in error: restart the job; if the error comes "
+                 "back, reset the chip (restart the VM)",
+                 fmt::format("{}", fmt::join(in_error, "; ")),
+                 "core_error_active (runtime status)");
+}
+
 Verdict ClocksVerdict(const Device& device, const DeviceReadings& readings) {
   const std::string source = "clock_hertz, clock_max_hertz, duty_cycle_percent";
   const Reading* busy_reading = readings.Find(metrics::kDutyCycle);

@@ -1,6 +1,7 @@
 // The rules of each subsystem over one device's readings (docs/HEALTH.md lists every code).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,9 @@ std::vector<Verdict> RasBlockVerdicts(const DeviceReadings& readings);
 Verdict ThermalVerdict(const DeviceReadings& readings, const std::string& root, bool accelerator);
 // The power brake and the power cap among the clock-event reasons.
 Verdict PowerVerdict(const DeviceReadings& readings);
+// A TPU core the runtime reports in error (core_error_active); pass when every core answers
+// without one; nullopt when the backend gives no core states.
+std::optional<Verdict> CoreErrorVerdict(const DeviceReadings& readings);
 Verdict InterconnectVerdict(const Device& device, const DeviceReadings& readings);
 // Clocks stuck low: under load (busy at least kLoadedPercent) the SM clock below kStuckFraction of
 // its maximum with no clock-event reason (but idle) active. Unknown when the device is not loaded.

@@ -76,6 +76,8 @@ const std::vector<TpuMetric>& TpuMetrics() {
       {m::kQueueSize, QueueSize},
       {m::kIdleDuration, Gauge},
       {m::kMemoryBandwidthUtilization, Gauge},
+      {m::kCoreErrorActive,
+       [](std::string_view, ReadingContext& context) { return CoreErrorReadings(context); }},
   };
   return handlers;
 }

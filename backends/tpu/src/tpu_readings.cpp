@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 #include "runtime_values.h"
@@ -370,6 +371,56 @@ std::vector<Reading> QueueReadingsFromStatus(ReadingContext& context) {
         s.labels.Set(labels::kCore, std::to_string(core));
         r.samples.push_back(std::move(s));
       }
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+namespace {
+
+// An error message as one bounded label value: the first line, at most 160 bytes.
+std::string OneLine(const std::string& message) {
+  std::string line = message.substr(0, message.find('\n'));
+  if (line.size() > 160) line = line.substr(0, 157) + "...";
+  return line;
+}
+
+}  // namespace
+
+std::vector<Reading> CoreErrorReadings(ReadingContext& context) {
+  // device → core → error message ("" for a core without error).
+  std::vector<std::map<int, std::string>> errors(context.devices.size());
+  const auto& statuses = context.fetch.RuntimeStatuses();
+  for (size_t port = 0; port < statuses.size(); ++port) {
+    if (!statuses[port]) continue;
+    for (const auto& [ordinal, state] : statuses[port]->core_states()) {
+      const int global =
+          state.core_id().has_global_core_id() ? state.core_id().global_core_id() : ordinal;
+      if (auto where = context.cores.Locate(port, global))
+        errors[where->device][where->core] = OneLine(state.error_message());
+    }
+  }
+  std::vector<Reading> out;
+  for (size_t i = 0; i < context.devices.size(); ++i) {
+    const Device& device = context.devices[i];
+    if (errors[i].empty()) {
+      out.push_back(Reading::Unsupported(
+          m::kCoreErrorActive, device.id,
+          context.fetch.AnyReachable()
+              ? std::string("unsupported: the TPU runtime answers no runtime status (core states) "
+                            "for it")
+              : context.fetch.UnreachableReason()));
+      continue;
+    }
+    Reading r;
+    r.metric = std::string(m::kCoreErrorActive);
+    r.device = device.id;
+    for (const auto& [core, message] : errors[i]) {
+      Sample s = MakeSample(device, message.empty() ? 0.0 : 1.0, context.wall_ns);
+      s.labels.Set(labels::kCore, std::to_string(core));
+      if (!message.empty()) s.labels.Set(labels::kError, message);
+      r.samples.push_back(std::move(s));
     }
     out.push_back(std::move(r));
   }

@@ -74,5 +74,7 @@ std::vector<Reading> TransferLatencyReadings(ReadingContext& context);
 // queue_size from the runtime status (queued programs per core) when hlo.queue.size.gauge is not
 // served.
 std::vector<Reading> QueueReadingsFromStatus(ReadingContext& context);
+// core_error_active{core, error}: the runtime status's error_message per core (TPU-Z's view).
+std::vector<Reading> CoreErrorReadings(ReadingContext& context);
 
 }  // namespace xpuperf::tpu

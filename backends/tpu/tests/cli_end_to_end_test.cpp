@@ -159,6 +159,42 @@ TEST(TpuCliTest, TopShowsEachChipAndTheProcessesHoldingIt) {
   EXPECT_EQ(rows, 2) << r.out;
 }
 
+// The runtime reports the second chip's TensorCore in error: its core_error_active series carries
+// the message's first line, and `health` fails the chip's driver verdict with it.
+TEST(TpuCliTest, ACoreInErrorIsASeriesAndAHealthVerdict) {
+  FakeServerProcess server("core-error");
+  ASSERT_GT(server.port(), 0);
+  const std::string port = std::to_string(server.port());
+  CommandRun metrics = RunXpuperf(port, "metrics --backend tpu --json --window 0");
+  ASSERT_EQ(metrics.exit_code, 0) << metrics.err;
+  const json doc = json::parse(metrics.out);
+  const json* ok = FindReading(doc, "core_error_active", "tpu0");
+  ASSERT_NE(ok, nullptr) << metrics.out;
+  EXPECT_EQ((*ok)["samples"][0]["value"], 0.0);
+  const json& bad = (*FindReading(doc, "core_error_active", "tpu1"))["samples"][0];
+  EXPECT_EQ(bad["value"], 1.0);
+  EXPECT_EQ(bad["labels"]["error"], "TensorCore halted: uncorrectable HBM error at 0x3f000");
+
+  CommandRun health = RunXpuperf(port, "health --json --backend tpu --window 0");
+  EXPECT_EQ(health.exit_code, 1) << health.err;
+  const json verdicts = json::parse(health.out)["verdicts"];
+  bool found = false, healthy_chip = false;
+  for (const json& v : verdicts) {
+    if (v["subsystem"] != "driver") continue;
+    if (v["device"] == "tpu1") {
+      found = true;
+      EXPECT_EQ(v["code"], "TPU_CORE_ERROR");
+      EXPECT_EQ(v["action"], "restart_job");
+      EXPECT_NE(v["evidence"].get<std::string>().find("core 0: TensorCore halted"),
+                std::string::npos)
+          << v["evidence"];
+    }
+    if (v["device"] == "tpu0") healthy_chip = v["status"] == "pass";
+  }
+  EXPECT_TRUE(found) << health.out;
+  EXPECT_TRUE(healthy_chip) << health.out;
+}
+
 TEST(TpuCliTest, DevicesListsTheRuntimeChips) {
   FakeServerProcess server("dual-core");
   ASSERT_GT(server.port(), 0);

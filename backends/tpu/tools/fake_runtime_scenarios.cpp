@@ -220,6 +220,13 @@ std::optional<FakeRuntimeScript> Scenario(std::string_view name) {
     s.fail_with = grpc::StatusCode::UNAVAILABLE;
     return s;
   }
+  if (name == "core-error") {
+    // The second chip's TensorCore halted, as the runtime reports it in its status.
+    FakeRuntimeScript s = Busy();
+    (*s.status->mutable_core_states())[1].set_error_message(
+        "TensorCore halted: uncorrectable HBM error at 0x3f000\nstack: ...");
+    return s;
+  }
   if (name == "slow") {
     FakeRuntimeScript s = Busy();
     s.delay = std::chrono::milliseconds(3000);

@@ -9,7 +9,8 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s busy|dual-core|empty|unavailable|slow [PORT]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s busy|dual-core|empty|unavailable|slow|core-error [PORT]\n",
+                 argv[0]);
     return 2;
   }
   auto script = xpuperf::tpu::testing::Scenario(argv[1]);

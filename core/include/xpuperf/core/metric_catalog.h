@@ -45,6 +45,8 @@ inline constexpr std::string_view kLastErrorCode = "last_error_code";
 // Device limits and modes (nvidia-smi -q's "Max Clocks" and "Persistence Mode"/"ECC Mode").
 inline constexpr std::string_view kClockMax = "clock_max_hertz";
 inline constexpr std::string_view kDeviceMode = "device_mode_enabled";
+// A core the runtime reports in error (TPU runtime status), with the runtime's message.
+inline constexpr std::string_view kCoreErrorActive = "core_error_active";
 }  // namespace metrics
 
 // Common label keys.
@@ -64,6 +66,7 @@ inline constexpr std::string_view kReason = "reason";        // clock-event reas
 inline constexpr std::string_view kPipe = "pipe";            // execution pipe: fp64, fp32, fp16
 inline constexpr std::string_view kEngine = "engine";        // GPU engine class: gfx, render, ccs
 inline constexpr std::string_view kMode = "mode";            // device mode: persistence, ecc
+inline constexpr std::string_view kError = "error";          // an error message (one line)
 }  // namespace labels
 
 struct MetricInfo {
