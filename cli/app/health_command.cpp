@@ -23,6 +23,10 @@ void AddHealthCommand(CLI::App& app, CommandActions& actions) {
       ->add_option("--window", health.window_seconds,
                    "Sampling window for rates (duty cycle), seconds")
       ->capture_default_str();
+  command
+      ->add_option("--deadline", health.deadline_seconds,
+                   "Longest wait for the backends' answer, seconds (a hung device call)")
+      ->capture_default_str();
   command->add_flag("--drain", health.drain,
                     "Slurm: drain this node when a verdict fails and needs it out of service");
   command->add_flag("--resume", health.resume,

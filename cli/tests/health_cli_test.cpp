@@ -115,6 +115,7 @@ TEST_F(HealthCliTest, BadOptionsAreOneLineUsageErrors) {
        {std::vector<std::string>{"health", "--expect", "-1"},
         std::vector<std::string>{"health", "--expect", "5000"},
         std::vector<std::string>{"health", "--window", "-2"},
+        std::vector<std::string>{"health", "--deadline", "0"},
         std::vector<std::string>{"health", "--backend", "nvidia", "--device", "nvidia9"}}) {
     auto r = RunXpuperf(args);
     EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.err;
@@ -140,6 +141,20 @@ TEST(HealthAmdCliTest, ARecordedAmdgpuTreeWithARasErrorFails) {
   ASSERT_NE(memory, nullptr);
   EXPECT_EQ((*memory)["status"], "pass");
   EXPECT_NE((*memory)["evidence"].get<std::string>().find("umc_correctable=12"), std::string::npos);
+}
+
+// A GPU whose NVML call never returns: health ends at --deadline with the reason, as
+// node-problem-detector's "unknown" (exit 2) with --npd and as an error (exit 1) without.
+TEST(HealthDeadlineCliTest, AHungDeviceCallEndsAtTheDeadline) {
+  testing::FakeNvml fake_nvml(kHealthData + "/hung-gpu.conf");
+  auto npd = RunXpuperf({"health", "--npd", "--backend", "nvidia", "--deadline", "1"});
+  EXPECT_EQ(npd.exit_code, 2) << npd.out << npd.err;
+  EXPECT_EQ(npd.out.rfind("xpuperf health: unknown: no answer from the backends within 1 s", 0), 0u)
+      << npd.out;
+  EXPECT_LE(npd.out.size(), 81u);
+  auto plain = RunXpuperf({"health", "--backend", "nvidia", "--deadline", "1"});
+  EXPECT_EQ(plain.exit_code, 1) << plain.err;
+  EXPECT_NE(plain.err.find("within 1 s (--deadline)"), std::string::npos) << plain.err;
 }
 
 #ifdef XPUPERF_FAKE_ZE

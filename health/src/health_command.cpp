@@ -3,8 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <future>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <thread>
 
 #include "xpuperf/core/cancellation.h"
 #include "xpuperf/core/clock.h"
@@ -42,6 +47,33 @@ Result<HealthInput> Observe(const HealthCommandOptions& options) {
   input.backends = session->backends();
   input.kernel_events = ReadKernelLog(options.common.root);
   return input;
+}
+
+// Observe on a thread of its own, waited for up to the deadline. A backend call that never returns
+// cannot be cancelled: past the deadline the caller reports and ends the process (ExitNow).
+std::optional<Result<HealthInput>> ObserveWithin(const HealthCommandOptions& options) {
+  auto task = std::make_shared<std::packaged_task<Result<HealthInput>()>>(
+      [options] { return Observe(options); });
+  std::future<Result<HealthInput>> answer = task->get_future();
+  std::thread([task] { (*task)(); }).detach();
+  const auto deadline = std::chrono::duration<double>(options.deadline_seconds);
+  if (answer.wait_for(deadline) != std::future_status::ready) return std::nullopt;
+  return answer.get();
+}
+
+std::string NoAnswerMessage(const HealthCommandOptions& options) {
+  return fmt::format(
+      "no answer from the backends within {:g} s (--deadline): a device call hangs, as a GPU "
+      "that stopped answering hangs its driver",
+      options.deadline_seconds);
+}
+
+// The end of a run whose backend call still hangs on another thread: the streams are flushed and
+// the process ends without unwinding (static destructors would race the hung call).
+[[noreturn]] void ExitNow(int code, std::ostream& out, std::ostream& err) {
+  out.flush();
+  err.flush();
+  std::_Exit(code);
 }
 
 std::string RenderText(const HealthReport& report) {
@@ -86,8 +118,13 @@ std::string NpdLine(std::string line) {
   return line + "\n";
 }
 
-int RunNpd(const HealthCommandOptions& options, std::ostream& out) {
-  auto input = Observe(options);
+int RunNpd(const HealthCommandOptions& options, std::ostream& out, std::ostream& err) {
+  auto observed = ObserveWithin(options);
+  if (!observed) {
+    out << NpdLine("xpuperf health: unknown: " + NoAnswerMessage(options));
+    ExitNow(2, out, err);
+  }
+  auto& input = *observed;
   if (!input.ok()) {
     out << NpdLine("xpuperf health: unknown: " + input.error().message);
     return 2;
@@ -131,8 +168,18 @@ int RunHealth(const HealthCommandOptions& options, std::ostream& out, std::ostre
   if (options.resume && !options.drain) {
     return Fail(MakeError(ErrorCode::kInvalidArgument, "--resume needs --drain"), err);
   }
-  if (options.npd) return RunNpd(options, out);
-  auto input = Observe(options);
+  if (!(options.deadline_seconds >= 1 && options.deadline_seconds <= 600)) {
+    return Fail(
+        MakeError(ErrorCode::kInvalidArgument, "--deadline must be between 1 and 600 seconds"),
+        err);
+  }
+  if (options.npd) return RunNpd(options, out, err);
+  auto observed = ObserveWithin(options);
+  if (!observed) {
+    err << kCommand << ": error: " << NoAnswerMessage(options) << "\n";
+    ExitNow(kExitFailure, out, err);
+  }
+  auto& input = *observed;
   if (!input.ok()) return Fail(input.error(), err);
   HealthOptions rules;
   rules.root = options.common.root;

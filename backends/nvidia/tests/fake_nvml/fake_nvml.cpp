@@ -2,6 +2,8 @@
 // nvml_abi.h, serving the GPUs of a scenario file. Built twice: a current driver, and (with
 // FAKE_NVML_OLD_DRIVER) an older one without GPM, the 12.2+ clock-event names and
 // nvmlDeviceGetTemperatureV.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -60,6 +62,11 @@ nvml::Return Check(nvml::Device device, const char* function, FakeGpu** out) {
   if (gpu->IsLost()) return nvml::kErrorGpuIsLost;
   if (auto code = gpu->Number(std::string("error.") + function))
     return static_cast<nvml::Return>(*code);
+  // "hang.<function> = 1": the call never returns (a GPU that stopped answering), holding the
+  // library's lock as NVML does.
+  if (gpu->Number(std::string("hang.") + function)) {
+    for (;;) ::pause();
+  }
   *out = gpu;
   return nvml::kSuccess;
 }
