@@ -160,8 +160,11 @@ xpuperf=$bin/xpuperf
 step host_tests 15 "$host_tests" --gtest_brief=1
 step gpu_tests 45 "$bin/cuda_bench_gpu_tests"
 
-# 5. The devices and the quick suite on the CPU and every GPU.
+# 5. The devices, their health and the diagnostic (device memory patterns and the verified device
+#    load of level 3), then the quick suite on the CPU and every GPU.
 step devices 10 "$xpuperf" devices
+step health 15 "$xpuperf" health
+step diag 90 "$xpuperf" diag -r 3 --duration 20 --out "$out/diag"
 results="$out/results-quick"
 rm -rf "$results"
 step bench_quick 120 "$xpuperf" bench run --suite quick --out "$results"

@@ -3,13 +3,17 @@
 // Exits 77 (skipped for ctest) when there is no CUDA driver or device.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include "cuda/cuda_queue.h"
 #include "cuda/gpu_benchmarks.h"
 #include "cuda/transfer_engine.h"
 #include "xpuperf/bench/registry.h"
 #include "xpuperf/cuda_bench/cuda_benchmarks.h"
+#include "xpuperf/cuda_bench/device_tests.h"
 
 namespace xpuperf::cuda_bench {
 namespace {
@@ -188,6 +192,44 @@ TEST_F(GpuBenchmarksTest, QueueTimesDeviceWork) {
   EXPECT_LT(empty, 0.01);
   EXPECT_TRUE((*queue)->status().ok());
   EXPECT_EQ((*queue)->spin_timeouts(), 0);
+}
+
+// diag's device-memory pattern test: clean memory passes every pattern; a word overwritten from the
+// host after each fill is found once per pattern, with its index.
+TEST(GpuDeviceTests, MemoryPatternsPassAndFindAnInjectedFault) {
+  const std::vector<Device> devices = ListCudaDevices();
+  ASSERT_FALSE(devices.empty());
+  DeviceMemoryTestOptions options;
+  options.bytes = uint64_t{64} << 20;
+  auto clean = RunDeviceMemoryTest(devices.front().bus_id, options);
+  ASSERT_TRUE(clean.ok()) << clean.error().message;
+  EXPECT_EQ(clean->errors, 0u) << clean->first_error;
+  EXPECT_EQ(clean->patterns, 6);
+  EXPECT_EQ(clean->words_checked, 6 * (clean->bytes / 8));
+  options.inject_fault_at_word = 12345;
+  auto faulty = RunDeviceMemoryTest(devices.front().bus_id, options);
+  ASSERT_TRUE(faulty.ok()) << faulty.error().message;
+  EXPECT_EQ(faulty->errors, 6u);
+  EXPECT_NE(faulty->first_error.find("pattern zeros: word 12345 read 0xffffffffffffffff"),
+            std::string::npos)
+      << faulty->first_error;
+}
+
+// diag -r 3's device load: verified rounds until stopped, none wrong on a healthy GPU.
+TEST(GpuDeviceTests, StressRunsVerifiedRoundsUntilStopped) {
+  const std::vector<Device> devices = ListCudaDevices();
+  ASSERT_FALSE(devices.empty());
+  std::atomic<bool> stop{false};
+  std::thread stopper([&stop] {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    stop.store(true);
+  });
+  auto result = RunDeviceStress(devices.front().bus_id, uint64_t{64} << 20, stop);
+  stopper.join();
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_GT(result->rounds, 0u);
+  EXPECT_EQ(result->compute_mismatches, 0u) << result->first_error;
+  EXPECT_EQ(result->memory_errors, 0u) << result->first_error;
 }
 
 }  // namespace

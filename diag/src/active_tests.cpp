@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -14,6 +15,7 @@
 #include "xpuperf/bench_commands/bench_command.h"
 #include "xpuperf/core/cancellation.h"
 #include "xpuperf/core/metric_catalog.h"
+#include "xpuperf/cuda_bench/device_tests.h"
 #include "xpuperf/diag/memory_pattern.h"
 
 namespace xpuperf::diag {
@@ -25,14 +27,17 @@ double Since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-DiagTest PatternTest(const std::string& test, const std::string& device, uint64_t bytes,
-                     int passes) {
-  const auto start = std::chrono::steady_clock::now();
-  auto result = RunMemoryPatterns(bytes, passes);
-  DiagTest t{test, device, Status::kPass, "OK", "", 0};
+// The outcome of a pattern test (host: PatternResult, device: DeviceMemoryTestResult).
+template <typename PatternOutcome>
+DiagTest PatternTestOf(const std::string& test, const std::string& device,
+                       const Result<PatternOutcome>& result, int passes, double seconds) {
+  DiagTest t{test, device, Status::kPass, "OK", "", seconds};
   if (!result.ok()) {
-    t.status = CancellationRequested() ? Status::kUnknown : Status::kFail;
-    t.code = CancellationRequested() ? "INTERRUPTED" : "DIAG_MEMORY_UNAVAILABLE";
+    const bool unsupported = result.error().code == ErrorCode::kUnsupported;
+    t.status = CancellationRequested() || unsupported ? Status::kUnknown : Status::kFail;
+    t.code = CancellationRequested() ? "INTERRUPTED"
+             : unsupported           ? "UNKNOWN"
+                                     : "DIAG_MEMORY_UNAVAILABLE";
     t.evidence = result.error().message;
   } else if (result->errors > 0) {
     t.status = Status::kFail;
@@ -47,8 +52,23 @@ DiagTest PatternTest(const std::string& test, const std::string& device, uint64_
             ? 2.0 * static_cast<double>(result->bytes) * result->patterns / result->seconds / 1e9
             : 0.0);
   }
-  t.seconds = Since(start);
   return t;
+}
+
+DiagTest PatternTest(const std::string& test, const std::string& device, uint64_t bytes,
+                     int passes) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto result = RunMemoryPatterns(bytes, passes);
+  return PatternTestOf(test, device, result, passes, Since(start));
+}
+
+// A CUDA device's memory: the same patterns written and verified by kernels.
+DiagTest DevicePatternTest(const Device& d, uint64_t bytes) {
+  const auto start = std::chrono::steady_clock::now();
+  cuda_bench::DeviceMemoryTestOptions options;
+  options.bytes = bytes;
+  const auto result = cuda_bench::RunDeviceMemoryTest(d.bus_id, options);
+  return PatternTestOf("memory_pattern", d.id, result, options.passes, Since(start));
 }
 
 // "peak_fma chains=12 clock={…} … (results.jsonl line 3); …" → "peak_fma, results.jsonl line 3".
@@ -69,10 +89,12 @@ std::vector<DiagTest> MemoryPatternTests(const std::vector<Device>& devices,
     if (d.is_partition()) continue;
     if (d.backend == "cpu") {
       tests.push_back(PatternTest("memory_pattern", d.id, options.memory_mib << 20, 1));
+    } else if (d.backend == "nvidia") {
+      tests.push_back(DevicePatternTest(d, options.memory_mib << 20));
     } else {
       tests.push_back(DiagTest{"memory_pattern", d.id, Status::kUnknown, "UNKNOWN",
-                               "the device-memory pattern test runs on host memory only in this "
-                               "version; device memory is judged by its ECC and remap counters "
+                               "unsupported: the device-memory pattern test runs on CUDA devices; "
+                               "this device's memory is judged by its ECC/RAS counters "
                                "(health.memory)",
                                0});
     }
@@ -195,6 +217,39 @@ double ComputeChain(uint64_t iterations) {
   return x;
 }
 
+DiagTest DeviceStressTest(const Device& d, const Result<cuda_bench::DeviceStressResult>& result,
+                          double seconds) {
+  if (!result.ok()) {
+    const bool unsupported = result.error().code == ErrorCode::kUnsupported;
+    return DiagTest{"stress.device",
+                    d.id,
+                    unsupported ? Status::kUnknown : Status::kFail,
+                    unsupported ? "UNKNOWN" : "STRESS_DEVICE_FAILED",
+                    unsupported ? result.error().message + "; the device was watched, not loaded"
+                                : result.error().message,
+                    seconds};
+  }
+  if (result->compute_mismatches > 0 || result->memory_errors > 0) {
+    return DiagTest{"stress.device",
+                    d.id,
+                    Status::kFail,
+                    "STRESS_DEVICE_ERRORS",
+                    fmt::format("{} FMA results and {} memory words wrong over {} rounds "
+                                "(first: {})",
+                                result->compute_mismatches, result->memory_errors, result->rounds,
+                                result->first_error),
+                    seconds};
+  }
+  return DiagTest{"stress.device",
+                  d.id,
+                  Status::kPass,
+                  "OK",
+                  fmt::format("{} rounds of verified fp32 FMA chains on every SM and a random "
+                              "pattern over device memory in {:.0f} s",
+                              result->rounds, result->seconds),
+                  seconds};
+}
+
 }  // namespace
 
 std::vector<DiagTest> StressTests(Session& session, const DiagOptions& options, std::ostream& err) {
@@ -225,6 +280,16 @@ std::vector<DiagTest> StressTests(Session& session, const DiagOptions& options, 
           compute_mismatches.fetch_add(1);
         }
       }
+    });
+  }
+  // Each CUDA device under its own verified load, on a thread of its own.
+  std::vector<const Device*> gpus;
+  for (const Device& d : session.devices())
+    if (d.backend == "nvidia" && !d.is_partition()) gpus.push_back(&d);
+  std::vector<std::optional<Result<cuda_bench::DeviceStressResult>>> gpu_results(gpus.size());
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    workers.emplace_back([&, i] {
+      gpu_results[i] = cuda_bench::RunDeviceStress(gpus[i]->bus_id, options.memory_mib << 20, stop);
     });
   }
   Watch watch;
@@ -275,13 +340,15 @@ std::vector<DiagTest> StressTests(Session& session, const DiagOptions& options, 
                        "no thermal slowdown or power brake seen; " + temperature, seconds}
             : DiagTest{"stress.throttle", d.id, Status::kFail, "STRESS_THROTTLED",
                        "seen under load: " + slow->second + "; " + temperature, seconds});
-    if (d.backend != "cpu") {
+    if (d.backend != "cpu" && d.backend != "nvidia") {
       tests.push_back(DiagTest{"stress.device", d.id, Status::kUnknown, "UNKNOWN",
-                               "this version stresses the host only; the device was watched, "
-                               "not loaded",
+                               "unsupported: the device load runs on CUDA devices; this device was "
+                               "watched, not loaded",
                                seconds});
     }
   }
+  for (size_t i = 0; i < gpus.size(); ++i)
+    tests.push_back(DeviceStressTest(*gpus[i], *gpu_results[i], seconds));
   return tests;
 }
 

@@ -85,4 +85,14 @@ cudaError_t LaunchAttentionReference(const void* q, const void* k, const void* v
                                      int64_t batch_heads, int64_t seq, int head_dim, bool causal,
                                      float scale, cudaStream_t stream);
 
+// ---- memory test (diag) ----
+// data[i] = MemoryTestWord(pattern, i, seed) (xpuperf/cuda_bench/memory_test_patterns.h).
+cudaError_t LaunchMemtestFill(uint64_t* data, size_t words, int pattern, uint64_t seed,
+                              cudaStream_t stream);
+// Adds to *wrong the number of words that differ from the pattern and lowers *first_wrong to the
+// index of the first such word.
+cudaError_t LaunchMemtestVerify(const uint64_t* data, size_t words, int pattern, uint64_t seed,
+                                unsigned long long* wrong, unsigned long long* first_wrong,
+                                cudaStream_t stream);
+
 }  // namespace xpuperf::cuda_bench::kernels
