@@ -45,7 +45,7 @@ rc=0
 bash "$repo/scripts/gpu-check.sh" --prebuilt "$tmp/bundle.tar.xz" --archive "$tmp/check.tar.gz" \
   "$tmp/check" >"$tmp/check.log" 2>&1 || rc=$?
 summary=$tmp/check/summary.txt
-for step in unpack host_tests devices bench_quick roofline; do
+for step in unpack host_tests devices health bench_quick roofline; do
   grep -q "^$step: ok" "$summary" || fail "gpu-check step $step: $(grep "^$step:" "$summary")"
 done
 if ! command -v nvidia-smi >/dev/null; then
@@ -53,6 +53,8 @@ if ! command -v nvidia-smi >/dev/null; then
   grep -q '^gpu_tests: skipped .*no CUDA driver' "$summary" || fail "gpu_tests not skipped: $(cat "$summary")"
 fi
 [ -s "$tmp/check/results-quick/results.jsonl" ] || fail "no quick results"
+# The diagnostic ran and wrote its results (pass or fail is the VM's: its performance gate is noisy).
+[ -s "$tmp/check/diag/diag.json" ] || fail "no diag results: $(grep '^diag:' "$summary")"
 tar -tzf "$tmp/check.tar.gz" >"$tmp/listing"
 grep -q '^check/summary.txt$' "$tmp/listing" || fail "archive lacks summary.txt"
 
