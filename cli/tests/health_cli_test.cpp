@@ -55,6 +55,12 @@ TEST_F(HealthCliTest, ASickGpuFailsWithItsCodesEvidenceAndActions) {
   // The second GPU has no NVLink counters: unknown, not a pass.
   EXPECT_EQ((*Verdict(doc, "nvidia1", "interconnect"))["status"], "unknown");
   EXPECT_EQ((*Verdict(doc, "nvidia0", "pcie"))["status"], "pass");
+  EXPECT_NE((*Verdict(doc, "nvidia0", "pcie"))["evidence"].get<std::string>().find(
+                "3 PCIe replays since the driver loaded"),
+            std::string::npos);
+  EXPECT_NE((*Verdict(doc, "nvidia0", "thermal"))["evidence"].get<std::string>().find(
+                "driver limits: slowdown at 87 °C, shutdown at 92 °C"),
+            std::string::npos);
   // The second GPU: clean memory, capped power, no XID; its link is not in the tree.
   EXPECT_EQ((*Verdict(doc, "nvidia1", "memory"))["status"], "pass");
   EXPECT_EQ((*Verdict(doc, "nvidia1", "power"))["code"], "POWER_CAPPED");
@@ -68,6 +74,27 @@ TEST_F(HealthCliTest, ASickGpuFailsWithItsCodesEvidenceAndActions) {
             std::string::npos)
       << (*capped)["evidence"];
   EXPECT_TRUE(doc.contains("json_schema_version"));
+}
+
+// The driver's temperature thresholds: one GPU at its shutdown temperature, the other's memory at
+// its maximum (no clock-event reasons readable on either).
+TEST(HealthThermalCliTest, TemperaturesAgainstTheDriversThresholds) {
+  testing::FakeNvml fake_nvml(kHealthData + "/hot-gpus.conf");
+  auto r = RunXpuperf({"health", "--json", "--backend", "nvidia", "--root",
+                       kHealthData + "/trees/gpu-x8", "--window", "0"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const json doc = json::parse(r.out);
+  const json* shutdown = Verdict(doc, "nvidia0", "thermal");
+  ASSERT_NE(shutdown, nullptr) << r.out;
+  EXPECT_EQ((*shutdown)["code"], "THERMAL_SHUTDOWN_LIMIT");
+  EXPECT_EQ((*shutdown)["action"], "drain_node");
+  EXPECT_NE((*shutdown)["evidence"].get<std::string>().find("GPU 93 °C; driver limits: slowdown "
+                                                            "at 87 °C, shutdown at 92 °C"),
+            std::string::npos)
+      << (*shutdown)["evidence"];
+  const json* memory = Verdict(doc, "nvidia1", "thermal");
+  EXPECT_EQ((*memory)["code"], "THERMAL_AT_LIMIT");
+  EXPECT_EQ((*memory)["status"], "warn");
 }
 
 // A busy GPU at 345 of 1980 MHz with no clock-event reason: its clock is stuck low.

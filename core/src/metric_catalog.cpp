@@ -90,6 +90,10 @@ constexpr std::array kCatalog = {
     MetricInfo{metrics::kDeviceMode, "boolean", K::kGauge,
                "Device modes: 1 = on, 0 = off (persistence mode; ECC now and after the next reset)",
                "device,mode"},
+    MetricInfo{metrics::kTemperatureLimit, "celsius", K::kGauge,
+               "The driver's temperature thresholds: slowdown, shutdown, the highest operating "
+               "temperature of the GPU and of its memory",
+               "device,type"},
     MetricInfo{metrics::kCoreErrorActive, "boolean", K::kGauge,
                "1 while the runtime reports the core in error (its message in `error`), 0 for a "
                "core without error",

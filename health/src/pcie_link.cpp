@@ -28,6 +28,20 @@ bool Busy(const DeviceReadings& readings) {
   return s != nullptr && !s->is_distribution() && s->scalar() > 0;
 }
 
+// "; 3 PCIe replays since the driver loaded …" when the backend counts them (NVML field 94).
+std::string ReplayText(const DeviceReadings& readings) {
+  const Reading* errors = readings.Find(metrics::kErrors);
+  if (errors == nullptr || errors->state != ReadingState::kOk) return {};
+  for (const Sample& s : errors->samples) {
+    if (s.is_distribution() || s.labels.Get(labels::kType) != "pcie_replay") continue;
+    return fmt::format(
+        "; {:g} PCIe replays since the driver loaded (retried by the link; their rate is "
+        "xpuperf_errors_total{{type=\"pcie_replay\"}} in serve)",
+        s.scalar());
+  }
+  return {};
+}
+
 }  // namespace
 
 Verdict PcieLinkVerdict(const std::string& bus_id, const DeviceReadings& readings,
@@ -43,12 +57,14 @@ Verdict PcieLinkVerdict(const std::string& bus_id, const DeviceReadings& reading
                      : !width.ok()     ? width.error()
                      : !max_speed.ok() ? max_speed.error()
                                        : max_width.error();
-    return Unknown(Subsystem::kPcie, "no PCIe link attributes: " + e.message, dir);
+    return Unknown(Subsystem::kPcie, "no PCIe link attributes: " + e.message + ReplayText(readings),
+                   dir);
   }
   const int gen = PcieGeneration(*speed), max_gen = PcieGeneration(*max_speed);
   const int lanes = std::atoi(width->c_str()), max_lanes = std::atoi(max_width->c_str());
   const std::string evidence = fmt::format("link gen{} x{} of gen{} x{} ({} of {})", gen, lanes,
-                                           max_gen, max_lanes, *speed, *max_speed);
+                                           max_gen, max_lanes, *speed, *max_speed) +
+                               ReplayText(readings);
   if (lanes > 0 && max_lanes > 0 && lanes < max_lanes) {
     return Finding(Subsystem::kPcie, Status::kWarn, "PCIE_LINK_WIDTH_DEGRADED", Action::kNone,
                    "the link trained to fewer lanes than it has: host transfers run slower; "

@@ -273,14 +273,68 @@ Verdict CpuThrottleCounters(const std::string& root, const std::string& why) {
 
 }  // namespace
 
+namespace {
+
+// A sensor's temperature (temperature_celsius{sensor}) or a threshold (temperature_limit{type}).
+std::optional<double> Labelled(const DeviceReadings& readings, std::string_view metric,
+                               std::string_view key, std::string_view value) {
+  const Reading* r = readings.Find(metric);
+  if (r == nullptr || r->state != ReadingState::kOk) return std::nullopt;
+  for (const Sample& s : r->samples)
+    if (!s.is_distribution() && s.labels.Get(key) == value) return s.scalar();
+  return std::nullopt;
+}
+
+// The GPU's (and its memory's) temperature against the driver's thresholds: a fail at the shutdown
+// threshold, a warning at the slowdown one or the memory's maximum; nullopt below them or unread.
+std::optional<Verdict> AtTemperatureLimit(const DeviceReadings& readings, std::string* limits) {
+  const auto gpu = Labelled(readings, metrics::kTemperature, labels::kSensor, "gpu");
+  const auto memory = Labelled(readings, metrics::kTemperature, labels::kSensor, "memory");
+  const auto shutdown = Labelled(readings, metrics::kTemperatureLimit, labels::kType, "shutdown");
+  const auto slowdown = Labelled(readings, metrics::kTemperatureLimit, labels::kType, "slowdown");
+  const auto memory_max =
+      Labelled(readings, metrics::kTemperatureLimit, labels::kType, "memory_max");
+  std::vector<std::string> parts;
+  if (slowdown) parts.push_back(fmt::format("slowdown at {:.0f} °C", *slowdown));
+  if (shutdown) parts.push_back(fmt::format("shutdown at {:.0f} °C", *shutdown));
+  if (memory_max) parts.push_back(fmt::format("memory maximum {:.0f} °C", *memory_max));
+  if (!parts.empty()) *limits = fmt::format("; driver limits: {}", fmt::join(parts, ", "));
+  const std::string evidence =
+      fmt::format("GPU {}{}{}", gpu ? fmt::format("{:.0f} °C", *gpu) : "not read",
+                  memory ? fmt::format(", memory {:.0f} °C", *memory) : "", *limits);
+  const std::string source = "temperature_celsius, temperature_limit_celsius";
+  if (gpu && shutdown && *gpu >= *shutdown) {
+    return Finding(Subsystem::kThermal, Status::kFail, "THERMAL_SHUTDOWN_LIMIT", Action::kDrainNode,
+                   "at the shutdown temperature: the cooling failed; the GPU turns itself off",
+                   evidence, source);
+  }
+  if ((gpu && slowdown && *gpu >= *slowdown) || (memory && memory_max && *memory >= *memory_max)) {
+    return Finding(Subsystem::kThermal, Status::kWarn, "THERMAL_AT_LIMIT", Action::kNone,
+                   "at the driver's slowdown temperature (or the memory's maximum): check the "
+                   "cooling and the airflow",
+                   evidence, source);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Verdict ThermalVerdict(const DeviceReadings& readings, const std::string& root, bool accelerator) {
-  std::string why;
+  std::string why, limits;
   const auto reasons = ActiveReasons(readings, &why);
+  const std::optional<Verdict> at_limit =
+      accelerator ? AtTemperatureLimit(readings, &limits) : std::nullopt;
   if (!reasons) {
     if (!accelerator) return CpuThrottleCounters(root, why);
+    if (at_limit) return *at_limit;
     return Unknown(Subsystem::kThermal, "no throttle reasons: " + why, "clock_event_active");
   }
-  const std::string evidence = ReasonsText(*reasons) + TemperatureText(readings);
+  const std::string evidence = ReasonsText(*reasons) + TemperatureText(readings) + limits;
+  if (at_limit && at_limit->status == Status::kFail) {
+    Verdict v = *at_limit;
+    v.evidence = evidence;
+    return v;
+  }
   if (Has(*reasons, "hw_thermal_slowdown") || Has(*reasons, "sw_thermal_slowdown")) {
     return Finding(Subsystem::kThermal, Status::kWarn, "THERMAL_SLOWDOWN", Action::kNone,
                    "clocks are held down for temperature: check the cooling and the airflow",
@@ -290,6 +344,11 @@ Verdict ThermalVerdict(const DeviceReadings& readings, const std::string& root, 
     return Finding(Subsystem::kThermal, Status::kWarn, "THERMAL_HW_SLOWDOWN", Action::kNone,
                    "hardware slowdown (temperature or an external signal) is active", evidence,
                    "clock_event_active");
+  }
+  if (at_limit) {
+    Verdict v = *at_limit;
+    v.evidence = evidence;
+    return v;
   }
   return Pass(Subsystem::kThermal, evidence, "clock_event_active");
 }

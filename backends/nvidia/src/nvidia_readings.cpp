@@ -134,7 +134,7 @@ constexpr std::string_view kNoMigUtilisation =
 std::string_view WholeGpuOnly(std::string_view metric) {
   if (metric == m::kPower) return "board power";
   if (metric == m::kEnergy) return "energy";
-  if (metric == m::kTemperature) return "temperature";
+  if (metric == m::kTemperature || metric == m::kTemperatureLimit) return "temperature";
   if (metric == m::kClock || metric == m::kClockMax) return "clocks";
   if (metric == m::kDeviceMode) return "persistence and ECC modes";
   if (metric == m::kClockEventActive) return "clock-event reasons";
@@ -221,6 +221,8 @@ const std::vector<GpuReader::Handler>& GpuReader::Handlers() {
        true},
       {m::kClockMax, [](R r, std::string_view metric, Gpu& gpu) { return r.Clocks(metric, gpu); }},
       {m::kDeviceMode, [](R r, std::string_view, Gpu& gpu) { return r.Modes(gpu); }},
+      {m::kTemperatureLimit,
+       [](R r, std::string_view, Gpu& gpu) { return r.TemperatureLimits(gpu); }},
   };
   return handlers;
 }
@@ -364,6 +366,34 @@ Reading GpuReader::Clocks(std::string_view metric, Gpu& gpu) const {
   return reading;
 }
 
+// The driver's temperature thresholds: one sample per threshold the GPU answers.
+Reading GpuReader::TemperatureLimits(Gpu& gpu) const {
+  const NvmlApi& api = library_.api();
+  if (api.device_get_temperature_threshold == nullptr)
+    return MissingSymbol(m::kTemperatureLimit, gpu, "nvmlDeviceGetTemperatureThreshold");
+  Reading reading = Ok(m::kTemperatureLimit, gpu);
+  nvml::Return first_failure = nvml::kSuccess;
+  for (auto [threshold, name] : {std::pair{nvml::kTemperatureThresholdShutdown, "shutdown"},
+                                 std::pair{nvml::kTemperatureThresholdSlowdown, "slowdown"},
+                                 std::pair{nvml::kTemperatureThresholdMemoryMax, "memory_max"},
+                                 std::pair{nvml::kTemperatureThresholdGpuMax, "gpu_max"}}) {
+    unsigned int celsius = 0;
+    const nvml::Return r = api.device_get_temperature_threshold(gpu.handle, threshold, &celsius);
+    if (IsLostCode(r))
+      return Failure(m::kTemperatureLimit, gpu, "nvmlDeviceGetTemperatureThreshold", r);
+    if (r != nvml::kSuccess) {
+      if (first_failure == nvml::kSuccess) first_failure = r;
+      continue;
+    }
+    Sample s = MakeSample(gpu, celsius);
+    s.labels.Set(labels::kType, name);
+    reading.samples.push_back(std::move(s));
+  }
+  if (reading.samples.empty())
+    return Failure(m::kTemperatureLimit, gpu, "nvmlDeviceGetTemperatureThreshold", first_failure);
+  return reading;
+}
+
 // Persistence mode and ECC (current and pending): one sample per mode the driver answers.
 Reading GpuReader::Modes(Gpu& gpu) const {
   const NvmlApi& api = library_.api();
@@ -464,7 +494,7 @@ Reading GpuReader::Errors(Gpu& gpu) const {
   const NvmlApi& api = library_.api();
   if (api.device_get_field_values == nullptr)
     return MissingSymbol(m::kErrors, gpu, "nvmlDeviceGetFieldValues");
-  static constexpr std::array<std::pair<unsigned, const char*>, 15> kFields = {{
+  static constexpr std::array<std::pair<unsigned, const char*>, 16> kFields = {{
       {nvml::kFieldEccSbeVolatileTotal, "ecc_corrected_volatile"},
       {nvml::kFieldEccDbeVolatileTotal, "ecc_uncorrected_volatile"},
       {nvml::kFieldEccSbeAggregateTotal, "ecc_corrected_aggregate"},
@@ -481,6 +511,7 @@ Reading GpuReader::Errors(Gpu& gpu) const {
       {nvml::kFieldNvlinkCrcDataTotal, "nvlink_crc_data"},
       {nvml::kFieldNvlinkReplayTotal, "nvlink_replay"},
       {nvml::kFieldNvlinkRecoveryTotal, "nvlink_recovery"},
+      {nvml::kFieldPcieReplayCounter, "pcie_replay"},
   }};
   std::array<nvml::FieldValue, kFields.size()> fields{};
   for (size_t i = 0; i < kFields.size(); ++i) fields[i].fieldId = kFields[i].first;

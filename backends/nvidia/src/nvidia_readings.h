@@ -39,6 +39,7 @@ class GpuReader {
   // clock_hertz (nvmlDeviceGetClockInfo) or clock_max_hertz (nvmlDeviceGetMaxClockInfo).
   Reading Clocks(std::string_view metric, Gpu& gpu) const;
   Reading Modes(Gpu& gpu) const;
+  Reading TemperatureLimits(Gpu& gpu) const;
   Reading ClockEvents(Gpu& gpu) const;
   Reading HostLink(Gpu& gpu) const;
   Reading Errors(Gpu& gpu) const;

@@ -143,10 +143,17 @@ inline constexpr unsigned kFieldNvlinkCrcDataTotal = 45;
 inline constexpr unsigned kFieldNvlinkReplayTotal = 52;
 inline constexpr unsigned kFieldNvlinkRecoveryTotal = 59;
 inline constexpr unsigned kFieldMemoryTemperature = 82;
+inline constexpr unsigned kFieldPcieReplayCounter = 94;
 inline constexpr unsigned kFieldRemappedCorrectable = 142;
 inline constexpr unsigned kFieldRemappedUncorrectable = 143;
 inline constexpr unsigned kFieldRemappedPending = 144;
 inline constexpr unsigned kFieldRemappedFailure = 145;
+
+// nvmlTemperatureThresholds_t of nvmlDeviceGetTemperatureThreshold (a DeviceGetTemperatureFn).
+inline constexpr int kTemperatureThresholdShutdown = 0;
+inline constexpr int kTemperatureThresholdSlowdown = 1;
+inline constexpr int kTemperatureThresholdMemoryMax = 2;
+inline constexpr int kTemperatureThresholdGpuMax = 3;
 
 inline constexpr int kClockSm = 1;
 inline constexpr int kClockMemory = 2;

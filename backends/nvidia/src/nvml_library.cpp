@@ -44,6 +44,7 @@ void ResolveOptional(const DynamicLibrary& handle, NvmlApi& api) {
   Resolve(handle, "nvmlDeviceGetTotalEnergyConsumption", api.device_get_total_energy_consumption);
   Resolve(handle, "nvmlDeviceGetTemperatureV", api.device_get_temperature_v);
   Resolve(handle, "nvmlDeviceGetTemperature", api.device_get_temperature);
+  Resolve(handle, "nvmlDeviceGetTemperatureThreshold", api.device_get_temperature_threshold);
   Resolve(handle, "nvmlDeviceGetClockInfo", api.device_get_clock_info);
   Resolve(handle, "nvmlDeviceGetMaxClockInfo", api.device_get_max_clock_info);
   Resolve(handle, "nvmlDeviceGetPersistenceMode", api.device_get_persistence_mode);

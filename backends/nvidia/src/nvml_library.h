@@ -37,6 +37,7 @@ struct NvmlApi {
   nvml::DeviceGetTotalEnergyConsumptionFn device_get_total_energy_consumption = nullptr;
   nvml::DeviceGetTemperatureVFn device_get_temperature_v = nullptr;
   nvml::DeviceGetTemperatureFn device_get_temperature = nullptr;
+  nvml::DeviceGetTemperatureFn device_get_temperature_threshold = nullptr;
   nvml::DeviceGetClockInfoFn device_get_clock_info = nullptr;
   nvml::DeviceGetClockInfoFn device_get_max_clock_info = nullptr;
   nvml::DeviceGetUintFn device_get_persistence_mode = nullptr;

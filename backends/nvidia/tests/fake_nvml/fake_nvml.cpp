@@ -385,6 +385,15 @@ FAKE_EXPORT nvml::Return nvmlDeviceGetMaxClockInfo(nvml::Device device, int type
   return nvml::kErrorNotSupported;
 }
 
+FAKE_EXPORT nvml::Return nvmlDeviceGetTemperatureThreshold(nvml::Device device, int threshold,
+                                                           unsigned int* celsius) {
+  CHECK_DEVICE(device);
+  static const char* const kKeys[] = {"temperature_shutdown", "temperature_slowdown",
+                                      "temperature_memory_max", "temperature_gpu_max"};
+  if (threshold < 0 || threshold > 3) return nvml::kErrorNotSupported;
+  return NumberInto(gpu, kKeys[threshold], celsius);
+}
+
 FAKE_EXPORT nvml::Return nvmlDeviceGetPersistenceMode(nvml::Device device, unsigned int* mode) {
   CHECK_DEVICE(device);
   return NumberInto(gpu, "persistence_mode", mode);

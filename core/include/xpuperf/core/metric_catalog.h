@@ -45,6 +45,7 @@ inline constexpr std::string_view kLastErrorCode = "last_error_code";
 // Device limits and modes (nvidia-smi -q's "Max Clocks" and "Persistence Mode"/"ECC Mode").
 inline constexpr std::string_view kClockMax = "clock_max_hertz";
 inline constexpr std::string_view kDeviceMode = "device_mode_enabled";
+inline constexpr std::string_view kTemperatureLimit = "temperature_limit_celsius";
 // A core the runtime reports in error (TPU runtime status), with the runtime's message.
 inline constexpr std::string_view kCoreErrorActive = "core_error_active";
 }  // namespace metrics
