@@ -14,7 +14,7 @@ void AddHealthCommand(CLI::App& app, CommandActions& actions) {
   CLI::App* command = app.add_subcommand(
       "health",
       "Health verdicts per device and subsystem (PCIe, memory, thermal, power, interconnect, "
-      "driver, clocks); exit 1 when one fails");
+      "driver, clocks, processor); exit 1 when one fails");
   command->add_option("--device,-d", health.devices, "Device id (repeatable); default all");
   command->add_option("--expect", health.expect,
                       "Accelerators this node must have; fewer is a failure (0..4096)");

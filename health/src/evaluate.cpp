@@ -57,7 +57,7 @@ void AddXidVerdicts(const Device& d, const std::vector<KernelEvent>& events, Dev
   const std::string bus = NormalizeBusId(d.bus_id);
   std::map<int, std::pair<int, const KernelEvent*>> seen;  // xid → (count, last)
   for (const KernelEvent& e : events) {
-    if (e.bus_id != bus) continue;
+    if (e.kind != KernelEventKind::kXid || e.bus_id != bus) continue;
     auto& [count, last] = seen[e.xid];
     ++count;
     last = &e;
@@ -76,6 +76,56 @@ void AddXidVerdicts(const Device& d, const std::vector<KernelEvent>& events, Dev
   }
 }
 
+// The CPU's machine checks and memory failures in the kernel log since boot.
+void AddMachineCheckVerdicts(const Result<std::vector<KernelEvent>>& events, DeviceVerdicts& out) {
+  constexpr std::string_view kSource = "kernel log (/dev/kmsg)";
+  if (!events.ok()) {
+    out.Add(Unknown(Subsystem::kProcessor, "machine checks not read: " + events.error().message,
+                    "/dev/kmsg"));
+    return;
+  }
+  int corrected = 0, uncorrected = 0, failures = 0;
+  const KernelEvent* last_uncorrected = nullptr;
+  const KernelEvent* last_failure = nullptr;
+  for (const KernelEvent& e : *events) {
+    if (e.kind == KernelEventKind::kCorrectedMachineCheck) ++corrected;
+    if (e.kind == KernelEventKind::kMachineCheck) {
+      ++uncorrected;
+      last_uncorrected = &e;
+    }
+    if (e.kind == KernelEventKind::kMemoryFailure) {
+      ++failures;
+      last_failure = &e;
+    }
+  }
+  if (failures > 0) {
+    out.Add(Finding(
+        Subsystem::kMemory, Status::kFail, "MEM_PAGE_OFFLINED", Action::kDrainNode,
+        "the kernel took memory pages offline after uncorrectable errors: a DIMM to "
+        "replace",
+        fmt::format("{} memory failure records (last: {})", failures, last_failure->message),
+        std::string(kSource)));
+  }
+  if (uncorrected > 0) {
+    out.Add(Finding(
+        Subsystem::kProcessor, Status::kFail, "CPU_MACHINE_CHECK", Action::kDrainNode,
+        "the CPU reported hardware errors it did not correct (machine check): "
+        "rasdaemon or mcelog decode them",
+        fmt::format("{} machine-check records (last: {})", uncorrected, last_uncorrected->message),
+        std::string(kSource)));
+  } else if (corrected > 0) {
+    out.Add(Finding(Subsystem::kProcessor, Status::kWarn, "CPU_MACHINE_CHECKS_CORRECTED",
+                    Action::kNone,
+                    "the CPU corrected hardware errors (machine check events logged): a part may "
+                    "be wearing out; rasdaemon or mcelog say which",
+                    fmt::format("{} \"Machine check events logged\" records", corrected),
+                    std::string(kSource)));
+  } else {
+    out.Add(Pass(Subsystem::kProcessor, "no machine check in the kernel log since boot",
+                 std::string(kSource)));
+  }
+}
+
 std::vector<Verdict> DeviceHealth(const Device& d, const HealthInput& input,
                                   const HealthOptions& options) {
   DeviceVerdicts out(d.id);
@@ -89,6 +139,7 @@ std::vector<Verdict> DeviceHealth(const Device& d, const HealthInput& input,
   out.Add(MemoryVerdict(readings));
   for (Verdict& v : RasBlockVerdicts(readings)) out.Add(std::move(v));
   out.Add(ThermalVerdict(readings, options.root, IsAccelerator(d)));
+  if (!IsAccelerator(d)) AddMachineCheckVerdicts(input.kernel_events, out);
   if (IsAccelerator(d)) {
     out.Add(PowerVerdict(readings));
     if (!d.bus_id.empty()) out.Add(PcieLinkVerdict(d.bus_id, readings, options.root));

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <optional>
 
 #include "xpuperf/core/sysfs_file.h"
 
@@ -54,6 +55,16 @@ std::string_view TextOf(std::string_view line, int64_t* since_boot_us) {
   return line;
 }
 
+// The kind of a machine-check or memory-failure record, nullopt for any other text.
+std::optional<KernelEventKind> MachineCheckKind(std::string_view text) {
+  if (text.find("Memory failure: ") != std::string_view::npos)
+    return KernelEventKind::kMemoryFailure;
+  if (text.find("mce: [Hardware Error]:") == std::string_view::npos) return std::nullopt;
+  if (text.find("Machine check events logged") != std::string_view::npos)
+    return KernelEventKind::kCorrectedMachineCheck;
+  return KernelEventKind::kMachineCheck;
+}
+
 }  // namespace
 
 std::string NormalizeBusId(std::string_view bus_id) {
@@ -82,6 +93,12 @@ std::vector<KernelEvent> ParseKernelLog(std::string_view text) {
     text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
     KernelEvent event;
     std::string_view body = TextOf(line, &event.since_boot_us);
+    if (auto kind = MachineCheckKind(body)) {
+      event.kind = *kind;
+      event.message = std::string(Trim(body).substr(0, 240));
+      events.push_back(std::move(event));
+      continue;
+    }
     const size_t at = body.find(kXid);
     if (at == std::string_view::npos) continue;
     body.remove_prefix(at + kXid.size());

@@ -65,6 +65,8 @@ std::string_view SubsystemName(Subsystem subsystem) {
       return "driver";
     case Subsystem::kClocks:
       return "clocks";
+    case Subsystem::kProcessor:
+      return "processor";
   }
   return "driver";
 }

@@ -215,6 +215,38 @@ TEST(HealthRulesTest, ADownTrainedLinkWarnsAndAnIdleSlowOneDoesNot) {
   EXPECT_NE(missing->evidence.find("0000:99:00.0"), std::string::npos);
 }
 
+TEST(HealthRulesTest, MachineChecksOfTheKernelLog) {
+  HealthInput in;
+  in.devices = {Cpu()};
+  KernelEvent corrected;
+  corrected.kind = KernelEventKind::kCorrectedMachineCheck;
+  corrected.message = "mce: [Hardware Error]: Machine check events logged";
+  in.kernel_events = std::vector<KernelEvent>{corrected, corrected};
+  HealthReport report = Evaluate(in);
+  EXPECT_EQ(Find(report, "cpu0", Subsystem::kProcessor)->code, "CPU_MACHINE_CHECKS_CORRECTED");
+  EXPECT_TRUE(report.Healthy());
+  KernelEvent uncorrected = corrected;
+  uncorrected.kind = KernelEventKind::kMachineCheck;
+  uncorrected.message = "mce: [Hardware Error]: CPU 3: Machine Check Exception: 5 Bank 4";
+  KernelEvent failure = corrected;
+  failure.kind = KernelEventKind::kMemoryFailure;
+  failure.message = "Memory failure: 0x3f2a1: recovery action for dirty LRU page: Recovered";
+  in.kernel_events = std::vector<KernelEvent>{corrected, uncorrected, failure};
+  report = Evaluate(in);
+  const std::optional<Verdict> cpu = Find(report, "cpu0", Subsystem::kProcessor);
+  EXPECT_EQ(cpu->code, "CPU_MACHINE_CHECK");
+  EXPECT_EQ(cpu->action, Action::kDrainNode);
+  EXPECT_NE(cpu->evidence.find("Bank 4"), std::string::npos);
+  EXPECT_EQ(Find(report, "cpu0", Subsystem::kMemory)->code, "MEM_PAGE_OFFLINED");
+  // A GPU without a bus id is not given the CPU's records as XIDs.
+  in.devices = {Gpu("nvidia0", "")};
+  EXPECT_EQ(Find(Evaluate(in), "nvidia0", Subsystem::kDriver)->status, Status::kPass);
+  // An unreadable log: unknown.
+  in.devices = {Cpu()};
+  in.kernel_events = MakeError(ErrorCode::kUnavailable, "/dev/kmsg: Operation not permitted");
+  EXPECT_EQ(Find(Evaluate(in), "cpu0", Subsystem::kProcessor)->status, Status::kUnknown);
+}
+
 TEST(HealthRulesTest, HostMemoryAndCpuThrottling) {
   HealthInput in;
   in.devices = {Cpu()};

@@ -39,6 +39,21 @@ TEST(KernelLogTest, XidsFromKmsgRecordsAndDmesgLines) {
   EXPECT_EQ(events[1].since_boot_us, 812345678);
 }
 
+TEST(KernelLogTest, MachineChecksAndMemoryFailures) {
+  const auto events = ParseKernelLog(
+      "4,812,9000001,-;mce: [Hardware Error]: Machine check events logged\n"
+      "[ 12.5] mce: [Hardware Error]: CPU 3: Machine Check Exception: 5 Bank 4: b200000000070005\n"
+      "3,900,9100000,-;Memory failure: 0x3f2a1: recovery action for dirty LRU page: Recovered\n"
+      "6,901,9100001,-;mce: CPU0: Thermal monitoring enabled (TM1)\n");
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].kind, KernelEventKind::kCorrectedMachineCheck);
+  EXPECT_EQ(events[0].since_boot_us, 9000001);
+  EXPECT_EQ(events[1].kind, KernelEventKind::kMachineCheck);
+  EXPECT_NE(events[1].message.find("Bank 4"), std::string::npos);
+  EXPECT_EQ(events[2].kind, KernelEventKind::kMemoryFailure);
+  EXPECT_TRUE(events[2].bus_id.empty());
+}
+
 TEST(KernelLogTest, HostileTextIsBounded) {
   EXPECT_TRUE(ParseKernelLog("").empty());
   EXPECT_TRUE(ParseKernelLog("NVRM: Xid (").empty());

@@ -1,6 +1,7 @@
-// The driver records health reads from the kernel log (/dev/kmsg, since boot): NVIDIA's XIDs
+// The records health reads from the kernel log (/dev/kmsg, since boot): NVIDIA's XIDs
 // ("NVRM: Xid (PCI:0000:3b:00): 79, pid=…, GPU has fallen off the bus."), each with the PCI
-// address of its GPU.
+// address of its GPU, and the CPU's machine checks ("mce: [Hardware Error]: …") and memory
+// failures ("Memory failure: 0x…: recovery action …").
 #pragma once
 
 #include <cstdint>
@@ -12,15 +13,23 @@
 
 namespace xpuperf::health {
 
+enum class KernelEventKind {
+  kXid,
+  kCorrectedMachineCheck,  // "mce: [Hardware Error]: Machine check events logged"
+  kMachineCheck,           // any other "mce: [Hardware Error]" record: an uncorrected error
+  kMemoryFailure,          // "Memory failure:": a page taken offline after an uncorrected error
+};
+
 struct KernelEvent {
-  std::string bus_id;  // normalised: "0000:3b:00" (domain:bus:device, lower case, no function)
+  KernelEventKind kind = KernelEventKind::kXid;
+  std::string bus_id;  // XIDs: "0000:3b:00" (domain:bus:device, lower case, no function)
   int xid = 0;
-  std::string message;        // the record's text after "NVRM: "
+  std::string message;        // the record's text after "NVRM: " (XIDs), or the whole text
   int64_t since_boot_us = 0;  // the record's timestamp (0 when the line had none)
 };
 
-// The XID records of kernel log text: /dev/kmsg records ("6,1234,5678901,-;NVRM: Xid …") or
-// dmesg lines ("[ 5.678901] NVRM: Xid …"), one per line; other lines are skipped.
+// The XID and machine-check records of kernel log text: /dev/kmsg records ("6,1234,5678901,-;NVRM:
+// Xid …") or dmesg lines ("[ 5.678901] NVRM: Xid …"), one per line; other lines are skipped.
 std::vector<KernelEvent> ParseKernelLog(std::string_view text);
 
 // Reads ROOT/dev/kmsg without blocking (every record still in the ring buffer; at most 16 MiB)
@@ -38,7 +47,7 @@ class KernelLogWatch {
   KernelLogWatch& operator=(const KernelLogWatch&) = delete;
 
   void Poll();
-  // Every XID record seen since the watch started (the ring buffer's since boot included), or why
+  // Every record seen since the watch started (the ring buffer's since boot included), or why
   // the log cannot be read.
   Result<std::vector<KernelEvent>> Events() const;
 

@@ -28,7 +28,17 @@ enum class Action {
   kReplaceDevice,  // the device is out of spare resources (row remap failure, retired-page limit)
 };
 
-enum class Subsystem { kPcie, kMemory, kThermal, kPower, kInterconnect, kDriver, kClocks };
+// kProcessor: the CPU's machine checks.
+enum class Subsystem {
+  kPcie,
+  kMemory,
+  kThermal,
+  kPower,
+  kInterconnect,
+  kDriver,
+  kClocks,
+  kProcessor
+};
 
 std::string_view StatusName(Status status);           // "pass", "warn", "fail", "unknown"
 std::string_view SeverityName(Severity severity);     // "none", "info", "warning", "critical"
