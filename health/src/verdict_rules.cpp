@@ -477,11 +477,14 @@ Verdict ClocksVerdict(const Device& device, const DeviceReadings& readings) {
   const std::optional<double> clock = SmOrFirst(clock_reading);
   const std::optional<double> max = SmOrFirst(max_reading);
   if (!clock || !max || *max <= 0) {
-    return Unknown(
-        Subsystem::kClocks,
-        "no current and maximum clock: " + WhyUnread(clock ? max_reading : clock_reading,
-                                                     clock ? metrics::kClockMax : metrics::kClock),
-        "backend " + device.backend);
+    const Reading* missing = clock ? max_reading : clock_reading;
+    const std::string_view metric = clock ? metrics::kClockMax : metrics::kClock;
+    return Unknown(Subsystem::kClocks,
+                   "no current and maximum clock: " +
+                       (missing == nullptr
+                            ? fmt::format("the {} backend reports no {}", device.backend, metric)
+                            : WhyUnread(missing, metric)),
+                   "backend " + device.backend);
   }
   if (!busy) {
     return Unknown(Subsystem::kClocks,

@@ -210,6 +210,17 @@ Reading Clocks(const AmdGpu& gpu, const CollectContext& c) {
   return std::move(e).Done("unsupported: no hwmon freq*_input, gpu_metrics clocks or pp_dpm_*");
 }
 
+// The highest DPM level of the gfx and memory clocks (what amd-smi reports as the maximum).
+Reading MaxClocks(const AmdGpu& gpu, const CollectContext& c) {
+  Emitter e(m::kClockMax, gpu, c.wall_ns);
+  for (auto [dpm, type] : {std::pair{"pp_dpm_sclk", "gfx"}, std::pair{"pp_dpm_mclk", "memory"}}) {
+    auto text = ReadFileToString(gpu.card.device_dir + "/" + dpm);
+    if (!text.ok()) continue;
+    if (auto mhz = ParseHighestDpmLevelMhz(*text)) e.Add(*mhz * 1e6, labels::kType, type);
+  }
+  return std::move(e).Done("unsupported: no pp_dpm_sclk or pp_dpm_mclk levels");
+}
+
 Reading Errors(const AmdGpu& gpu, const CollectContext& c) {
   Emitter e(m::kErrors, gpu, c.wall_ns);
   auto entries = ListDirectory(gpu.card.device_dir + "/ras");
@@ -351,6 +362,7 @@ const std::vector<AmdMetric>& AmdMetrics() {
       {m::kClockEventActive,
        [](std::string_view, AmdGpu& gpu, C c) { return ThrottleReasons(gpu, c.wall_ns); }},
       {m::kPeerLinkThroughput, [](std::string_view, AmdGpu& gpu, C c) { return PeerLink(gpu, c); }},
+      {m::kClockMax, [](std::string_view, AmdGpu& gpu, C c) { return MaxClocks(gpu, c); }},
   };
   return handlers;
 }

@@ -27,21 +27,37 @@ std::optional<RasCounts> ParseRasErrorCount(std::string_view text) {
   return counts;
 }
 
+namespace {
+
+// "1: 2100Mhz *" → 2100.
+std::optional<double> DpmLevelMhz(std::string_view line) {
+  const size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  std::string_view rest = TrimWhitespace(line.substr(colon + 1));
+  const size_t unit = rest.find_first_not_of("0123456789");
+  if (unit == 0 || unit == std::string_view::npos) return std::nullopt;
+  const std::string_view tail = rest.substr(unit);
+  if (!tail.starts_with("Mhz") && !tail.starts_with("MHz")) return std::nullopt;
+  const std::optional<uint64_t> mhz = ParseUnsigned(rest.substr(0, unit));
+  if (!mhz) return std::nullopt;
+  return static_cast<double>(*mhz);
+}
+
+}  // namespace
+
 std::optional<double> ParseCurrentDpmLevelMhz(std::string_view text) {
   for (std::string_view line : SplitLines(text)) {
-    if (line.find('*') == std::string_view::npos) continue;
-    const size_t colon = line.find(':');
-    if (colon == std::string_view::npos) return std::nullopt;
-    std::string_view rest = TrimWhitespace(line.substr(colon + 1));
-    const size_t unit = rest.find_first_not_of("0123456789");
-    if (unit == 0 || unit == std::string_view::npos) return std::nullopt;
-    const std::string_view tail = rest.substr(unit);
-    if (!tail.starts_with("Mhz") && !tail.starts_with("MHz")) return std::nullopt;
-    const std::optional<uint64_t> mhz = ParseUnsigned(rest.substr(0, unit));
-    if (!mhz) return std::nullopt;
-    return static_cast<double>(*mhz);
+    if (line.find('*') != std::string_view::npos) return DpmLevelMhz(line);
   }
   return std::nullopt;
+}
+
+std::optional<double> ParseHighestDpmLevelMhz(std::string_view text) {
+  std::optional<double> highest;
+  for (std::string_view line : SplitLines(text)) {
+    if (auto mhz = DpmLevelMhz(line); mhz && (!highest || *mhz > *highest)) highest = mhz;
+  }
+  return highest;
 }
 
 std::string_view AmdModelName(uint32_t device_id) {

@@ -19,6 +19,8 @@ std::optional<RasCounts> ParseRasErrorCount(std::string_view text);
 // pp_dpm_sclk / pp_dpm_mclk: lines "1: 1837Mhz *" with the current level marked by '*' (a
 // deep-sleep level reads "S: 19Mhz *"). The current level's frequency in MHz.
 std::optional<double> ParseCurrentDpmLevelMhz(std::string_view text);
+// The highest level of a pp_dpm_* file in MHz (the clock's maximum), or nullopt.
+std::optional<double> ParseHighestDpmLevelMhz(std::string_view text);
 
 // A marketing name for well-known PCI device ids of AMD GPUs; empty when unknown.
 std::string_view AmdModelName(uint32_t device_id);
