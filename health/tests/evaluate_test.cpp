@@ -215,6 +215,26 @@ TEST(HealthRulesTest, ADownTrainedLinkWarnsAndAnIdleSlowOneDoesNot) {
   EXPECT_NE(missing->evidence.find("0000:99:00.0"), std::string::npos);
 }
 
+// An XID storm: 10,000 application faults (XID 13) and one fallen-off-the-bus (79) for the same
+// GPU: one driver verdict, the worst XID's, with every XID counted in the evidence.
+TEST(HealthRulesTest, AnXidStormIsOneVerdictWithItsCounts) {
+  std::string log;
+  for (int i = 0; i < 10000; ++i)
+    log += "4,1" + std::to_string(i) +
+           ",5000,-;NVRM: Xid (PCI:0000:3b:00): 13, pid=77, Graphics "
+           "Exception\n";
+  log += "3,99999,9000,-;NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus.\n";
+  HealthInput in;
+  in.devices = {Gpu()};
+  in.kernel_events = ParseKernelLog(log);
+  ASSERT_EQ(in.kernel_events->size(), 10001u);
+  const std::optional<Verdict> driver = Find(Evaluate(in), "nvidia0", Subsystem::kDriver);
+  ASSERT_TRUE(driver.has_value());
+  EXPECT_EQ(driver->code, "XID_79_FALLEN_OFF_BUS");
+  EXPECT_NE(driver->evidence.find("XID 13 x10000"), std::string::npos) << driver->evidence;
+  EXPECT_NE(driver->evidence.find("XID 79 x1"), std::string::npos);
+}
+
 TEST(HealthRulesTest, MachineChecksOfTheKernelLog) {
   HealthInput in;
   in.devices = {Cpu()};
