@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "xpuperf/core/utc_time.h"
+
 namespace xpuperf::alerts {
 namespace {
 
@@ -45,14 +47,7 @@ std::string AlertFingerprint(const Labels& labels) {
   return fmt::format("{:016x}", hash);
 }
 
-std::string Rfc3339(int64_t unix_ms) {
-  const std::time_t seconds = static_cast<std::time_t>(unix_ms / 1000);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &tm);
-  return fmt::format("{}.{:03d}Z", buffer, static_cast<int>(unix_ms % 1000));
-}
+std::string Rfc3339(int64_t unix_ms) { return UtcTimestamp(unix_ms * 1'000'000, 3); }
 
 Notifier::Notifier(std::vector<ReceiverConfig> receivers, NotifierOptions options,
                    HttpPoster poster)

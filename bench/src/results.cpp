@@ -12,19 +12,11 @@
 #include "xpuperf/core/input_file.h"
 #include "xpuperf/core/json.h"
 #include "xpuperf/core/output_directory.h"
+#include "xpuperf/core/utc_time.h"
 #include "xpuperf/core/version.h"
 
 namespace xpuperf::bench {
 namespace {
-
-std::string IsoTimestamp(int64_t wall_ns) {
-  const time_t seconds = static_cast<time_t>(wall_ns / 1'000'000'000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 nlohmann::json StatisticsJson(const SampleStatistics& s) {
   return {{"count", s.count},
@@ -93,7 +85,7 @@ nlohmann::json MeasurementRecord(const Measurement& m, const RunInfo& run) {
   record["host"] = run.host;
   record["run_id"] = run.run_id;
   record["suite"] = run.suite;
-  record["time"] = IsoTimestamp(run.timestamp_ns);
+  record["time"] = UtcTimestamp(run.timestamp_ns);
   record["xpuperf_version"] = kVersion;
   // PerfKit Benchmarker's sample: timestamp in seconds, everything else in metadata.
   record["timestamp"] = static_cast<double>(run.timestamp_ns) / 1e9;

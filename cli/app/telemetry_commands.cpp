@@ -34,6 +34,10 @@ void AddMetricsCommand(CLI::App& app, CommandActions& actions) {
   command->add_option("--device,-d", metrics.devices, "Device id (repeatable); default all");
   command->add_flag("--list", metrics.list, "Print the metric catalog");
   command->add_flag("--json", metrics.json, "JSON output (JSON Lines with --watch)");
+  command
+      ->add_option("--format", metrics.format,
+                   "table, json or csv (the header once, then one row per device, metric and time)")
+      ->capture_default_str();
   command->add_flag("--watch,-w", metrics.watch, "Refresh until interrupted");
   command->add_option("--rate", metrics.rate_seconds, "Refresh period with --watch, seconds")
       ->capture_default_str();

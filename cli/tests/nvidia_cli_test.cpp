@@ -71,6 +71,52 @@ TEST_F(NvidiaCliTest, MetricsTableShowsTheScriptedValues) {
   EXPECT_EQ(testing::CompareGolden("nvidia-metrics.txt", r.out), "");
 }
 
+// The fields nvidia-smi's first screen shows: clocks against their maximum, power against its
+// limit, the performance state, the PCIe link, the throttle reasons in words, ECC and persistence.
+TEST_F(NvidiaCliTest, TheDashboardShowsClocksPowerLinkAndThrottleInWords) {
+  auto r = RunXpuperf({"metrics", "--backend", "nvidia", "--window", "0"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Clocks, power and link"), std::string::npos) << r.out;
+  for (const char* cell :
+       {"1.98 GHz / 1.98 GHz", "350.1 W / 500.0 W", "P0", "gen5 x16 of gen5 x16",
+        "power cap, thermal (SW)", "gen1 x8 of gen4 x16", "P8", "on (off after reset)"}) {
+    EXPECT_NE(r.out.find(cell), std::string::npos) << "missing: " << cell << "\n" << r.out;
+  }
+}
+
+// --format csv: the header once, one row per sample and time, the reason of a reading without a
+// value; --watch prints it once across refreshes.
+TEST_F(NvidiaCliTest, MetricsCsvHasOneHeaderAndOneRowPerSample) {
+  auto r = RunXpuperf({"metrics", "--backend", "nvidia", "--format", "csv", "--watch", "--rate",
+                       "0.1", "--count", "2", "-m", "power_limit_watts", "-m", "energy_joules"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("timestamp,host,device,metric,labels,value,unit,state,reason\n", 0), 0u);
+  size_t headers = 0, pos = 0;
+  while ((pos = r.out.find("timestamp,host", pos)) != std::string::npos) ++headers, ++pos;
+  EXPECT_EQ(headers, 1u);
+  EXPECT_NE(r.out.find(",nvidia0,power_limit_watts,type=enforced,500,watts,ok,\n"),
+            std::string::npos)
+      << r.out;
+  // The A100's energy counter is refused: its row has no value and says why (quoted: it has a
+  // comma).
+  EXPECT_NE(r.out.find(",nvidia1,energy_joules,,,joules,unsupported,"), std::string::npos) << r.out;
+  // Two refreshes of 8 rows (5 + 3 limits; 2 energy rows), after the header.
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1 + 2 * 10) << r.out;
+  auto bad = RunXpuperf({"metrics", "--format", "xml"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--format must be table, json or csv"), std::string::npos) << bad.err;
+}
+
+// Each refresh of a watched table starts with its time and host.
+TEST_F(NvidiaCliTest, WatchedTablesSayWhenEachRefreshWasTaken) {
+  auto r = RunXpuperf({"metrics", "--backend", "nvidia", "--watch", "--rate", "0.1", "--count", "2",
+                       "-m", "performance_state"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(refresh 1) ==="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(refresh 2) ==="), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.rfind("=== 20", 0), 0u) << r.out;  // "=== 2026-12-07T04:45:12Z on host ..."
+}
+
 TEST_F(NvidiaCliTest, MetricsJsonHasGpmValuesAfterTheWindow) {
   // A 0.2 s window: the second GPM sample is taken by the Collect at its end.
   auto r = RunXpuperf({"metrics", "--json", "--backend", "nvidia", "--window", "0.2"});

@@ -94,6 +94,20 @@ constexpr std::array kCatalog = {
                "The driver's temperature thresholds: slowdown, shutdown, the highest operating "
                "temperature of the GPU and of its memory",
                "device,type"},
+    MetricInfo{metrics::kPowerLimit, "watts", K::kGauge,
+               "Power limits: the one enforced now, the default, and the range it may be set to "
+               "(type current, enforced, default, min, max)",
+               "device,type"},
+    MetricInfo{metrics::kPerformanceState, "state", K::kGauge,
+               "Performance state: 0 (P0, the fastest) to 15 (P15, the slowest)", "device"},
+    MetricInfo{metrics::kHostLinkGeneration, "generation", K::kGauge,
+               "Host link (PCIe) generation now and the highest the device and slot support "
+               "(type current, max)",
+               "device,type"},
+    MetricInfo{metrics::kHostLinkWidth, "lanes", K::kGauge,
+               "Host link (PCIe) width now and the widest the device and slot support "
+               "(type current, max)",
+               "device,type"},
     MetricInfo{metrics::kCoreErrorActive, "boolean", K::kGauge,
                "1 while the runtime reports the core in error (its message in `error`), 0 for a "
                "core without error",

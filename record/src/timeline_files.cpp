@@ -17,6 +17,7 @@
 #include "xpuperf/core/json.h"
 #include "xpuperf/core/output_file.h"
 #include "xpuperf/core/version.h"
+#include "xpuperf/render/csv.h"
 
 namespace xpuperf::record {
 namespace {
@@ -78,20 +79,6 @@ Result<int> Create(const std::string& path) {
   if (fd < 0)
     return MakeError(ErrorCode::kIo, "cannot create " + path + ": " + std::strerror(errno));
   return fd;
-}
-
-// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
-void AppendCsvField(std::string& out, std::string_view field) {
-  if (field.find_first_of(",\"\n\r") == std::string_view::npos) {
-    out += field;
-    return;
-  }
-  out += '"';
-  for (char c : field) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
 }
 
 std::string LabelText(const Labels& labels) {
@@ -219,11 +206,11 @@ void TimelineFiles::Announce(const SeriesTable& table) {
               "\n";
     SeriesText text;
     text.csv_middle = ",";
-    AppendCsvField(text.csv_middle, s.device);
+    render::AppendCsvField(text.csv_middle, s.device);
     text.csv_middle += ',';
-    AppendCsvField(text.csv_middle, s.metric);
+    render::AppendCsvField(text.csv_middle, s.metric);
     text.csv_middle += ',';
-    AppendCsvField(text.csv_middle, LabelText(s.labels));
+    render::AppendCsvField(text.csv_middle, LabelText(s.labels));
     text.csv_middle += ',';
     text.csv_unit = "," + s.unit + "\n";
     text.trace_name = nlohmann::json(s.metric + (s.unit.empty() ? "" : " (" + s.unit + ")")).dump();

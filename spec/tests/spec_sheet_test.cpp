@@ -53,7 +53,8 @@ TEST(SpecSheetTest, LoadsEveryShippedSheet) {
   }
   EXPECT_EQ(devices,
             (std::set<std::string>{"TPU v4", "TPU v5e", "TPU v5p", "TPU v6e", "TPU 7x",
-                                   "NVIDIA H100 SXM", "NVIDIA H200", "NVIDIA A100 SXM 80GB",
+                                   "NVIDIA H100 SXM", "NVIDIA H100 PCIe", "NVIDIA B200",
+                                   "NVIDIA L40S", "NVIDIA H200", "NVIDIA A100 SXM 80GB",
                                    "NVIDIA A100 SXM 40GB", "NVIDIA L4", "AMD Instinct MI300X"}));
 }
 
@@ -145,7 +146,35 @@ TEST(SpecSheetTest, FindsSheetsByTheModelNameDriversReport) {
   ASSERT_NE(a100, nullptr);
   EXPECT_EQ(a100->device, "NVIDIA A100 SXM 80GB");
   EXPECT_EQ(FindSpecSheet(*sheets, "NVIDIA H200")->device, "NVIDIA H200");
-  EXPECT_EQ(FindSpecSheet(*sheets, "NVIDIA H100 PCIe"), nullptr);
+  EXPECT_EQ(FindSpecSheet(*sheets, "NVIDIA H100 PCIe")->device, "NVIDIA H100 PCIe");
+  EXPECT_EQ(FindSpecSheet(*sheets, "NVIDIA GH200 480GB"), nullptr);  // no sheet: none guessed
+}
+
+// L40S, H100 PCIe and B200: the datasheets' dense figures (half of the sparse ones).
+TEST(SpecSheetTest, L40sH100PcieAndB200SheetsHoldTheDatasheetFigures) {
+  auto sheets = LoadSpecSheets(ShippedSpecSheetDir());
+  ASSERT_TRUE(sheets.ok());
+  const SpecSheet* l40s = FindSpecSheet(*sheets, "NVIDIA L40S");
+  ASSERT_NE(l40s, nullptr);
+  const std::map<std::string, double> l40s_peaks = {{"fp32", 91.6e12},   {"tf32", 183e12},
+                                                    {"bf16", 362.05e12}, {"fp16", 362.05e12},
+                                                    {"fp8", 733e12},     {"int8", 733e12}};
+  EXPECT_EQ(l40s->peak_flops_per_second, l40s_peaks);
+  EXPECT_DOUBLE_EQ(l40s->memory_bandwidth_bytes_per_second, 864e9);
+  EXPECT_DOUBLE_EQ(l40s->memory_bytes, 48 * kGiB);
+  const SpecSheet* h100 = FindSpecSheet(*sheets, "NVIDIA H100 PCIe");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_DOUBLE_EQ(h100->peak_flops_per_second.at("fp64"), 26e12);
+  EXPECT_DOUBLE_EQ(h100->peak_flops_per_second.at("bf16"), 756.5e12);
+  EXPECT_DOUBLE_EQ(h100->memory_bandwidth_bytes_per_second, 2e12);
+  EXPECT_DOUBLE_EQ(h100->network_link->tx_bytes_per_second, 300e9);
+  const SpecSheet* b200 = FindSpecSheet(*sheets, "NVIDIA B200");
+  ASSERT_NE(b200, nullptr);
+  EXPECT_DOUBLE_EQ(b200->peak_flops_per_second.at("bf16"), 2.25e15);
+  EXPECT_DOUBLE_EQ(b200->peak_flops_per_second.at("fp8"), 4.5e15);
+  EXPECT_DOUBLE_EQ(b200->peak_flops_per_second.at("fp64"), 37e12);
+  EXPECT_DOUBLE_EQ(b200->memory_bandwidth_bytes_per_second, 7.7e12);
+  EXPECT_DOUBLE_EQ(b200->network_link->rx_bytes_per_second, 900e9);
 }
 
 TEST(SpecSheetTest, ShippedNumbersMatchTheCloudTpuTable) {

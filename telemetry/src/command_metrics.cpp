@@ -36,11 +36,22 @@ Result<MetricsSnapshot> Observe(Session& session, const MetricsOptions& options,
   return snap;
 }
 
-void Print(const MetricsSnapshot& snap, const MetricsOptions& options, std::ostream& out) {
-  if (options.json) {
+void Print(const MetricsSnapshot& snap, const MetricsOptions& options, int refresh,
+           std::ostream& out) {
+  if (options.format == "json") {
     // One document per line when watching (JSON Lines), pretty otherwise.
     out << MetricsJson(snap).dump(options.watch ? -1 : 2) << "\n";
-  } else if (options.metrics.empty()) {
+    out.flush();
+    return;
+  }
+  if (options.format == "csv") {
+    if (refresh == 1) out << MetricsCsvHeader();
+    out << MetricsCsvRows(snap);
+    out.flush();
+    return;
+  }
+  if (options.watch) out << WatchHeader(snap, refresh);
+  if (options.metrics.empty()) {
     out << RenderDashboard(snap);
   } else {
     out << RenderReadings(snap.readings);
@@ -50,7 +61,21 @@ void Print(const MetricsSnapshot& snap, const MetricsOptions& options, std::ostr
 
 }  // namespace
 
-int RunMetrics(const MetricsOptions& options, std::ostream& out, std::ostream& err) {
+int RunMetrics(const MetricsOptions& given, std::ostream& out, std::ostream& err) {
+  MetricsOptions options = given;
+  if (options.format != "table" && options.format != "json" && options.format != "csv") {
+    err << "xpuperf metrics: error: --format must be table, json or csv (got '" << options.format
+        << "')\n";
+    return kExitUsage;
+  }
+  if (options.json) {
+    if (options.format == "csv") {
+      err << "xpuperf metrics: error: --json and --format csv are two formats: give one\n";
+      return kExitUsage;
+    }
+    options.format = "json";
+  }
+  options.json = options.format == "json";
   if (options.list) {
     if (options.json) {
       out << CatalogJson().dump(2) << "\n";
@@ -85,7 +110,7 @@ int RunMetrics(const MetricsOptions& options, std::ostream& out, std::ostream& e
     return ExitCodeFor(check.error());
   }
   last_collect_ns = SystemClock::Instance().MonotonicNs();
-  const bool clear_screen = options.watch && !options.json && isatty(STDOUT_FILENO);
+  const bool clear_screen = options.watch && options.format == "table" && isatty(STDOUT_FILENO);
   for (int n = 0; !options.count || n < *options.count || !options.watch; ++n) {
     const double wait = options.watch ? options.rate_seconds : options.window_seconds;
     if (!SleepUnlessCancelled(wait)) break;
@@ -95,7 +120,7 @@ int RunMetrics(const MetricsOptions& options, std::ostream& out, std::ostream& e
       return ExitCodeFor(snap.error());
     }
     if (clear_screen) render::WriteTerminalControl(out, "\033[H\033[2J");
-    Print(*snap, options, out);
+    Print(*snap, options, n + 1, out);
     if (!options.watch) break;
   }
   return kExitOk;

@@ -157,6 +157,125 @@ void PerCoreTable(std::string& out, const MetricsSnapshot& snap) {
   if (!table.empty()) out += "\n" + table.Render();
 }
 
+// A clock-event (throttle) reason in words, as nvidia-smi -q words them.
+std::string ReasonWords(std::string_view reason) {
+  static const std::pair<std::string_view, std::string_view> kWords[] = {
+      {"gpu_idle", "idle"},
+      {"applications_clocks_setting", "application clocks"},
+      {"sw_power_cap", "power cap"},
+      {"hw_slowdown", "HW slowdown"},
+      {"sync_boost", "sync boost"},
+      {"sw_thermal_slowdown", "thermal (SW)"},
+      {"hw_thermal_slowdown", "thermal (HW)"},
+      {"hw_power_brake_slowdown", "power brake"},
+      {"display_clock_setting", "display clock"},
+      {"board_limit", "board limit"},
+      {"reliability", "reliability"},
+  };
+  for (const auto& [name, words] : kWords)
+    if (name == reason) return std::string(words);
+  std::string text(reason);
+  std::replace(text.begin(), text.end(), '_', ' ');
+  return text;
+}
+
+// "power cap, thermal (SW)"; "none" when the reasons are read and none holds the clocks down.
+std::string ThrottleText(const Reading* r) {
+  if (r == nullptr || r->state != ReadingState::kOk) return "n/a";
+  std::vector<std::string> active;
+  for (const Sample& s : r->samples) {
+    if (s.is_distribution() || s.scalar() <= 0) continue;
+    active.push_back(ReasonWords(s.labels.Get(labels::kReason)));
+  }
+  return active.empty() ? "none" : fmt::format("{}", fmt::join(active, ", "));
+}
+
+// The overall sample, else the first (a GPU's board power is labelled domain="gpu").
+const Sample* FirstSample(const Reading* r) {
+  if (const Sample* s = FindSample(r)) return s;
+  if (r == nullptr || r->state != ReadingState::kOk || r->samples.empty()) return nullptr;
+  return &r->samples.front();
+}
+
+// The SM (NVIDIA) or gfx (AMD) clock, else the first one.
+const Sample* CoreClock(const Reading* r) {
+  if (const Sample* s = FindSample(r, labels::kType, "sm")) return s;
+  if (const Sample* s = FindSample(r, labels::kType, "gfx")) return s;
+  return FirstSample(r);
+}
+
+std::string PairText(const Sample* now, const Sample* limit, std::string_view unit) {
+  if (now == nullptr && limit == nullptr) return "n/a";
+  return Scalar(now, unit) + " / " + Scalar(limit, unit);
+}
+
+std::string ModeText(const Reading* r, std::string_view mode, std::string_view pending) {
+  const Sample* now = FindSample(r, labels::kMode, mode);
+  if (now == nullptr) return "n/a";
+  std::string text = now->scalar() > 0 ? "on" : "off";
+  if (const Sample* next = pending.empty() ? nullptr : FindSample(r, labels::kMode, pending);
+      next != nullptr && (next->scalar() > 0) != (now->scalar() > 0))
+    text += next->scalar() > 0 ? " (on after reset)" : " (off after reset)";
+  return text;
+}
+
+std::string LinkText(const Reading* generation, const Reading* width) {
+  const Sample* gen = FindSample(generation, labels::kType, "current");
+  const Sample* gen_max = FindSample(generation, labels::kType, "max");
+  const Sample* lanes = FindSample(width, labels::kType, "current");
+  const Sample* lanes_max = FindSample(width, labels::kType, "max");
+  if (gen == nullptr && lanes == nullptr) return "n/a";
+  auto part = [](const Sample* g, const Sample* w) {
+    return fmt::format("gen{} x{}", g ? fmt::format("{:g}", g->scalar()) : "?",
+                       w ? fmt::format("{:g}", w->scalar()) : "?");
+  };
+  return part(gen, lanes) + " of " + part(gen_max, lanes_max);
+}
+
+// What nvidia-smi's first screen shows of each accelerator: clocks against their maximum, power
+// against its limit, the performance state, the PCIe link, why clocks are held down, ECC and
+// persistence mode.
+void DeviceStateTable(std::string& out, const MetricsSnapshot& snap) {
+  render::TextTable table("Clocks, power and link", {{"Device"},
+                                                     {"Clock / max", Align::kRight},
+                                                     {"Memory clock", Align::kRight},
+                                                     {"Power / limit", Align::kRight},
+                                                     {"Perf"},
+                                                     {"PCIe"},
+                                                     {"Clocks held by"},
+                                                     {"ECC"},
+                                                     {"Persistence"}});
+  for (const Device& d : snap.devices) {
+    if (d.backend == "cpu") continue;
+    const Reading* clock = Find(snap.readings, m::kClock, d.id);
+    const Reading* clock_max = Find(snap.readings, m::kClockMax, d.id);
+    const Reading* power = Find(snap.readings, m::kPower, d.id);
+    const Reading* limit = Find(snap.readings, m::kPowerLimit, d.id);
+    const Reading* pstate = Find(snap.readings, m::kPerformanceState, d.id);
+    const Reading* modes = Find(snap.readings, m::kDeviceMode, d.id);
+    const Reading* reasons = Find(snap.readings, m::kClockEventActive, d.id);
+    const Sample* enforced = FindSample(limit, labels::kType, "enforced");
+    if (enforced == nullptr) enforced = FindSample(limit, labels::kType, "current");
+    const Sample* state = FindSample(pstate);
+    std::vector<std::string> row = {render::DeviceColumn(d),
+                                    PairText(CoreClock(clock), CoreClock(clock_max), "hertz"),
+                                    Scalar(FindSample(clock, labels::kType, "memory"), "hertz"),
+                                    PairText(FirstSample(power), enforced, "watts"),
+                                    state ? fmt::format("P{:g}", state->scalar()) : "n/a",
+                                    LinkText(Find(snap.readings, m::kHostLinkGeneration, d.id),
+                                             Find(snap.readings, m::kHostLinkWidth, d.id)),
+                                    ThrottleText(reasons),
+                                    ModeText(modes, "ecc", "ecc_pending"),
+                                    ModeText(modes, "persistence", "")};
+    // A device with none of these (a TPU through its runtime) gets no row.
+    if (std::all_of(row.begin() + 1, row.end(),
+                    [](const std::string& c) { return c == "n/a" || c == "n/a / n/a"; }))
+      continue;
+    table.AddRow(std::move(row));
+  }
+  if (!table.empty()) out += "\n" + table.Render();
+}
+
 void PowerThermalTable(std::string& out, const MetricsSnapshot& snap) {
   render::TextTable table("Power and thermal", {{"Device"},
                                                 {"Domain / sensor"},
@@ -221,10 +340,26 @@ void ProcessTable(std::string& out, const MetricsSnapshot& snap) {
 }
 
 bool InDashboard(std::string_view metric) {
-  for (std::string_view shown :
-       {m::kDutyCycle, m::kTensorCoreUtilization, m::kMemoryUsed, m::kMemoryTotal, m::kQueueSize,
-        m::kClock, m::kPower, m::kEnergy, m::kTemperature, m::kTransferLatency, m::kOpExecutionTime,
-        m::kProcessCpu, m::kProcessMemory}) {
+  for (std::string_view shown : {m::kDutyCycle,
+                                 m::kTensorCoreUtilization,
+                                 m::kMemoryUsed,
+                                 m::kMemoryTotal,
+                                 m::kQueueSize,
+                                 m::kClock,
+                                 m::kPower,
+                                 m::kEnergy,
+                                 m::kTemperature,
+                                 m::kTransferLatency,
+                                 m::kOpExecutionTime,
+                                 m::kProcessCpu,
+                                 m::kProcessMemory,
+                                 m::kClockMax,
+                                 m::kPowerLimit,
+                                 m::kPerformanceState,
+                                 m::kHostLinkGeneration,
+                                 m::kHostLinkWidth,
+                                 m::kClockEventActive,
+                                 m::kDeviceMode}) {
     if (metric == shown) return true;
   }
   return false;
@@ -286,6 +421,7 @@ std::string RenderDashboard(const MetricsSnapshot& snap) {
   DeviceList(out, snap);
   UtilizationTable(out, snap);
   PerCoreTable(out, snap);
+  DeviceStateTable(out, snap);
   PowerThermalTable(out, snap);
   DistributionTable(out, snap, m::kTransferLatency, "Buffer transfer latency",
                     std::string(labels::kBufferSize), "Buffer size");

@@ -137,6 +137,9 @@ std::string_view WholeGpuOnly(std::string_view metric) {
   if (metric == m::kTemperature || metric == m::kTemperatureLimit) return "temperature";
   if (metric == m::kClock || metric == m::kClockMax) return "clocks";
   if (metric == m::kDeviceMode) return "persistence and ECC modes";
+  if (metric == m::kPowerLimit) return "power limits";
+  if (metric == m::kPerformanceState) return "the performance state";
+  if (metric == m::kHostLinkGeneration || metric == m::kHostLinkWidth) return "the PCIe link";
   if (metric == m::kClockEventActive) return "clock-event reasons";
   if (metric == m::kHostLinkThroughput) return "PCIe throughput";
   if (metric == m::kErrors) return "ECC and remapped-row counts";
@@ -223,6 +226,13 @@ const std::vector<GpuReader::Handler>& GpuReader::Handlers() {
       {m::kDeviceMode, [](R r, std::string_view, Gpu& gpu) { return r.Modes(gpu); }},
       {m::kTemperatureLimit,
        [](R r, std::string_view, Gpu& gpu) { return r.TemperatureLimits(gpu); }},
+      {m::kPowerLimit, [](R r, std::string_view, Gpu& gpu) { return r.PowerLimits(gpu); }},
+      {m::kPerformanceState,
+       [](R r, std::string_view, Gpu& gpu) { return r.PerformanceState(gpu); }},
+      {m::kHostLinkGeneration,
+       [](R r, std::string_view metric, Gpu& gpu) { return r.PcieLink(metric, gpu); }},
+      {m::kHostLinkWidth,
+       [](R r, std::string_view metric, Gpu& gpu) { return r.PcieLink(metric, gpu); }},
   };
   return handlers;
 }
@@ -363,74 +373,6 @@ Reading GpuReader::Clocks(std::string_view metric, Gpu& gpu) const {
     reading.samples.push_back(std::move(s));
   }
   if (reading.samples.empty()) return Failure(metric, gpu, symbol, first_failure);
-  return reading;
-}
-
-// The driver's temperature thresholds: one sample per threshold the GPU answers.
-Reading GpuReader::TemperatureLimits(Gpu& gpu) const {
-  const NvmlApi& api = library_.api();
-  if (api.device_get_temperature_threshold == nullptr)
-    return MissingSymbol(m::kTemperatureLimit, gpu, "nvmlDeviceGetTemperatureThreshold");
-  Reading reading = Ok(m::kTemperatureLimit, gpu);
-  nvml::Return first_failure = nvml::kSuccess;
-  for (auto [threshold, name] : {std::pair{nvml::kTemperatureThresholdShutdown, "shutdown"},
-                                 std::pair{nvml::kTemperatureThresholdSlowdown, "slowdown"},
-                                 std::pair{nvml::kTemperatureThresholdMemoryMax, "memory_max"},
-                                 std::pair{nvml::kTemperatureThresholdGpuMax, "gpu_max"}}) {
-    unsigned int celsius = 0;
-    const nvml::Return r = api.device_get_temperature_threshold(gpu.handle, threshold, &celsius);
-    if (IsLostCode(r))
-      return Failure(m::kTemperatureLimit, gpu, "nvmlDeviceGetTemperatureThreshold", r);
-    if (r != nvml::kSuccess) {
-      if (first_failure == nvml::kSuccess) first_failure = r;
-      continue;
-    }
-    Sample s = MakeSample(gpu, celsius);
-    s.labels.Set(labels::kType, name);
-    reading.samples.push_back(std::move(s));
-  }
-  if (reading.samples.empty())
-    return Failure(m::kTemperatureLimit, gpu, "nvmlDeviceGetTemperatureThreshold", first_failure);
-  return reading;
-}
-
-// Persistence mode and ECC (current and pending): one sample per mode the driver answers.
-Reading GpuReader::Modes(Gpu& gpu) const {
-  const NvmlApi& api = library_.api();
-  if (api.device_get_persistence_mode == nullptr && api.device_get_ecc_mode == nullptr)
-    return MissingSymbol(m::kDeviceMode, gpu, "nvmlDeviceGetPersistenceMode");
-  Reading reading = Ok(m::kDeviceMode, gpu);
-  auto add = [&](std::string_view mode, unsigned int state) {
-    Sample s = MakeSample(gpu, state == 1 ? 1.0 : 0.0);
-    s.labels.Set(labels::kMode, mode);
-    reading.samples.push_back(std::move(s));
-  };
-  std::string_view failed_query;
-  nvml::Return failure = nvml::kErrorNotSupported;
-  if (api.device_get_persistence_mode != nullptr) {
-    unsigned int mode = 0;
-    const nvml::Return r = api.device_get_persistence_mode(gpu.handle, &mode);
-    if (IsLostCode(r)) return Failure(m::kDeviceMode, gpu, "nvmlDeviceGetPersistenceMode", r);
-    if (r == nvml::kSuccess) {
-      add("persistence", mode);
-    } else {
-      failed_query = "nvmlDeviceGetPersistenceMode";
-      failure = r;
-    }
-  }
-  if (api.device_get_ecc_mode != nullptr) {
-    unsigned int current = 0, pending = 0;
-    const nvml::Return r = api.device_get_ecc_mode(gpu.handle, &current, &pending);
-    if (IsLostCode(r)) return Failure(m::kDeviceMode, gpu, "nvmlDeviceGetEccMode", r);
-    if (r == nvml::kSuccess) {
-      add("ecc", current);
-      add("ecc_pending", pending);
-    } else if (failed_query.empty()) {
-      failed_query = "nvmlDeviceGetEccMode";
-      failure = r;
-    }
-  }
-  if (reading.samples.empty()) return Failure(m::kDeviceMode, gpu, failed_query, failure);
   return reading;
 }
 

@@ -38,8 +38,22 @@ class GpuReader {
   Reading Temperature(Gpu& gpu) const;
   // clock_hertz (nvmlDeviceGetClockInfo) or clock_max_hertz (nvmlDeviceGetMaxClockInfo).
   Reading Clocks(std::string_view metric, Gpu& gpu) const;
+  // Device state (device_state_readings.cpp): modes, limits, the performance state and the link.
   Reading Modes(Gpu& gpu) const;
   Reading TemperatureLimits(Gpu& gpu) const;
+  Reading PowerLimits(Gpu& gpu) const;
+  Reading PerformanceState(Gpu& gpu) const;
+  // host_link_generation or host_link_width_lanes: current and max.
+  Reading PcieLink(std::string_view metric, Gpu& gpu) const;
+  // One sample per query that answers, labelled type=<name>, the answer times `scale`; a lost GPU
+  // fails the reading, and it is unsupported (with the first failure) when none answers.
+  struct UintQuery {
+    std::string_view type;
+    nvml::DeviceGetUintFn query;
+    std::string_view symbol;
+  };
+  Reading LabelledUints(std::string_view metric, Gpu& gpu, std::initializer_list<UintQuery> queries,
+                        double scale) const;
   Reading ClockEvents(Gpu& gpu) const;
   Reading HostLink(Gpu& gpu) const;
   Reading Errors(Gpu& gpu) const;

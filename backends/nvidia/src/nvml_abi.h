@@ -246,6 +246,11 @@ using DeviceGetClockInfoFn = Return (*)(Device, int, unsigned int*);  // current
 // nvmlDeviceGetEccMode(handle, current, pending); nvmlEnableState_t is a 4-byte enum (1 = on).
 // nvmlDeviceGetPersistenceMode(handle, mode) is a DeviceGetUintFn.
 using DeviceGetEccModeFn = Return (*)(Device, unsigned int*, unsigned int*);
+// nvmlDeviceGetPowerManagementLimitConstraints(handle, min mW, max mW); the power limit calls
+// (nvmlDeviceGetPowerManagementLimit, …DefaultLimit, nvmlDeviceGetEnforcedPowerLimit), the PCIe
+// link calls (nvmlDeviceGetCurr/MaxPcieLinkGeneration/Width) and nvmlDeviceGetPerformanceState
+// (nvmlPstates_t, a 4-byte enum: 0..15, 32 unknown) are DeviceGetUintFn.
+using DeviceGetLimitConstraintsFn = Return (*)(Device, unsigned int*, unsigned int*);
 using DeviceGetClocksEventReasonsFn = Return (*)(Device, unsigned long long*);
 using DeviceGetPcieThroughputFn = Return (*)(Device, int, unsigned int*);
 using DeviceGetFieldValuesFn = Return (*)(Device, int, FieldValue*);

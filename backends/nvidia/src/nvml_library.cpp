@@ -49,6 +49,17 @@ void ResolveOptional(const DynamicLibrary& handle, NvmlApi& api) {
   Resolve(handle, "nvmlDeviceGetMaxClockInfo", api.device_get_max_clock_info);
   Resolve(handle, "nvmlDeviceGetPersistenceMode", api.device_get_persistence_mode);
   Resolve(handle, "nvmlDeviceGetEccMode", api.device_get_ecc_mode);
+  Resolve(handle, "nvmlDeviceGetPowerManagementLimit", api.device_get_power_management_limit);
+  Resolve(handle, "nvmlDeviceGetPowerManagementDefaultLimit",
+          api.device_get_power_management_default_limit);
+  Resolve(handle, "nvmlDeviceGetEnforcedPowerLimit", api.device_get_enforced_power_limit);
+  Resolve(handle, "nvmlDeviceGetPowerManagementLimitConstraints",
+          api.device_get_power_management_limit_constraints);
+  Resolve(handle, "nvmlDeviceGetPerformanceState", api.device_get_performance_state);
+  Resolve(handle, "nvmlDeviceGetCurrPcieLinkGeneration", api.device_get_curr_pcie_link_generation);
+  Resolve(handle, "nvmlDeviceGetMaxPcieLinkGeneration", api.device_get_max_pcie_link_generation);
+  Resolve(handle, "nvmlDeviceGetCurrPcieLinkWidth", api.device_get_curr_pcie_link_width);
+  Resolve(handle, "nvmlDeviceGetMaxPcieLinkWidth", api.device_get_max_pcie_link_width);
   api.current_clocks_event_reasons_symbol = ResolveFirst(
       handle,
       {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"},

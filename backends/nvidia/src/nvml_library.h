@@ -42,6 +42,15 @@ struct NvmlApi {
   nvml::DeviceGetClockInfoFn device_get_max_clock_info = nullptr;
   nvml::DeviceGetUintFn device_get_persistence_mode = nullptr;
   nvml::DeviceGetEccModeFn device_get_ecc_mode = nullptr;
+  nvml::DeviceGetUintFn device_get_power_management_limit = nullptr;
+  nvml::DeviceGetUintFn device_get_power_management_default_limit = nullptr;
+  nvml::DeviceGetUintFn device_get_enforced_power_limit = nullptr;
+  nvml::DeviceGetLimitConstraintsFn device_get_power_management_limit_constraints = nullptr;
+  nvml::DeviceGetUintFn device_get_performance_state = nullptr;
+  nvml::DeviceGetUintFn device_get_curr_pcie_link_generation = nullptr;
+  nvml::DeviceGetUintFn device_get_max_pcie_link_generation = nullptr;
+  nvml::DeviceGetUintFn device_get_curr_pcie_link_width = nullptr;
+  nvml::DeviceGetUintFn device_get_max_pcie_link_width = nullptr;
   nvml::DeviceGetClocksEventReasonsFn device_get_current_clocks_event_reasons = nullptr;
   std::string_view current_clocks_event_reasons_symbol;
   nvml::DeviceGetClocksEventReasonsFn device_get_supported_clocks_event_reasons = nullptr;

@@ -101,7 +101,7 @@ TEST_F(NvidiaBackendTest, AnswersEveryMappedMetricOncePerGpuInCatalogOrder) {
   auto backend = OpenOk("two-gpus.conf");
   ASSERT_NE(backend, nullptr);
   const auto names = backend->metrics();
-  EXPECT_EQ(names.size(), 22u);
+  EXPECT_EQ(names.size(), 26u);
   size_t last_position = 0;
   for (std::string_view name : names) {
     const MetricInfo* info = FindMetric(name);
@@ -171,6 +171,26 @@ TEST_F(NvidiaBackendTest, MaximumClocksAndModes) {
   const Reading a100 = One(*backend, metrics::kDeviceMode, "nvidia1");
   EXPECT_EQ(Value(a100, "mode", "persistence"), 0.0);
   EXPECT_EQ(Value(a100, "mode", "ecc_pending"), 0.0);  // ECC off after the next reset
+}
+
+TEST_F(NvidiaBackendTest, PowerLimitsPerformanceStateAndPcieLink) {
+  auto backend = OpenOk("two-gpus.conf");
+  ASSERT_NE(backend, nullptr);
+  const Reading limits = One(*backend, metrics::kPowerLimit, "nvidia0");
+  EXPECT_EQ(Value(limits, "type", "current"), 500.0);
+  EXPECT_EQ(Value(limits, "type", "enforced"), 500.0);
+  EXPECT_EQ(Value(limits, "type", "default"), 700.0);
+  EXPECT_EQ(Value(limits, "type", "min"), 200.0);
+  EXPECT_EQ(Value(limits, "type", "max"), 700.0);
+  // No limit range on the second: current, enforced and default only.
+  EXPECT_EQ(One(*backend, metrics::kPowerLimit, "nvidia1").samples.size(), 3u);
+  EXPECT_EQ(Value(One(*backend, metrics::kPerformanceState, "nvidia1")), 8.0);
+  const Reading generation = One(*backend, metrics::kHostLinkGeneration, "nvidia1");
+  EXPECT_EQ(Value(generation, "type", "current"), 1.0);
+  EXPECT_EQ(Value(generation, "type", "max"), 4.0);
+  const Reading width = One(*backend, metrics::kHostLinkWidth, "nvidia1");
+  EXPECT_EQ(Value(width, "type", "current"), 8.0);
+  EXPECT_EQ(Value(width, "type", "max"), 16.0);
 }
 
 TEST_F(NvidiaBackendTest, ClockEventReasonsAreDecodedToNames) {

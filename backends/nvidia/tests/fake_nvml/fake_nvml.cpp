@@ -394,6 +394,64 @@ FAKE_EXPORT nvml::Return nvmlDeviceGetTemperatureThreshold(nvml::Device device, 
   return NumberInto(gpu, kKeys[threshold], celsius);
 }
 
+FAKE_EXPORT nvml::Return nvmlDeviceGetPowerManagementLimit(nvml::Device device, unsigned int* mw) {
+  CHECK_DEVICE(device);
+  return NumberInto(gpu, "power_limit_mw", mw);
+}
+
+FAKE_EXPORT nvml::Return nvmlDeviceGetEnforcedPowerLimit(nvml::Device device, unsigned int* mw) {
+  CHECK_DEVICE(device);
+  if (auto enforced = gpu->Number("power_limit_enforced_mw")) {
+    *mw = static_cast<unsigned>(*enforced);
+    return nvml::kSuccess;
+  }
+  return NumberInto(gpu, "power_limit_mw", mw);
+}
+
+FAKE_EXPORT nvml::Return nvmlDeviceGetPowerManagementDefaultLimit(nvml::Device device,
+                                                                  unsigned int* mw) {
+  CHECK_DEVICE(device);
+  return NumberInto(gpu, "power_limit_default_mw", mw);
+}
+
+FAKE_EXPORT nvml::Return nvmlDeviceGetPowerManagementLimitConstraints(nvml::Device device,
+                                                                      unsigned int* min_mw,
+                                                                      unsigned int* max_mw) {
+  CHECK_DEVICE(device);
+  auto min = gpu->Number("power_limit_min_mw"), max = gpu->Number("power_limit_max_mw");
+  if (!min || !max) return nvml::kErrorNotSupported;
+  *min_mw = static_cast<unsigned>(*min);
+  *max_mw = static_cast<unsigned>(*max);
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT nvml::Return nvmlDeviceGetPerformanceState(nvml::Device device, unsigned int* state) {
+  CHECK_DEVICE(device);
+  return NumberInto(gpu, "pstate", state);
+}
+
+FAKE_EXPORT nvml::Return nvmlDeviceGetCurrPcieLinkGeneration(nvml::Device device,
+                                                             unsigned int* generation) {
+  CHECK_DEVICE(device);
+  return NumberInto(gpu, "pcie_gen", generation);
+}
+
+FAKE_EXPORT nvml::Return nvmlDeviceGetMaxPcieLinkGeneration(nvml::Device device,
+                                                            unsigned int* generation) {
+  CHECK_DEVICE(device);
+  return NumberInto(gpu, "pcie_gen_max", generation);
+}
+
+FAKE_EXPORT nvml::Return nvmlDeviceGetCurrPcieLinkWidth(nvml::Device device, unsigned int* lanes) {
+  CHECK_DEVICE(device);
+  return NumberInto(gpu, "pcie_width", lanes);
+}
+
+FAKE_EXPORT nvml::Return nvmlDeviceGetMaxPcieLinkWidth(nvml::Device device, unsigned int* lanes) {
+  CHECK_DEVICE(device);
+  return NumberInto(gpu, "pcie_width_max", lanes);
+}
+
 FAKE_EXPORT nvml::Return nvmlDeviceGetPersistenceMode(nvml::Device device, unsigned int* mode) {
   CHECK_DEVICE(device);
   return NumberInto(gpu, "persistence_mode", mode);

@@ -46,6 +46,10 @@ inline constexpr std::string_view kLastErrorCode = "last_error_code";
 inline constexpr std::string_view kClockMax = "clock_max_hertz";
 inline constexpr std::string_view kDeviceMode = "device_mode_enabled";
 inline constexpr std::string_view kTemperatureLimit = "temperature_limit_celsius";
+inline constexpr std::string_view kPowerLimit = "power_limit_watts";
+inline constexpr std::string_view kPerformanceState = "performance_state";
+inline constexpr std::string_view kHostLinkGeneration = "host_link_generation";
+inline constexpr std::string_view kHostLinkWidth = "host_link_width_lanes";
 // A core the runtime reports in error (TPU runtime status), with the runtime's message.
 inline constexpr std::string_view kCoreErrorActive = "core_error_active";
 }  // namespace metrics

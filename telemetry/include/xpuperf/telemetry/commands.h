@@ -34,6 +34,7 @@ struct MetricsOptions {
   std::vector<std::string> devices;  // empty = all
   bool list = false;                 // print the catalog
   bool json = false;
+  std::string format = "table";  // --format table|json|csv (--json is --format json)
   bool watch = false;
   double rate_seconds = 1.0;  // refresh period with --watch
   std::optional<int> count;   // with --watch: stop after this many updates [1, 1e9]; unset = until

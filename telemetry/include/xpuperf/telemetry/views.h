@@ -37,5 +37,14 @@ std::string RenderDashboard(const MetricsSnapshot& snapshot);
 // One row per sample of the given readings (the `--metric` view).
 std::string RenderReadings(const std::vector<Reading>& readings);
 nlohmann::json MetricsJson(const MetricsSnapshot& snapshot);
+// `--format csv` (RFC 4180, nvidia-smi's query mode in long form): the header once, then one row
+// per sample: timestamp (UTC, ms), host, device, metric, labels ("key=value;…"), value in the
+// catalog's base unit, unit, state (ok, unsupported, no_data) and the reason of a reading without
+// a value; a distribution gives a row for its count and each percentile (stat=p50, …).
+std::string MetricsCsvHeader();
+std::string MetricsCsvRows(const MetricsSnapshot& snapshot);
+// The line above each refresh of `metrics --watch` tables: "=== <UTC time> on <host> (refresh N)
+// ===".
+std::string WatchHeader(const MetricsSnapshot& snapshot, int refresh);
 
 }  // namespace xpuperf::telemetry

@@ -1,0 +1,18 @@
+#include "xpuperf/render/csv.h"
+
+namespace xpuperf::render {
+
+void AppendCsvField(std::string& out, std::string_view field) {
+  if (field.find_first_of(",\"\n\r") == std::string_view::npos) {
+    out += field;
+    return;
+  }
+  out += '"';
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+}  // namespace xpuperf::render
