@@ -5,18 +5,11 @@
 #include <cstdlib>
 
 #include "xpuperf/core/metric_catalog.h"
+#include "xpuperf/core/pci_link.h"
 #include "xpuperf/core/sysfs_file.h"
 #include "xpuperf/health/kernel_log.h"
 
 namespace xpuperf::health {
-
-int PcieGeneration(const std::string& link_speed) {
-  const double gts = std::strtod(link_speed.c_str(), nullptr);
-  constexpr double kRates[] = {2.5, 5, 8, 16, 32, 64};
-  for (int g = 0; g < 6; ++g)
-    if (gts > kRates[g] * 0.9 && gts < kRates[g] * 1.1) return g + 1;
-  return 0;
-}
 
 namespace {
 
@@ -49,21 +42,15 @@ Verdict PcieLinkVerdict(const std::string& bus_id, const DeviceReadings& reading
   // sysfs names the function: "0000:3b:00.0".
   const std::string address = NormalizeBusId(bus_id) + ".0";
   const std::string dir = JoinRoot(root, "/sys/bus/pci/devices/" + address);
-  auto read = [&dir](const char* name) { return ReadTrimmedFile(dir + "/" + name); };
-  auto speed = read("current_link_speed"), max_speed = read("max_link_speed");
-  auto width = read("current_link_width"), max_width = read("max_link_width");
-  if (!speed.ok() || !max_speed.ok() || !width.ok() || !max_width.ok()) {
-    const Error& e = !speed.ok()       ? speed.error()
-                     : !width.ok()     ? width.error()
-                     : !max_speed.ok() ? max_speed.error()
-                                       : max_width.error();
-    return Unknown(Subsystem::kPcie, "no PCIe link attributes: " + e.message + ReplayText(readings),
-                   dir);
+  auto link = ReadPciLink(dir);
+  if (!link.ok()) {
+    return Unknown(Subsystem::kPcie,
+                   "no PCIe link attributes: " + link.error().message + ReplayText(readings), dir);
   }
-  const int gen = PcieGeneration(*speed), max_gen = PcieGeneration(*max_speed);
-  const int lanes = std::atoi(width->c_str()), max_lanes = std::atoi(max_width->c_str());
+  const int gen = link->generation, max_gen = link->max_generation;
+  const int lanes = link->width, max_lanes = link->max_width;
   const std::string evidence = fmt::format("link gen{} x{} of gen{} x{} ({} of {})", gen, lanes,
-                                           max_gen, max_lanes, *speed, *max_speed) +
+                                           max_gen, max_lanes, link->speed, link->max_speed) +
                                ReplayText(readings);
   if (lanes > 0 && max_lanes > 0 && lanes < max_lanes) {
     return Finding(Subsystem::kPcie, Status::kWarn, "PCIE_LINK_WIDTH_DEGRADED", Action::kNone,

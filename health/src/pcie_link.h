@@ -8,9 +8,6 @@
 
 namespace xpuperf::health {
 
-// "8.0 GT/s PCIe" → 3 (generations 1–6 by their transfer rate); 0 when not recognised.
-int PcieGeneration(const std::string& link_speed);
-
 Verdict PcieLinkVerdict(const std::string& bus_id, const DeviceReadings& readings,
                         const std::string& root);
 

@@ -7,6 +7,7 @@
 #include "amd_throttle.h"
 #include "xpuperf/amd/amd_sysfs.h"
 #include "xpuperf/core/metric_catalog.h"
+#include "xpuperf/core/pci_link.h"
 #include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::amd {
@@ -221,6 +222,30 @@ Reading MaxClocks(const AmdGpu& gpu, const CollectContext& c) {
   return std::move(e).Done("unsupported: no pp_dpm_sclk or pp_dpm_mclk levels");
 }
 
+// hwmon's power cap (the limit set now) and its range and default, microwatts to watts.
+Reading PowerLimits(const AmdGpu& gpu, const CollectContext& c) {
+  Emitter e(m::kPowerLimit, gpu, c.wall_ns);
+  for (auto [file, type] :
+       {std::pair{"power1_cap", "current"}, std::pair{"power1_cap_default", "default"},
+        std::pair{"power1_cap_min", "min"}, std::pair{"power1_cap_max", "max"}}) {
+    if (auto uw = ReadHwmon(gpu, file); uw.ok() && *uw > 0) e.Add(*uw * 1e-6, labels::kType, type);
+  }
+  return std::move(e).Done("unsupported: no hwmon power1_cap");
+}
+
+// The PCIe link of the GPU's PCI function (sysfs current/max_link_speed and _width).
+Reading PciLinkReading(std::string_view metric, const AmdGpu& gpu, const CollectContext& c) {
+  Emitter e(metric, gpu, c.wall_ns);
+  auto link = ReadPciLink(gpu.card.device_dir);
+  if (!link.ok()) return std::move(e).Done("unsupported: " + link.error().message);
+  const bool generation = metric == m::kHostLinkGeneration;
+  const int now = generation ? link->generation : link->width;
+  const int max = generation ? link->max_generation : link->max_width;
+  if (now > 0) e.Add(now, labels::kType, "current");
+  if (max > 0) e.Add(max, labels::kType, "max");
+  return std::move(e).Done("unsupported: a link speed that is no PCIe generation: " + link->speed);
+}
+
 Reading Errors(const AmdGpu& gpu, const CollectContext& c) {
   Emitter e(m::kErrors, gpu, c.wall_ns);
   auto entries = ListDirectory(gpu.card.device_dir + "/ras");
@@ -363,6 +388,11 @@ const std::vector<AmdMetric>& AmdMetrics() {
        [](std::string_view, AmdGpu& gpu, C c) { return ThrottleReasons(gpu, c.wall_ns); }},
       {m::kPeerLinkThroughput, [](std::string_view, AmdGpu& gpu, C c) { return PeerLink(gpu, c); }},
       {m::kClockMax, [](std::string_view, AmdGpu& gpu, C c) { return MaxClocks(gpu, c); }},
+      {m::kPowerLimit, [](std::string_view, AmdGpu& gpu, C c) { return PowerLimits(gpu, c); }},
+      {m::kHostLinkGeneration,
+       [](std::string_view metric, AmdGpu& gpu, C c) { return PciLinkReading(metric, gpu, c); }},
+      {m::kHostLinkWidth,
+       [](std::string_view metric, AmdGpu& gpu, C c) { return PciLinkReading(metric, gpu, c); }},
   };
   return handlers;
 }

@@ -94,6 +94,13 @@ TEST(AmdBackend, Mi300xMetrics) {
   EXPECT_EQ(value(m::kErrors, {{"type", "sdma_correctable"}}), 0);
   EXPECT_EQ(value(m::kErrors, {{"type", "pcie_replay"}}), 0);
   EXPECT_EQ(value(m::kHostLinkThroughput, {{"direction", "total"}}), 8e9);  // 64000 Mb/s
+  // The power cap (hwmon power1_cap, µW) and the top DPM levels as the maximum clocks.
+  EXPECT_EQ(value(m::kPowerLimit, {{"type", "current"}}), 750);
+  EXPECT_EQ(value(m::kClockMax, {{"type", "gfx"}}), 2100e6);
+  // The recorded tree has no PCIe link files: unsupported with the file it looked for.
+  const Reading& link = ReadingOf(r, m::kHostLinkWidth, "amd0");
+  EXPECT_EQ(link.state, ReadingState::kUnsupported);
+  EXPECT_NE(link.reason.find("current_link_speed"), std::string::npos) << link.reason;
   // One client (two fds) of pid 4242 holds 8 GiB, pid 5151 1 GiB.
   EXPECT_EQ(value(m::kProcessMemory, {{"pid", "4242"}}), 8589934592.0);
   EXPECT_EQ(value(m::kProcessMemory, {{"pid", "5151"}}), 1073741824.0);

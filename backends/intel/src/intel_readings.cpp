@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "xpuperf/core/metric_catalog.h"
+#include "xpuperf/core/pci_link.h"
 #include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::intel {
@@ -221,6 +222,21 @@ Reading DutyCycle(const IntelGpu& gpu, const CollectContext& c) {
   return r;
 }
 
+// The PCIe link of the GPU's PCI function (sysfs current/max_link_speed and _width).
+Reading PciLinkReading(std::string_view metric, const IntelGpu& gpu, const CollectContext& c) {
+  Reading r = Begin(metric, gpu);
+  auto link = ReadPciLink(gpu.card.device_dir);
+  if (!link.ok())
+    return Reading::Unsupported(metric, gpu.device.id, "unsupported: " + link.error().message);
+  const bool generation = metric == m::kHostLinkGeneration;
+  const int now = generation ? link->generation : link->width;
+  const int max = generation ? link->max_generation : link->max_width;
+  if (now > 0) r.samples.push_back(MakeSample(gpu, c.wall_ns, now, {{labels::kType, "current"}}));
+  if (max > 0) r.samples.push_back(MakeSample(gpu, c.wall_ns, max, {{labels::kType, "max"}}));
+  return OrUnsupported(std::move(r),
+                       "unsupported: a link speed that is no PCIe generation: " + link->speed);
+}
+
 Reading Errors(const IntelGpu& gpu, const CollectContext& c) {
   std::string why;
   if (LevelZeroLibrary* ze = LevelZeroFor(gpu, c, &why)) {
@@ -303,6 +319,10 @@ const std::vector<IntelMetric>& IntelMetrics() {
        [](std::string_view metric, IntelGpu& gpu, C c) { return Processes(metric, gpu, c); }, true},
       {m::kClockEventActive,
        [](std::string_view, IntelGpu& gpu, C c) { return ThrottleReasons(gpu, c); }},
+      {m::kHostLinkGeneration,
+       [](std::string_view metric, IntelGpu& gpu, C c) { return PciLinkReading(metric, gpu, c); }},
+      {m::kHostLinkWidth,
+       [](std::string_view metric, IntelGpu& gpu, C c) { return PciLinkReading(metric, gpu, c); }},
   };
   return handlers;
 }
