@@ -56,8 +56,30 @@ Status ProcessTable::Refresh() {
   return Status::Ok();
 }
 
-std::vector<ProcessUsage> ProcessTable::Top(size_t limit) const {
-  return {current_.begin(), current_.begin() + static_cast<long>(std::min(limit, current_.size()))};
+std::string_view ProcessSortName(ProcessSort sort) {
+  switch (sort) {
+    case ProcessSort::kCpu:
+      return "cpu";
+    case ProcessSort::kMemory:
+      return "memory";
+    case ProcessSort::kPid:
+      return "pid";
+  }
+  return "cpu";
+}
+
+std::vector<ProcessUsage> ProcessTable::Top(size_t limit, ProcessSort sort) const {
+  std::vector<ProcessUsage> rows = current_;  // kept sorted by CPU share
+  if (sort == ProcessSort::kMemory) {
+    std::stable_sort(rows.begin(), rows.end(), [](const ProcessUsage& a, const ProcessUsage& b) {
+      return a.rss_bytes > b.rss_bytes;
+    });
+  } else if (sort == ProcessSort::kPid) {
+    std::sort(rows.begin(), rows.end(),
+              [](const ProcessUsage& a, const ProcessUsage& b) { return a.pid < b.pid; });
+  }
+  rows.resize(std::min(limit, rows.size()));
+  return rows;
 }
 
 }  // namespace xpuperf::telemetry

@@ -12,6 +12,10 @@
 
 namespace xpuperf::telemetry {
 
+// How `top` orders processes: by CPU share (then memory), by resident memory, by pid.
+enum class ProcessSort { kCpu, kMemory, kPid };
+std::string_view ProcessSortName(ProcessSort sort);  // "cpu", "memory", "pid"
+
 struct ProcessUsage {
   int pid = 0;
   std::string command;
@@ -25,8 +29,9 @@ class ProcessTable {
   ProcessTable(std::string root, const Clock& clock, long ticks_per_second, uint64_t page_bytes);
   // Rescans root/proc. Processes that vanish between listing and reading are skipped.
   Status Refresh();
-  // Sorted by CPU share, then memory; at most `limit` rows. CPU is 0 on the first refresh.
-  std::vector<ProcessUsage> Top(size_t limit) const;
+  // Sorted by CPU share, then memory (or as `sort` says); at most `limit` rows. CPU is 0 on the
+  // first refresh.
+  std::vector<ProcessUsage> Top(size_t limit, ProcessSort sort = ProcessSort::kCpu) const;
 
  private:
   std::string root_;

@@ -117,6 +117,28 @@ void Apply(DeviceSummary& d, const Reading& r) {
             std::isnan(it->busy_percent) ? s.scalar() : std::max(it->busy_percent, s.scalar());
       }
     }
+  } else if (d.device.backend != "cpu" && (r.metric == m::kClock || r.metric == m::kClockMax)) {
+    double& field = r.metric == m::kClock ? d.clock_hz : d.clock_max_hz;
+    for (std::string_view type : {"sm", "gfx"}) {
+      for (const Sample& s : r.samples)
+        if (std::isnan(field) && s.labels.Get(labels::kType) == type) field = s.scalar();
+    }
+    if (std::isnan(field) && !r.samples.empty()) field = r.samples.front().scalar();
+  } else if (r.metric == m::kPowerLimit) {
+    for (std::string_view type : {"enforced", "current"}) {
+      for (const Sample& s : r.samples) {
+        if (std::isnan(d.power_limit_watts) && s.labels.Get(labels::kType) == type)
+          d.power_limit_watts = s.scalar();
+      }
+    }
+  } else if (r.metric == m::kPerformanceState) {
+    if (!r.samples.empty()) d.performance_state = static_cast<int>(r.samples.front().scalar());
+  } else if (r.metric == m::kClockEventActive) {
+    std::vector<std::string> active;
+    for (const Sample& s : r.samples)
+      if (!s.is_distribution() && s.scalar() > 0)
+        active.push_back(ClockEventReasonWords(s.labels.Get(labels::kReason)));
+    d.held_by = active.empty() ? "nothing" : fmt::format("{}", fmt::join(active, ", "));
   } else if (r.metric == m::kTemperature) {
     for (const Sample& s : r.samples) {
       d.temperatures.push_back({std::string(s.labels.Get(labels::kSensor)), s.scalar()});
@@ -129,15 +151,20 @@ void Apply(DeviceSummary& d, const Reading& r) {
 
 Status TopModel::Refresh() {
   static const std::vector<std::string> kMetrics = {
-      std::string(m::kDutyCycle),        std::string(m::kTensorCoreUtilization),
-      std::string(m::kMemoryUsed),       std::string(m::kMemoryTotal),
-      std::string(m::kQueueSize),        std::string(m::kPower),
-      std::string(m::kTemperature),      std::string(m::kProcessMemory),
-      std::string(m::kProcessEngineBusy)};
+      std::string(m::kDutyCycle),         std::string(m::kTensorCoreUtilization),
+      std::string(m::kMemoryUsed),        std::string(m::kMemoryTotal),
+      std::string(m::kQueueSize),         std::string(m::kPower),
+      std::string(m::kTemperature),       std::string(m::kProcessMemory),
+      std::string(m::kProcessEngineBusy), std::string(m::kClock),
+      std::string(m::kClockMax),          std::string(m::kPowerLimit),
+      std::string(m::kPerformanceState),  std::string(m::kClockEventActive)};
   XPUPERF_ASSIGN_OR_RETURN(auto readings, session_->Collect(kMetrics));
   for (DeviceSummary& d : devices_) {
     d.duty_percent = d.simd_percent = d.memory_used_bytes = d.memory_total_bytes = kNoValue;
     d.power_watts = d.queue = kNoValue;
+    d.clock_hz = d.clock_max_hz = d.power_limit_watts = kNoValue;
+    d.performance_state = -1;
+    d.held_by.clear();
     d.temperatures.clear();
     d.core_duty.clear();
     d.missing.clear();
@@ -205,6 +232,10 @@ std::string DeviceIdentity(const Device& device) {
   std::string out;
   for (const std::string& p : parts) out += (out.empty() ? "(" : ", ") + p;
   return out.empty() ? out : out + ")";
+}
+
+std::string_view TensorLabel(const Device& device) {
+  return device.backend == "cpu" ? "SIMD" : "Tensor";
 }
 
 std::string Sparkline(const std::deque<double>& values, size_t width, bool utf8) {

@@ -35,6 +35,14 @@ struct DeviceSummary {
   double memory_used_bytes = kNoValue;
   double memory_total_bytes = kNoValue;
   double power_watts = kNoValue;  // package + DRAM domains (or board power)
+  // Accelerators: the core clock (SM, gfx) against its maximum, the enforced power limit, the
+  // performance state (-1 unknown) and why clocks are held down, in words ("power cap"), empty
+  // when the reasons are not read.
+  double clock_hz = kNoValue;
+  double clock_max_hz = kNoValue;
+  double power_limit_watts = kNoValue;
+  int performance_state = -1;
+  std::string held_by;
   // Every sensor, the GPU core (or CPU package) sensor first (core/temperature_sensor.h).
   std::vector<SensorTemperature> temperatures;
   double queue = kNoValue;
@@ -59,7 +67,9 @@ class TopModel {
   Status Refresh();
 
   const std::vector<DeviceSummary>& devices() const { return devices_; }
-  std::vector<ProcessUsage> processes(size_t limit) const { return processes_.Top(limit); }
+  std::vector<ProcessUsage> processes(size_t limit, ProcessSort sort = ProcessSort::kCpu) const {
+    return processes_.Top(limit, sort);
+  }
   const std::string& host() const { return host_; }
 
  private:
@@ -69,6 +79,10 @@ class TopModel {
   std::vector<DeviceSummary> devices_;
   std::string host_;
 };
+
+// What the tensor/SIMD meter is on this device: "Tensor" (accelerators' matrix units) or "SIMD"
+// (a CPU's vector units).
+std::string_view TensorLabel(const Device& device);
 
 // Eight-level bar glyphs of `values` (0-100), newest right, `width` cells; ASCII when !utf8.
 std::string Sparkline(const std::deque<double>& values, size_t width, bool utf8);

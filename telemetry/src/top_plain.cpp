@@ -27,7 +27,9 @@ std::string RenderTopPlain(const TopModel& model, size_t processes) {
                              {"Duty cycle"},
                              {"Tensor/SIMD", Align::kRight},
                              {"Memory", Align::kRight},
-                             {"Power", Align::kRight},
+                             {"Power / limit", Align::kRight},
+                             {"Clock / max", Align::kRight},
+                             {"Held by"},
                              {"Temp", Align::kRight},
                              {"Queue", Align::kRight}});
   std::string cores;
@@ -36,11 +38,18 @@ std::string RenderTopPlain(const TopModel& model, size_t processes) {
         std::isnan(d.memory_used_bytes) || std::isnan(d.memory_total_bytes)
             ? "n/a"
             : FormatBytes(d.memory_used_bytes) + " / " + FormatBytes(d.memory_total_bytes);
-    devices.AddRow({render::DeviceColumn(d.device),
-                    Bar(d.duty_percent, 20) + " " + Or(d.duty_percent, "percent"),
-                    Or(d.simd_percent, "percent"), memory, Or(d.power_watts, "watts"),
-                    FormatTemperatures(d.temperatures),
-                    std::isnan(d.queue) ? "n/a" : fmt::format("{:g}", d.queue)});
+    devices.AddRow(
+        {render::DeviceColumn(d.device),
+         Bar(d.duty_percent, 20) + " " + Or(d.duty_percent, "percent"),
+         Or(d.simd_percent, "percent"), memory,
+         Or(d.power_watts, "watts") +
+             (std::isnan(d.power_limit_watts) ? "" : " / " + Or(d.power_limit_watts, "watts")),
+         d.device.backend == "cpu"
+             ? "-"
+             : Or(d.clock_hz, "hertz") +
+                   (std::isnan(d.clock_max_hz) ? "" : " / " + Or(d.clock_max_hz, "hertz")),
+         d.held_by.empty() ? "n/a" : d.held_by, FormatTemperatures(d.temperatures),
+         std::isnan(d.queue) ? "n/a" : fmt::format("{:g}", d.queue)});
     if (!d.core_duty.empty()) {
       cores += d.device.id + " cores:";
       for (const auto& [core, duty] : d.core_duty) cores += fmt::format(" {}={:.0f}%", core, duty);

@@ -157,35 +157,13 @@ void PerCoreTable(std::string& out, const MetricsSnapshot& snap) {
   if (!table.empty()) out += "\n" + table.Render();
 }
 
-// A clock-event (throttle) reason in words, as nvidia-smi -q words them.
-std::string ReasonWords(std::string_view reason) {
-  static const std::pair<std::string_view, std::string_view> kWords[] = {
-      {"gpu_idle", "idle"},
-      {"applications_clocks_setting", "application clocks"},
-      {"sw_power_cap", "power cap"},
-      {"hw_slowdown", "HW slowdown"},
-      {"sync_boost", "sync boost"},
-      {"sw_thermal_slowdown", "thermal (SW)"},
-      {"hw_thermal_slowdown", "thermal (HW)"},
-      {"hw_power_brake_slowdown", "power brake"},
-      {"display_clock_setting", "display clock"},
-      {"board_limit", "board limit"},
-      {"reliability", "reliability"},
-  };
-  for (const auto& [name, words] : kWords)
-    if (name == reason) return std::string(words);
-  std::string text(reason);
-  std::replace(text.begin(), text.end(), '_', ' ');
-  return text;
-}
-
 // "power cap, thermal (SW)"; "none" when the reasons are read and none holds the clocks down.
 std::string ThrottleText(const Reading* r) {
   if (r == nullptr || r->state != ReadingState::kOk) return "n/a";
   std::vector<std::string> active;
   for (const Sample& s : r->samples) {
     if (s.is_distribution() || s.scalar() <= 0) continue;
-    active.push_back(ReasonWords(s.labels.Get(labels::kReason)));
+    active.push_back(ClockEventReasonWords(s.labels.Get(labels::kReason)));
   }
   return active.empty() ? "none" : fmt::format("{}", fmt::join(active, ", "));
 }
@@ -393,6 +371,28 @@ std::string SampleText(const Sample& s, std::string_view unit) {
 }
 
 }  // namespace
+
+// A clock-event (throttle) reason in words, as nvidia-smi -q words them.
+std::string ClockEventReasonWords(std::string_view reason) {
+  static const std::pair<std::string_view, std::string_view> kWords[] = {
+      {"gpu_idle", "idle"},
+      {"applications_clocks_setting", "application clocks"},
+      {"sw_power_cap", "power cap"},
+      {"hw_slowdown", "HW slowdown"},
+      {"sync_boost", "sync boost"},
+      {"sw_thermal_slowdown", "thermal (SW)"},
+      {"hw_thermal_slowdown", "thermal (HW)"},
+      {"hw_power_brake_slowdown", "power brake"},
+      {"display_clock_setting", "display clock"},
+      {"board_limit", "board limit"},
+      {"reliability", "reliability"},
+  };
+  for (const auto& [name, words] : kWords)
+    if (name == reason) return std::string(words);
+  std::string text(reason);
+  std::replace(text.begin(), text.end(), '_', ' ');
+  return text;
+}
 
 std::string RenderReadings(const std::vector<Reading>& readings) {
   render::TextTable table("", {{"Metric"}, {"Device"}, {"Labels"}, {"Value"}});

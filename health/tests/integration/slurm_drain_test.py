@@ -63,6 +63,7 @@ def main():
     work = tempfile.mkdtemp(prefix="xpuperf-slurm-")
     os.chmod(work, 0o755)
     children = []
+    cancel = []  # what ends the test's job before the daemons stop (its step would outlive them)
     env = dict(os.environ, SLURM_CONF=os.path.join(work, "slurm.conf"))
     try:
         # munge with a key of its own, on a socket of its own.
@@ -160,6 +161,12 @@ PartitionName=debug Nodes={NODE} Default=YES MaxTime=INFINITE State=UP
                                capture_output=True, text=True, timeout=30)
             return r.stdout.strip()
 
+        def cancel_job():
+            subprocess.run([shutil.which("scancel") or "scancel", job_id], env=env, timeout=30)
+            wait_until(lambda: job_state() in ("", "COMPLETED", "CANCELLED"), 60,
+                       "the job to end after scancel", f"{work}/slurmd.log")
+
+        cancel.append(cancel_job)
         wait_until(lambda: job_state() == "RUNNING", 60, "the job to run", f"{work}/slurmd.log")
 
         open(lose, "w").close()
@@ -177,7 +184,6 @@ PartitionName=debug Nodes={NODE} Default=YES MaxTime=INFINITE State=UP
         assert job_state() == "RUNNING", f"the job did not survive: {job_state()!r}"
 
         if args.no_diag:
-            subprocess.run([shutil.which("scancel") or "scancel", job_id], env=env, timeout=30)
             print("ok: drained with xpuperf's reason, the job kept running, resumed after "
                   "recovery (this build has no diag: its gate not tested)")
             return 0
@@ -211,11 +217,15 @@ PartitionName=debug Nodes={NODE} Default=YES MaxTime=INFINITE State=UP
         assert f"resumed node {NODE}" in passing.stderr, passing.stderr
         wait_until(lambda: "DRAIN" not in node() and "State=" in node(), 30,
                    "diag --resume to resume the node")
-        subprocess.run([shutil.which("scancel") or "scancel", job_id], env=env, timeout=30)
         print("ok: drained with xpuperf's reason, the job kept running, resumed after recovery; "
               "diag -r 1 --resume resumed only once it passed")
         return 0
     finally:
+        for end in cancel:
+            try:
+                end()
+            except Exception as e:  # a failed test still stops its daemons
+                print(f"cancelling the job: {e}")
         for child in reversed(children):
             if child.poll() is None:
                 child.send_signal(signal.SIGTERM)

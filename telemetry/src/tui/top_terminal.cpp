@@ -1,7 +1,9 @@
-// The ncurses screen of `xpuperf top`. Layout (top to bottom): title, one block per device (duty
-// cycle, memory, tensor/SIMD bars with history sparklines, power/temperature/queue, a per-core
-// grid), then the process list filling the rest. Fits 80x24; needs at least kTopMinColumns x
-// kTopMinRows.
+// The ncurses screen of `xpuperf top`. Layout (top to bottom): title (with the keys), one block per
+// device (duty cycle, memory and tensor or SIMD bars, each with its history beside it; power and
+// its limit, the clock and its maximum, the performance state, what holds the clocks down,
+// temperature, queue; a per-core grid; the processes on an accelerator under a header), then the
+// host's process list filling the rest. Keys: ? help, s sort, d device, q quit. Fits 80x24; needs
+// at least kTopMinColumns x kTopMinRows.
 #include <curses.h>
 #include <fmt/format.h>
 #include <langinfo.h>
@@ -39,11 +41,12 @@ class Screen {
     ++row_;
   }
 
-  // "  Duty   [|||||     ]  45.2%  ▂▃▅▇"
+  // "  Duty   [|||||     ] ▂▃▅▇▇▆▅▃  45.2%": the bar, its history right beside it, the value.
   void Meter(const std::string& name, double percent, const std::string& value,
              const std::deque<double>* history) {
     if (Full()) return;
-    const int bar_width = std::max(10, std::min(30, cols_ / 3));
+    const int bar_width = std::max(10, std::min(30, cols_ / 4));
+    const int history_width = std::max(0, std::min(40, cols_ / 4));
     mvaddstr(row_, 2, fmt::format("{:<7}", name).c_str());
     if (std::isnan(percent)) {
       attron(COLOR_PAIR(kColorDim));
@@ -57,11 +60,18 @@ class Screen {
       attroff(COLOR_PAIR(kColorBar) | A_BOLD);
       addch(']');
     }
-    const std::string text = fmt::format(" {:>22} ", value);
-    addnstr(text.c_str(), static_cast<int>(ClipBytes(text, static_cast<size_t>(Free()))));
-    if (history != nullptr && Free() > 4) {
-      addstr(Sparkline(*history, static_cast<size_t>(Free() - 1), utf8_).c_str());
+    addch(' ');
+    if (history_width > 0) {
+      // The history grows from the bar rightwards (newest last), padded to a fixed width so the
+      // values line up.
+      const size_t drawn =
+          history != nullptr ? std::min(history->size(), static_cast<size_t>(history_width)) : 0;
+      std::string line = drawn > 0 ? Sparkline(*history, drawn, utf8_) : std::string();
+      line += std::string(static_cast<size_t>(history_width) - drawn, ' ');
+      addnstr(line.c_str(), static_cast<int>(ClipBytes(line, static_cast<size_t>(Free()))));
     }
+    const std::string text = fmt::format(" {}", value);
+    addnstr(text.c_str(), static_cast<int>(ClipBytes(text, static_cast<size_t>(Free()))));
     ++row_;
   }
 
@@ -98,7 +108,98 @@ std::string Clock() {
   return text;
 }
 
-void Draw(const TopModel& model, const TopOptions& options, bool utf8) {
+// What the keys have chosen: the process order, one device or all, the help screen.
+struct ViewState {
+  ProcessSort sort = ProcessSort::kCpu;
+  int device = -1;  // an index into the model's devices; -1 for all
+  bool help = false;
+};
+
+constexpr const char* kHelp[] = {
+    "xpuperf top: keys",
+    "",
+    "  ?        this help (any key closes it)",
+    "  s        sort the processes: CPU, memory, pid",
+    "  d        show one device, then the next, then all",
+    "  q        quit",
+    "",
+    "Per device: duty cycle, memory and tensor (GPU/TPU) or SIMD (CPU) utilisation, each bar",
+    "with its history beside it; power against its limit, the clock against its maximum, the",
+    "performance state and what holds the clocks down (power cap, thermal, ...); the processes",
+    "using it (device memory, busiest engine).",
+};
+
+std::string DeviceStateLine(const DeviceSummary& d) {
+  auto value = [](double v, std::string_view unit) {
+    return std::isnan(v) ? std::string("n/a") : render::FormatValue(unit, v);
+  };
+  std::string line = "  Power " + value(d.power_watts, "watts");
+  if (!std::isnan(d.power_limit_watts)) line += " / " + value(d.power_limit_watts, "watts");
+  if (d.device.backend != "cpu") {
+    line += "   Clock " + value(d.clock_hz, "hertz");
+    if (!std::isnan(d.clock_max_hz)) line += " / " + value(d.clock_max_hz, "hertz");
+    if (d.performance_state >= 0) line += fmt::format("  P{}", d.performance_state);
+    if (!d.held_by.empty()) line += "   Held by: " + d.held_by;
+  }
+  line += "   Temp " + FormatTemperatures(d.temperatures);
+  if (!std::isnan(d.queue)) line += fmt::format("   Queue {:g}", d.queue);
+  return line;
+}
+
+void DrawDevice(Screen& screen, const DeviceSummary& d, int cols) {
+  screen.Line(fmt::format("{}  {}  {}", render::DeviceColumn(d.device), d.device.model,
+                          DeviceIdentity(d.device)),
+              A_BOLD);
+  screen.Meter("Duty", d.duty_percent,
+               std::isnan(d.duty_percent) ? "" : FormatPercent(d.duty_percent), &d.duty_history);
+  const double memory_percent =
+      d.memory_total_bytes > 0 ? 100 * d.memory_used_bytes / d.memory_total_bytes : kNoValue;
+  screen.Meter("Memory", memory_percent,
+               std::isnan(memory_percent)
+                   ? ""
+                   : FormatBytes(d.memory_used_bytes) + "/" + FormatBytes(d.memory_total_bytes),
+               &d.memory_history);
+  const std::string label(TensorLabel(d.device));
+  if (auto why = d.missing.find(std::string(metrics::kTensorCoreUtilization));
+      why != d.missing.end()) {
+    screen.Line(fmt::format("  {:<7}n/a: {}", label, why->second), COLOR_PAIR(kColorDim));
+  } else {
+    screen.Meter(label, d.simd_percent,
+                 std::isnan(d.simd_percent) ? "" : FormatPercent(d.simd_percent), nullptr);
+  }
+  screen.Line(DeviceStateLine(d));
+  // Per-core grid: cells of "c12 [||||  ]  45%".
+  const int cell = 20;
+  const int per_line = std::max(1, (cols - 2) / cell);
+  std::string line = "  ";
+  int in_line = 0;
+  for (const auto& [core, duty] : d.core_duty) {
+    line += fmt::format("{:<{}}", fmt::format("c{:<3}{} {:3.0f}%", core, Bar(duty, 8), duty), cell);
+    if (++in_line == per_line) {
+      screen.Line(line);
+      line = "  ";
+      in_line = 0;
+    }
+  }
+  if (in_line > 0) screen.Line(line);
+  // The processes on an accelerator: the device memory each holds, its busiest engine.
+  if (d.device.backend == "cpu") return;
+  if (d.processes.empty()) {
+    screen.Line("  no process on this device", COLOR_PAIR(kColorDim));
+    return;
+  }
+  screen.Line(fmt::format("  {:>8} {:>11} {:>6}  {}", "PID", "DEV MEMORY", "BUSY", "COMMAND"),
+              A_UNDERLINE);
+  for (const DeviceProcess& p : d.processes) {
+    screen.Line(fmt::format("  {:>8} {:>11} {:>6}  {}", p.pid,
+                            std::isnan(p.memory_bytes) ? "n/a" : FormatBytes(p.memory_bytes),
+                            std::isnan(p.busy_percent) ? "n/a" : FormatPercent(p.busy_percent),
+                            p.command.empty() ? "?" : p.command),
+                COLOR_PAIR(kColorDim));
+  }
+}
+
+void Draw(const TopModel& model, const TopOptions& options, const ViewState& view, bool utf8) {
   int rows = 0, cols = 0;
   getmaxyx(stdscr, rows, cols);
   erase();
@@ -111,71 +212,62 @@ void Draw(const TopModel& model, const TopOptions& options, bool utf8) {
     return;
   }
   Screen screen(rows, cols, utf8);
+  const auto& devices = model.devices();
+  const std::string shown = view.device < 0 ? "all" : devices[view.device].device.id;
   screen.Line(fmt::format("{:<{}}",
-                          fmt::format(" xpuperf top  {}  {}  every {:g}s   q: quit", model.host(),
-                                      Clock(), options.rate_seconds),
+                          fmt::format(" xpuperf top  {}  {}  every {:g}s  sort {}  device {}"
+                                      "   ? help  q quit",
+                                      model.host(), Clock(), options.rate_seconds,
+                                      ProcessSortName(view.sort), shown),
                           cols),
               COLOR_PAIR(kColorTitle) | A_BOLD);
-  for (const DeviceSummary& d : model.devices()) {
-    screen.Line(fmt::format("{}  {}  {}", render::DeviceColumn(d.device), d.device.model,
-                            DeviceIdentity(d.device)),
-                A_BOLD);
-    screen.Meter("Duty", d.duty_percent,
-                 std::isnan(d.duty_percent) ? "" : FormatPercent(d.duty_percent), &d.duty_history);
-    const double memory_percent =
-        d.memory_total_bytes > 0 ? 100 * d.memory_used_bytes / d.memory_total_bytes : kNoValue;
-    screen.Meter("Memory", memory_percent,
-                 std::isnan(memory_percent)
-                     ? ""
-                     : FormatBytes(d.memory_used_bytes) + "/" + FormatBytes(d.memory_total_bytes),
-                 &d.memory_history);
-    if (auto why = d.missing.find(std::string(metrics::kTensorCoreUtilization));
-        why != d.missing.end()) {
-      screen.Line("  SIMD   n/a: " + why->second, COLOR_PAIR(kColorDim));
-    } else {
-      screen.Meter("SIMD", d.simd_percent,
-                   std::isnan(d.simd_percent) ? "" : FormatPercent(d.simd_percent), nullptr);
-    }
-    auto value = [](double v, std::string_view unit) {
-      return std::isnan(v) ? "n/a" : render::FormatValue(unit, v);
-    };
-    screen.Line(fmt::format("  Power {}   Temperature {}   Run queue {}",
-                            value(d.power_watts, "watts"), FormatTemperatures(d.temperatures),
-                            std::isnan(d.queue) ? "n/a" : fmt::format("{:g}", d.queue)));
-    // Per-core grid: cells of "c12 [||||  ]  45%".
-    const int cell = 20;
-    const int per_line = std::max(1, (cols - 2) / cell);
-    std::string line = "  ";
-    int in_line = 0;
-    for (const auto& [core, duty] : d.core_duty) {
-      line +=
-          fmt::format("{:<{}}", fmt::format("c{:<3}{} {:3.0f}%", core, Bar(duty, 8), duty), cell);
-      if (++in_line == per_line) {
-        screen.Line(line);
-        line = "  ";
-        in_line = 0;
-      }
-    }
-    if (in_line > 0) screen.Line(line);
-    // The processes on an accelerator: the device memory each holds, its busiest engine.
-    for (const DeviceProcess& p : d.processes) {
-      screen.Line(fmt::format("  {:>8} {:>11} {:>6}  {}", p.pid,
-                              std::isnan(p.memory_bytes) ? "n/a" : FormatBytes(p.memory_bytes),
-                              std::isnan(p.busy_percent) ? "n/a" : FormatPercent(p.busy_percent),
-                              p.command.empty() ? "?" : p.command),
-                  COLOR_PAIR(kColorDim));
-    }
+  if (view.help) {
+    for (const char* line : kHelp) screen.Line(line);
+    refresh();
+    return;
+  }
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (view.device >= 0 && static_cast<size_t>(view.device) != i) continue;
+    DrawDevice(screen, devices[i], cols);
   }
   screen.Line("");
   screen.Line(fmt::format("{:>8} {:>7} {:>11}  {}", "PID", "CPU", "MEMORY", "COMMAND"), A_REVERSE);
   const int rows_left = screen.remaining();
   if (rows_left > 0) {
-    for (const ProcessUsage& p : model.processes(static_cast<size_t>(rows_left))) {
+    for (const ProcessUsage& p : model.processes(static_cast<size_t>(rows_left), view.sort)) {
       screen.Line(fmt::format("{:>8} {:>7} {:>11}  {}", p.pid, FormatPercent(p.cpu_percent),
                               FormatBytes(static_cast<double>(p.rss_bytes)), p.command));
     }
   }
   refresh();
+}
+
+// Applies a key to the view; false when it asks to quit.
+bool HandleKey(int key, ViewState& view, size_t devices) {
+  if (view.help && key != ERR && key != KEY_RESIZE) {
+    view.help = false;
+    return key != 'q' && key != 'Q';
+  }
+  switch (key) {
+    case 'q':
+    case 'Q':
+      return false;
+    case '?':
+    case 'h':
+      view.help = true;
+      break;
+    case 's':
+      view.sort = view.sort == ProcessSort::kCpu      ? ProcessSort::kMemory
+                  : view.sort == ProcessSort::kMemory ? ProcessSort::kPid
+                                                      : ProcessSort::kCpu;
+      break;
+    case 'd':
+      view.device = view.device + 1 >= static_cast<int>(devices) ? -1 : view.device + 1;
+      break;
+    default:
+      break;
+  }
+  return true;
 }
 
 }  // namespace
@@ -224,6 +316,7 @@ int RunTopTerminal(TopModel& model, const TopOptions& options, std::ostream& err
   refresh();
   int refreshes = 0;
   bool drawn = false;
+  ViewState view;
   while (!CancellationRequested()) {
     if (SteadyClock::now() >= next) {
       if (Status s = model.Refresh(); !s.ok()) {
@@ -231,15 +324,16 @@ int RunTopTerminal(TopModel& model, const TopOptions& options, std::ostream& err
         exit_code = kExitFailure;
         break;
       }
-      Draw(model, options, utf8);
+      Draw(model, options, view, utf8);
       drawn = true;
       next += std::chrono::duration_cast<SteadyClock::duration>(
           std::chrono::duration<double>(options.rate_seconds));
       if (options.count && ++refreshes >= *options.count) break;
     }
     const int key = getch();
-    if (key == 'q' || key == 'Q') break;
-    if (key == KEY_RESIZE && drawn) Draw(model, options, utf8);
+    if (key == ERR) continue;
+    if (!HandleKey(key, view, model.devices().size())) break;
+    if (drawn) Draw(model, options, view, utf8);
   }
   endwin();
   delscreen(screen);

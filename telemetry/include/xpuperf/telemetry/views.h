@@ -27,6 +27,10 @@ std::string RenderDevices(const std::vector<Device>& devices,
 nlohmann::json DevicesJson(const std::string& host, const std::vector<Device>& devices,
                            const std::vector<BackendStatus>& backends);
 
+// A clock-event (throttle) reason in words, as nvidia-smi -q words them: "sw_power_cap" → "power
+// cap"; an unknown one with its underscores as spaces.
+std::string ClockEventReasonWords(std::string_view reason);
+
 std::string RenderCatalog();
 nlohmann::json CatalogJson();
 
