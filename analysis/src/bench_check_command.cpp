@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include "xpuperf/analysis/cpu_spec_sheet.h"
+#include "xpuperf/bench/result_reader.h"
 #include "xpuperf/core/exit_code.h"
 #include "xpuperf/core/output_file.h"
 #include "xpuperf/cpu/cpu_backend.h"
@@ -177,6 +178,7 @@ int RunBenchCheck(const BenchCheckOptions& options, std::ostream& out, std::ostr
   }
   auto run = bench::ReadResultDirectory(options.results);
   if (!run.ok()) return fail(run.error());
+  err << bench::PartialRunNote(*run, kCommand);
   auto sheet = ResolveSpecSheet(*run, options.spec, options.root);
   if (!sheet.ok()) return fail(sheet.error());
   const CheckReport report = CheckAgainstSpec(*run, *sheet, t);

@@ -21,6 +21,12 @@ nlohmann::json DescribeEnvironment(const Device& device, const RunInfo& run) {
   env["suite"] = run.suite;
   env["xpuperf_version"] = kVersion;
   env["skipped"] = run.skipped;
+  env["partial"] = run.partial;
+  if (run.partial) {
+    env["points_done"] = run.points_done;
+    env["points_pending"] = run.points_pending;
+  }
+  env["resume"] = run.resume;
   nlohmann::json state = nlohmann::json::object();
   if (run.machine_before) {
     state["before"] = ToJson(*run.machine_before);

@@ -284,12 +284,28 @@ Result<ResultDirectory> ParseResultDirectory(std::string_view results_jsonl,
     if (out.run_id.empty()) out.run_id = out.records.front().run_id;
     if (out.host.empty()) out.host = out.records.front().host;
   }
-  if (auto skipped = env.find("skipped"); skipped != env.end() && skipped->is_array()) {
-    for (const json& entry : *skipped) {
-      if (entry.is_string()) out.skipped.push_back(entry.get<std::string>());
+  auto strings = [&env](const char* key, std::vector<std::string>& into) {
+    if (auto list = env.find(key); list != env.end() && list->is_array()) {
+      for (const json& entry : *list) {
+        if (entry.is_string()) into.push_back(entry.get<std::string>());
+      }
     }
-  }
+  };
+  strings("skipped", out.skipped);
+  if (auto partial = env.find("partial"); partial != env.end() && partial->is_boolean())
+    out.partial = partial->get<bool>();
+  strings("points_done", out.points_done);
+  strings("points_pending", out.points_pending);
   return out;
+}
+
+std::string PartialRunNote(const ResultDirectory& run, std::string_view command) {
+  if (!run.partial) return {};
+  return fmt::format(
+      "{}: note: {} is a partial run: a stop request ended it after {} points ({} not run{}); its "
+      "figures are what ran. `xpuperf bench run --resume {}` runs the rest\n",
+      command, run.path, run.points_done.size(), run.points_pending.size(),
+      run.points_pending.empty() ? "" : ", first: " + run.points_pending.front(), run.path);
 }
 
 }  // namespace xpuperf::bench

@@ -166,4 +166,32 @@ Status WriteResultDirectory(const std::string& directory,
   return status;
 }
 
+Status ReplaceResultDirectory(const std::string& directory,
+                              const std::vector<Measurement>& measurements, const RunInfo& run) {
+  namespace fs = std::filesystem;
+  const fs::path target(directory);
+  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  const fs::path fresh =
+      parent / fmt::format(".{}.resumed-{}", target.filename().string(), getpid());
+  const fs::path old = parent / fmt::format(".{}.old-{}", target.filename().string(), getpid());
+  std::error_code error;
+  fs::remove_all(fresh, error);
+  XPUPERF_RETURN_IF_ERROR(WriteResultDirectory(fresh.string(), measurements, run));
+  fs::rename(target, old, error);
+  if (error) {
+    fs::remove_all(fresh, error);
+    return MakeError(ErrorCode::kIo,
+                     fmt::format("cannot move {} aside: {}", directory, error.message()));
+  }
+  fs::rename(fresh, target, error);
+  if (error) {
+    std::error_code ignored;
+    fs::rename(old, target, ignored);  // put the partial run back
+    return MakeError(ErrorCode::kIo, fmt::format("cannot rename {} to {}: {}", fresh.string(),
+                                                 directory, error.message()));
+  }
+  fs::remove_all(old, error);
+  return Status::Ok();
+}
+
 }  // namespace xpuperf::bench

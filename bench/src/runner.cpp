@@ -50,9 +50,29 @@ Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
   return RunSuite(suite, filter, registry, context, progress, {});
 }
 
+namespace {
+
+// One point of the plan: a benchmark's resolved point on one target.
+struct PlannedPoint {
+  const SuiteEntry* entry;
+  Benchmark* benchmark;
+  nlohmann::json point;
+  const Device* target;
+  std::string label;
+};
+
+std::string Duration(double seconds) {
+  if (seconds < 90) return fmt::format("{:.0f} s", seconds);
+  if (seconds < 5400) return fmt::format("{:.0f} min", seconds / 60);
+  return fmt::format("{:.1f} h", seconds / 3600);
+}
+
+}  // namespace
+
 Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
                               const BenchmarkRegistry& registry, RunContext& context,
-                              std::ostream& progress, const std::vector<Device>& gpus) {
+                              std::ostream& progress, const std::vector<Device>& gpus,
+                              const std::vector<std::string>& done) {
   XPUPERF_RETURN_IF_ERROR(ValidateSuite(suite, registry));
   for (const std::string& name : filter.benchmarks) {
     if (registry.Find(name) == nullptr) {
@@ -61,7 +81,10 @@ Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
     }
   }
   SuiteOutcome outcome;
+  outcome.done = done;
   const Device* const host_device = context.device;
+  // The plan first: every point on every target, so progress can say "i of n".
+  std::vector<PlannedPoint> plan;
   for (const SuiteEntry& entry : suite.entries) {
     Benchmark& benchmark = *registry.Find(entry.benchmark);
     if (!Selected(benchmark, filter)) continue;
@@ -82,58 +105,92 @@ Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
         XPUPERF_ASSIGN_OR_RETURN(point, ResolvePoint(benchmark.name(), *schema, given));
       }
       for (const Device* target : targets) {
-        XPUPERF_RETURN_IF_ERROR(CheckCancelled());
         const bool on_gpu = target != host_device;
-        context.device = target;
-        const std::string label = fmt::format("{} {}{}", benchmark.name(), given.dump(),
-                                              on_gpu ? " on " + target->id : std::string());
-        if (Status can = benchmark.CanRun(*context.device, point); !can.ok()) {
-          context.device = host_device;
-          if (can.error().code == ErrorCode::kUnsupported) {
-            progress << "skip  " << label << ": " << can.error().message << "\n";
-            outcome.skipped.push_back(label + ": " + can.error().message);
-            continue;
-          }
-          return WithContext(can.error(), label);
-        }
-        progress << "run   " << label << " ..." << std::flush;
-        context.sampling = entry.sampling;
-        context.earlier = &outcome.measurements;
-        const auto start = std::chrono::steady_clock::now();
-        const MachineState before = ReadMachineState(context.machine_root);
-        Result<std::vector<Measurement>> measured = benchmark.Run(point, context);
-        const LoadDuring load = LoadBetween(before, ReadMachineState(context.machine_root));
-        context.device = host_device;
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (!measured.ok()) {
-          progress << " failed\n";
-          return WithContext(measured.error(), label);
-        }
-        // A GPU point's figure is the device's; the host's load is recorded, not judged.
-        const std::vector<std::string> busy =
-            on_gpu ? std::vector<std::string>{} : BusyReasons(load, before.cpus);
-        for (Measurement& m : *measured) {
-          m.machine_load = ToJson(load);
-          JudgeSpread(m, entry.sampling);
-          for (const std::string& reason : busy) MarkUnstable(m, "busy machine: " + reason);
-        }
-        progress << fmt::format(" {:.1f} s", seconds);
-        if (!measured->empty()) {
-          const Measurement& first = measured->front();
-          progress << fmt::format(", {} {:.4g} {}", first.metric, first.value, first.unit);
-          if (!first.stable) progress << " UNSTABLE: " << first.unstable_reasons.front();
-        }
-        progress << "\n";
-        for (Measurement& m : *measured) {
-          if (on_gpu) {
-            m.parameters["device"] = target->id;
-            m.device = *target;
-          }
-          outcome.measurements.push_back(std::move(m));
-        }
+        std::string label = fmt::format("{} {}{}", benchmark.name(), given.dump(),
+                                        on_gpu ? " on " + target->id : std::string());
+        if (std::find(done.begin(), done.end(), label) != done.end()) continue;
+        plan.push_back({&entry, &benchmark, point, target, std::move(label)});
       }
     }
+  }
+  const auto run_start = std::chrono::steady_clock::now();
+  double measured_seconds = 0;
+  int measured_points = 0;
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const PlannedPoint& p = plan[i];
+    const std::string step = fmt::format("[{}/{}] ", i + 1, plan.size());
+    if (CancellationRequested()) {
+      outcome.complete = false;
+      for (size_t k = i; k < plan.size(); ++k) outcome.pending.push_back(plan[k].label);
+      break;
+    }
+    const bool on_gpu = p.target != host_device;
+    context.device = p.target;
+    if (Status can = p.benchmark->CanRun(*context.device, p.point); !can.ok()) {
+      context.device = host_device;
+      if (can.error().code == ErrorCode::kUnsupported) {
+        progress << step << "skip  " << p.label << ": " << can.error().message << "\n";
+        outcome.skipped.push_back(p.label + ": " + can.error().message);
+        outcome.done.push_back(p.label);
+        continue;
+      }
+      return WithContext(can.error(), p.label);
+    }
+    progress << step << "run   " << p.label << " ..." << std::flush;
+    context.sampling = p.entry->sampling;
+    context.earlier = &outcome.measurements;
+    const auto start = std::chrono::steady_clock::now();
+    const MachineState before = ReadMachineState(context.machine_root);
+    Result<std::vector<Measurement>> measured = p.benchmark->Run(p.point, context);
+    const LoadDuring load = LoadBetween(before, ReadMachineState(context.machine_root));
+    context.device = host_device;
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!measured.ok()) {
+      if (CancellationRequested()) {  // stopped inside the point: it counts as not run
+        progress << " stopped\n";
+        outcome.complete = false;
+        for (size_t k = i; k < plan.size(); ++k) outcome.pending.push_back(plan[k].label);
+        break;
+      }
+      progress << " failed\n";
+      return WithContext(measured.error(), p.label);
+    }
+    // A GPU point's figure is the device's; the host's load is recorded, not judged.
+    const std::vector<std::string> busy =
+        on_gpu ? std::vector<std::string>{} : BusyReasons(load, before.cpus);
+    for (Measurement& m : *measured) {
+      m.machine_load = ToJson(load);
+      JudgeSpread(m, p.entry->sampling);
+      for (const std::string& reason : busy) MarkUnstable(m, "busy machine: " + reason);
+    }
+    progress << fmt::format(" {:.1f} s", seconds);
+    if (!measured->empty()) {
+      const Measurement& first = measured->front();
+      progress << fmt::format(", {} {:.4g} {}", first.metric, first.value, first.unit);
+      if (!first.stable) progress << " UNSTABLE: " << first.unstable_reasons.front();
+    }
+    measured_seconds += seconds;
+    ++measured_points;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+    const size_t left = plan.size() - i - 1;
+    progress << fmt::format("; {} elapsed", Duration(elapsed));
+    if (left > 0) {
+      progress << fmt::format(
+          ", about {} left ({} points to go at {:.1f} s each so far)",
+          Duration(measured_seconds / measured_points * static_cast<double>(left)), left,
+          measured_seconds / measured_points);
+    }
+    progress << "\n";
+    for (Measurement& m : *measured) {
+      if (on_gpu) {
+        m.parameters["device"] = p.target->id;
+        m.device = *p.target;
+      }
+      outcome.measurements.push_back(std::move(m));
+    }
+    outcome.done.push_back(p.label);
   }
   outcome.inconsistencies = CheckConsistency(outcome.measurements);
   for (const std::string& sentence : outcome.inconsistencies) {

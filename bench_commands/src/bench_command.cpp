@@ -15,12 +15,14 @@
 #include "xpuperf/bench/machine_state.h"
 #include "xpuperf/bench/queue.h"
 #include "xpuperf/bench/registry.h"
+#include "xpuperf/bench/result_reader.h"
 #include "xpuperf/bench/results.h"
 #include "xpuperf/bench/runner.h"
 #include "xpuperf/bench/suite.h"
 #include "xpuperf/bench/threads.h"
 #include "xpuperf/bench_commands/bench_summary.h"
 #include "xpuperf/builtin_benchmarks.h"
+#include "xpuperf/core/cancellation.h"
 #include "xpuperf/core/clock.h"
 #include "xpuperf/core/exit_code.h"
 #include "xpuperf/core/host_name.h"
@@ -107,8 +109,69 @@ void WarnUnstable(const std::vector<bench::Measurement>& measurements, std::ostr
   }
 }
 
+// The options a resumed run needs, saved in environment.json "resume" (a suite file by its
+// absolute path: the resumed run may start elsewhere).
+nlohmann::json ResumeOptions(const BenchOptions& options) {
+  nlohmann::json r = nlohmann::json::object();
+  std::string suite = options.suite;
+  if (suite.find('/') != std::string::npos || suite.ends_with(".yaml")) {
+    std::error_code error;
+    const std::filesystem::path absolute = std::filesystem::absolute(suite, error);
+    if (!error) suite = absolute.string();
+  }
+  r["suite"] = suite;
+  r["action"] = options.action;
+  r["only"] = options.only;
+  r["benchmarks"] = options.benchmarks;
+  if (options.threads) r["threads"] = *options.threads;
+  if (options.samples) r["samples"] = *options.samples;
+  if (options.min_sample_seconds) r["min_sample_seconds"] = *options.min_sample_seconds;
+  if (options.target_cv) r["target_cv"] = *options.target_cv;
+  if (options.max_point_seconds) r["max_point_seconds"] = *options.max_point_seconds;
+  if (!options.pjrt_plugin.empty()) r["pjrt_plugin"] = options.pjrt_plugin;
+  return r;
+}
+
+// The options of the partial run in options.resume, or why it cannot be resumed.
+Result<BenchOptions> OptionsToResume(const BenchOptions& given,
+                                     const bench::ResultDirectory& previous) {
+  const std::string& dir = given.resume;
+  if (!previous.partial) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     dir +
+                         " is a complete run: nothing to resume (--resume takes the directory "
+                         "of a run a stop request ended)");
+  }
+  const nlohmann::json& saved = previous.environment.value("resume", nlohmann::json::object());
+  if (!saved.is_object() || !saved.contains("suite") || !saved["suite"].is_string()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     dir + "/environment.json has no \"resume\" options to run it again with");
+  }
+  try {
+    BenchOptions options;
+    options.resume = given.resume;
+    options.out = dir;
+    options.suite = saved["suite"].get<std::string>();
+    options.action = saved.value("action", std::string("run"));
+    options.only = saved.value("only", std::vector<std::string>{});
+    options.benchmarks = saved.value("benchmarks", std::vector<std::string>{});
+    if (saved.contains("threads")) options.threads = saved["threads"].get<int>();
+    if (saved.contains("samples")) options.samples = saved["samples"].get<int>();
+    if (saved.contains("min_sample_seconds"))
+      options.min_sample_seconds = saved["min_sample_seconds"].get<double>();
+    if (saved.contains("target_cv")) options.target_cv = saved["target_cv"].get<double>();
+    if (saved.contains("max_point_seconds"))
+      options.max_point_seconds = saved["max_point_seconds"].get<double>();
+    options.pjrt_plugin = saved.value("pjrt_plugin", std::string());
+    return options;
+  } catch (const nlohmann::json::exception& e) {
+    return MakeError(ErrorCode::kParse,
+                     dir + "/environment.json: its \"resume\" options are malformed: " + e.what());
+  }
+}
+
 Status RunAndWrite(const BenchOptions& options, const bench::BenchmarkRegistry& registry,
-                   std::ostream& out, std::ostream& err) {
+                   const bench::ResultDirectory* previous, std::ostream& out, std::ostream& err) {
   XPUPERF_ASSIGN_OR_RETURN(bench::Suite suite, bench::LoadSuite(options.suite));
   XPUPERF_RETURN_IF_ERROR(bench::ValidateSuite(suite, registry));
   XPUPERF_ASSIGN_OR_RETURN(const bench::RunFilter filter, MakeFilter(options, registry));
@@ -125,17 +188,30 @@ Status RunAndWrite(const BenchOptions& options, const bench::BenchmarkRegistry& 
   run.timestamp_ns = SystemClock::Instance().WallNs();
   run.run_id = bench::MakeRunId(run.timestamp_ns, run.host);
   run.device = device;
+  run.resume = ResumeOptions(options);
+  std::vector<bench::Measurement> measurements;
+  std::vector<std::string> done;
+  if (previous != nullptr) {
+    // The resumed run keeps the first one's id, its measurements and what it skipped.
+    if (!previous->run_id.empty()) run.run_id = previous->run_id;
+    for (const bench::ResultRecord& r : previous->records) measurements.push_back(r.measurement);
+    run.skipped = previous->skipped;
+    done = previous->points_done;
+  }
   const std::string directory = options.out.empty() ? "results/" + run.run_id : options.out;
   // Checked again when writing; refusing here saves running the whole suite first.
-  XPUPERF_RETURN_IF_ERROR(bench::CheckResultDirectoryWritable(directory));
+  if (previous == nullptr) XPUPERF_RETURN_IF_ERROR(bench::CheckResultDirectoryWritable(directory));
 
   bench::HostQueue queue;
   bench::RunContext context;
   context.device = &device;
   context.queue = &queue;
   context.threads = options.threads.value_or(0);
-  err << fmt::format("xpuperf bench: suite {} on {} ({}), run {}\n", suite.name, device.model,
-                     device.id, run.run_id);
+  err << fmt::format("xpuperf bench: suite {} on {} ({}), run {}{}\n", suite.name, device.model,
+                     device.id, run.run_id,
+                     previous != nullptr ? fmt::format(" (resumed: {} points done, {} to run)",
+                                                       done.size(), previous->points_pending.size())
+                                         : std::string());
   // gpu_* benchmarks run on each CUDA device; without one they are skipped with the reason.
   const std::vector<Device> gpus = cuda_bench::ListCudaDevices();
   for (const Device& gpu : gpus) {
@@ -150,22 +226,40 @@ Status RunAndWrite(const BenchOptions& options, const bench::BenchmarkRegistry& 
     err << "xpuperf bench: warning: the machine is busy before the run (" << reason
         << "): figures may be low and are judged point by point\n";
   }
-  XPUPERF_ASSIGN_OR_RETURN(const bench::SuiteOutcome outcome,
-                           bench::RunSuite(suite, filter, registry, context, err, gpus));
+  XPUPERF_RETURN_IF_ERROR(CheckCancelled());
+  XPUPERF_ASSIGN_OR_RETURN(bench::SuiteOutcome outcome,
+                           bench::RunSuite(suite, filter, registry, context, err, gpus, done));
   run.machine_after = bench::ReadMachineState("/");
   run.inconsistencies = outcome.inconsistencies;
-  if (outcome.measurements.empty() && outcome.skipped.empty()) {
+  for (bench::Measurement& m : outcome.measurements) measurements.push_back(std::move(m));
+  for (std::string& s : outcome.skipped) run.skipped.push_back(std::move(s));
+  if (!outcome.complete && measurements.empty() && run.skipped.empty()) {
+    return CheckCancelled();  // stopped before any point finished: nothing worth keeping
+  }
+  if (measurements.empty() && run.skipped.empty()) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "nothing ran: no benchmark of suite " + suite.name + " matches the filter");
   }
-  run.skipped = outcome.skipped;
-  XPUPERF_RETURN_IF_ERROR(bench::WriteResultDirectory(directory, outcome.measurements, run));
+  run.partial = !outcome.complete;
+  run.points_done = outcome.done;
+  run.points_pending = outcome.pending;
+  XPUPERF_RETURN_IF_ERROR(previous != nullptr
+                              ? bench::ReplaceResultDirectory(directory, measurements, run)
+                              : bench::WriteResultDirectory(directory, measurements, run));
   const double seconds = static_cast<double>(SystemClock::Instance().MonotonicNs() - start) / 1e9;
-  out << RenderBenchSummary(outcome.measurements);
-  out << RenderSkipped(outcome.skipped);
-  WarnUnstable(outcome.measurements, err);
-  out << fmt::format("{} measurements in {:.1f} s; results in {}/\n", outcome.measurements.size(),
-                     seconds, directory);
+  if (run.partial) {
+    err << fmt::format(
+        "xpuperf bench: stopped: {} points done, {} not run; the partial results are in {}/ "
+        "(marked partial; `bench check`, `compare` and `roofline` read them and say so); "
+        "`xpuperf bench run --resume {}` runs the rest\n",
+        run.points_done.size(), run.points_pending.size(), directory, directory);
+    return CheckCancelled();
+  }
+  out << RenderBenchSummary(measurements);
+  out << RenderSkipped(run.skipped);
+  WarnUnstable(measurements, err);
+  out << fmt::format("{} measurements in {:.1f} s; results in {}/\n", measurements.size(), seconds,
+                     directory);
   return Status::Ok();
 }
 
@@ -259,8 +353,37 @@ int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) 
     err << "xpuperf bench: error: " << plugin.error().message << "\n";
     return kExitUsage;
   }
-  const ScopedPjrtPluginVariable plugin_variable(options.pjrt_plugin);
-  if (Status status = RunAndWrite(options, registry, out, err); !status.ok()) {
+  std::optional<bench::ResultDirectory> previous;
+  BenchOptions effective = options;
+  if (!options.resume.empty()) {
+    if (!options.out.empty() || !options.only.empty() || !options.benchmarks.empty() ||
+        options.suite != "quick" || options.threads || options.samples ||
+        options.min_sample_seconds || options.target_cv || options.max_point_seconds ||
+        !options.pjrt_plugin.empty()) {
+      err << "xpuperf bench: error: --resume runs the rest of a run with the options it was "
+             "started with: give it alone\n";
+      return kExitUsage;
+    }
+    auto read = bench::ReadResultDirectory(options.resume);
+    if (!read.ok()) {
+      err << "xpuperf bench: error: --resume: " << read.error().message << "\n";
+      return ExitCodeFor(read.error());
+    }
+    previous = std::move(*read);
+    auto resumed = OptionsToResume(options, *previous);
+    if (!resumed.ok()) {
+      err << "xpuperf bench: error: " << resumed.error().message << "\n";
+      return kExitUsage;
+    }
+    effective = std::move(*resumed);
+    if (Status plugin = CheckPjrtPlugin(effective.pjrt_plugin); !plugin.ok()) {
+      err << "xpuperf bench: error: " << plugin.error().message << "\n";
+      return kExitUsage;
+    }
+  }
+  const ScopedPjrtPluginVariable plugin_variable(effective.pjrt_plugin);
+  if (Status status = RunAndWrite(effective, registry, previous ? &*previous : nullptr, out, err);
+      !status.ok()) {
     err << "xpuperf bench: error: " << status.error().message << "\n";
     return ExitCodeFor(status.error());
   }

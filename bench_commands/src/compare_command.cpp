@@ -102,6 +102,7 @@ int CompareResultDirectories(const CompareOptions& options, std::ostream& out, s
     err << kCommand << ": error: " << new_run.error().message << "\n";
     return ExitCodeFor(new_run.error());
   }
+  err << bench::PartialRunNote(*old_run, kCommand) << bench::PartialRunNote(*new_run, kCommand);
   const analysis::ComparisonReport report =
       analysis::CompareResults(*old_run, *new_run, options.alpha);
   std::vector<const analysis::MetricComparison*> over;

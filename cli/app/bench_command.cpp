@@ -38,6 +38,9 @@ void AddBenchCommand(CLI::App& app, CommandActions& actions) {
                     "$XPUPERF_PJRT_PLUGIN and the installed plugins)");
   };
   CLI::App* run = command->add_subcommand("run", "Run a suite and write the results");
+  run->add_option("--resume", bench.resume,
+                  "Finish a run that a stop request ended (its result directory, marked "
+                  "partial), with the options it was started with");
   run->add_option("--only", bench.only,
                   "Only these components: compute, memory, host_transfer, attention (repeatable)");
   add_run_options(run);

@@ -1,11 +1,18 @@
 // `xpuperf bench` end to end: exit codes, a tiny run and its result directory.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
 
 #include "test_util.h"
 #include "xpuperf/bench_commands/bench_summary.h"
@@ -200,6 +207,89 @@ TEST(CommandBenchTest, EveryWriterTakesRelativePathsFromAnEmptyDirectory) {
 
 namespace xpuperf::cli {
 namespace {
+
+std::string ReadAll(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Ctrl-C after the first point: the finished point is kept as a result directory marked partial,
+// which `bench check` reads and names as partial; `--resume` runs the rest into the same directory.
+TEST(CommandBenchTest, AnInterruptedRunKeepsItsPointsAndResumes) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("xpuperf_bench_partial_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path suite = dir / "three.yaml";
+  // The second point takes long enough (60 samples of 50 ms) to be running when the signal comes.
+  std::ofstream(suite)
+      << "name: three\n"
+         "sampling: {warmup_samples: 0, samples: 2, min_sample_seconds: 0.01}\n"
+         "benchmarks:\n"
+         "  - benchmark: gemm\n    sweep:\n      - {m: 64, n: 64, k: 64}\n"
+         "  - benchmark: gemm\n"
+         "    sampling: {warmup_samples: 0, samples: 60, min_sample_seconds: 0.05}\n"
+         "    sweep:\n      - {m: 64, n: 64, k: 65}\n"
+         "  - benchmark: gemm\n    sweep:\n      - {m: 64, n: 64, k: 66}\n";
+  const fs::path out = dir / "r";
+  const fs::path err_path = dir / "err.txt";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int err_fd = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int null_fd = open("/dev/null", O_RDWR);
+    dup2(null_fd, STDIN_FILENO);
+    dup2(null_fd, STDOUT_FILENO);
+    dup2(err_fd, STDERR_FILENO);
+    execl(XPUPERF_EXECUTABLE, XPUPERF_EXECUTABLE, "bench", "run", "--suite", suite.c_str(),
+          "--threads", "1", "--out", out.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // The signal once the first point has finished (a generous deadline: a loaded machine is slow).
+  bool first_done = false;
+  for (int i = 0; i < 1200 && !first_done; ++i) {
+    first_done = ReadAll(err_path).find("[1/3] run   gemm {\"k\":64") != std::string::npos &&
+                 ReadAll(err_path).find(" elapsed") != std::string::npos;
+    if (!first_done) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(first_done) << ReadAll(err_path);
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const std::string err = ReadAll(err_path);
+  ASSERT_TRUE(WIFEXITED(status)) << err;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << err;
+  EXPECT_NE(err.find("bench run --resume " + out.string()), std::string::npos) << err;
+  const nlohmann::json env = nlohmann::json::parse(ReadAll(out / "environment.json"));
+  EXPECT_EQ(env["partial"], true);
+  EXPECT_EQ(env["points_done"].size(), 1u);
+  EXPECT_EQ(env["points_pending"].size(), 2u);
+  const std::string partial_jsonl = ReadAll(out / "results.jsonl");
+  EXPECT_EQ(std::count(partial_jsonl.begin(), partial_jsonl.end(), '\n'), 1) << partial_jsonl;
+
+  auto check = RunXpuperf({"bench", "check", out.string()});
+  EXPECT_NE(check.err.find("is a partial run"), std::string::npos) << check.err;
+  EXPECT_LT(check.exit_code, 128) << check.err;
+
+  auto resumed = RunXpuperf({"bench", "run", "--resume", out.string()}, 300);
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("resumed: 1 points done, 2 to run"), std::string::npos) << resumed.err;
+  EXPECT_NE(resumed.err.find("[1/2] run   gemm {\"k\":65"), std::string::npos) << resumed.err;
+  const nlohmann::json whole = nlohmann::json::parse(ReadAll(out / "environment.json"));
+  EXPECT_EQ(whole["partial"], false);
+  const std::string jsonl = ReadAll(out / "results.jsonl");
+  EXPECT_EQ(std::count(jsonl.begin(), jsonl.end(), '\n'), 3) << jsonl;
+  // A complete run has nothing to resume; --resume takes no other run option.
+  auto again = RunXpuperf({"bench", "run", "--resume", out.string()});
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("nothing to resume"), std::string::npos) << again.err;
+  auto mixed = RunXpuperf({"bench", "run", "--resume", out.string(), "--samples", "3"});
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_NE(mixed.err.find("give it alone"), std::string::npos) << mixed.err;
+  fs::remove_all(dir);
+}
 
 TEST(RenderSkippedTest, OneLinePerReasonWithTheBenchmarksCounted) {
   const std::vector<std::string> skipped = {

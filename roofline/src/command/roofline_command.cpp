@@ -335,6 +335,10 @@ int RunRoofline(const RooflineOptions& options, std::ostream& out, std::ostream&
   }
   Result<Built> built = Build(options, /*diagnose=*/false);
   if (!built.ok()) return Fail(err, "roofline", built.error());
+  if (!options.results_dir.empty()) {
+    if (auto run = bench::ReadResultDirectory(options.results_dir); run.ok())
+      err << bench::PartialRunNote(*run, "xpuperf roofline");
+  }
   const Report& report = built->report;
   if (report.ceilings.all.empty()) {
     return Fail(err, "roofline",

@@ -38,7 +38,15 @@ struct ResultDirectory {
   std::string host;
   std::string suite;
   std::vector<std::string> skipped;  // points that could not run, with the reason
+  // A run a stop request ended before every point ran (environment.json "partial").
+  bool partial = false;
+  std::vector<std::string> points_done, points_pending;
 };
+
+// For a partial run: "<command>: note: DIR is a partial run: a stop request ended it after N points
+// (M not run, first: …); its figures are what ran. `xpuperf bench run --resume DIR` runs the rest"
+// and a newline; empty for a complete one. Every reader of result directories prints it.
+std::string PartialRunNote(const ResultDirectory& run, std::string_view command);
 
 // The newest results.jsonl schema this reader understands.
 inline constexpr int kResultSchemaVersion = 1;

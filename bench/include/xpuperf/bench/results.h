@@ -28,6 +28,13 @@ struct RunInfo {
   std::optional<MachineState> machine_before;
   std::optional<MachineState> machine_after;
   std::vector<std::string> inconsistencies;
+  // A run a stop request ended (environment.json "partial": true): the points it measured or
+  // skipped ("points_done") and the ones it did not reach ("points_pending"), by their progress
+  // labels, and what `bench run --resume` needs to finish it ("resume": the suite and options).
+  bool partial = false;
+  std::vector<std::string> points_done;
+  std::vector<std::string> points_pending;
+  nlohmann::json resume = nlohmann::json::object();
 };
 
 // "20261130T145200Z-host" from a wall-clock time.
@@ -57,5 +64,9 @@ Status CheckResultDirectoryWritable(const std::string& directory);
 // kInvalidArgument when the directory exists, kIo when a write fails.
 Status WriteResultDirectory(const std::string& directory,
                             const std::vector<Measurement>& measurements, const RunInfo& run);
+// The same over an existing result directory (`bench run --resume`): the new files are written
+// beside it and swapped in, so the old one stays whole until the new one is complete.
+Status ReplaceResultDirectory(const std::string& directory,
+                              const std::vector<Measurement>& measurements, const RunInfo& run);
 
 }  // namespace xpuperf::bench

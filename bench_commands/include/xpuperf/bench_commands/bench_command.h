@@ -24,10 +24,14 @@ struct BenchOptions {
   std::optional<double> min_sample_seconds;  // [1e-6, 1] seconds: a sample ends within a second
   std::optional<double> target_cv;           // [0.001, 10]: adaptive sampling's target
   std::optional<double> max_point_seconds;   // [0, 600]: adaptive sampling's cap per point
+  // --resume DIR: finish the partial run in DIR (one a stop request ended) with the suite and
+  // options it was started with; its measurements are kept and only its pending points run.
+  std::string resume;
 };
 
 // Runs microbenchmarks: progress on err, the summary table on out, result files under out dir.
-// Exit code 0 ok, 1 failure, 2 usage error (bad option, unknown name).
+// Exit code 0 ok, 1 failure, 2 usage error (bad option, unknown name); 130/143 when SIGINT/SIGTERM
+// stopped it, after writing the points finished so far as a partial result directory.
 int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace xpuperf::bench_commands
