@@ -9,18 +9,6 @@
 namespace xpuperf::telemetry {
 namespace {
 
-std::string_view StateName(ReadingState state) {
-  switch (state) {
-    case ReadingState::kOk:
-      return "ok";
-    case ReadingState::kUnsupported:
-      return "unsupported";
-    case ReadingState::kNoData:
-      return "no_data";
-  }
-  return "unknown";
-}
-
 // Every label but the device, "key=value;key=value" (the rows' device column has the device).
 std::string LabelsField(const Labels& labels, std::string_view extra = {}) {
   std::string text;
@@ -47,7 +35,7 @@ void Row(std::string& out, const std::string& stamp, const std::string& host, co
   out += ',';
   render::AppendCsvField(out, unit);
   out += ',';
-  out += StateName(r.state);
+  out += ReadingStateName(r.state);
   out += ',';
   render::AppendCsvField(out, reason);
   out += '\n';
