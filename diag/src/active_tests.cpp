@@ -293,8 +293,17 @@ std::vector<DiagTest> StressTests(Session& session, const DiagOptions& options, 
     });
   }
   Watch watch;
+  double next_report = 10;
   while (Since(start) < options.duration_seconds && SleepUnlessCancelled(1.0)) {
     if (auto readings = session.Collect({}); readings.ok()) Observe(*readings, watch);
+    if (Since(start) >= next_report && Since(start) < options.duration_seconds) {
+      err << fmt::format(
+          "xpuperf diag: stress: {:.0f} of {:g} s, {} samples watched, about {:.0f} "
+          "s left\n",
+          Since(start), options.duration_seconds, watch.samples,
+          options.duration_seconds - Since(start));
+      next_report += 10;
+    }
   }
   stop.store(true);
   for (std::thread& w : workers) w.join();

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -93,19 +94,28 @@ int RunDiag(const DiagOptions& options, std::ostream& out, std::ostream& err) {
   std::filesystem::create_directories(dir, ec);
   if (ec) return Fail(MakeError(ErrorCode::kIo, "cannot create " + dir + ": " + ec.message()), err);
 
-  err << fmt::format("{}: level {}: deployment and health\n", kCommand, options.level);
+  // One progress line per stage: "[2/4] memory pattern test (256 MiB), 3 s elapsed".
+  const int stages = options.level == 1 ? 1 : options.level == 2 ? 3 : 4;
+  int stage = 0;
+  const auto started = std::chrono::steady_clock::now();
+  auto announce = [&](const std::string& what) {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    err << fmt::format("{}: [{}/{}] {}, {:.0f} s elapsed\n", kCommand, ++stage, stages, what,
+                       elapsed);
+  };
+  announce(fmt::format("level {}: deployment and health", options.level));
   std::vector<DiagTest> tests = DeploymentTests(**session, options);
   if (options.level >= 2 && !CancellationRequested()) {
-    err << fmt::format("{}: level {}: memory pattern test ({} MiB)\n", kCommand, options.level,
-                       options.memory_mib);
+    announce(fmt::format("memory pattern test ({} MiB)", options.memory_mib));
     for (DiagTest& t : MemoryPatternTests((*session)->devices(), options)) tests.push_back(t);
   }
   if (options.level >= 2 && !CancellationRequested()) {
-    err << fmt::format("{}: level {}: performance gate (quick suite: compute, memory)\n", kCommand,
-                       options.level);
+    announce("performance gate (quick suite: compute, memory)");
     for (DiagTest& t : PerformanceTests(options, dir, err)) tests.push_back(t);
   }
   if (options.level >= 3 && !CancellationRequested()) {
+    announce(fmt::format("stress under watch for {:g} s", options.duration_seconds));
     for (DiagTest& t : StressTests(**session, options, err)) tests.push_back(t);
   }
   if (CancellationRequested()) {
