@@ -44,11 +44,23 @@ std::string_view TextOf(std::string_view line, int64_t* since_boot_us) {
     if (close != std::string_view::npos) {
       std::string_view stamp = Trim(line.substr(1, close - 1));
       const size_t dot = stamp.find('.');
-      int64_t seconds = 0, micros = 0;
-      std::from_chars(stamp.data(), stamp.data() + std::min(dot, stamp.size()), seconds);
-      if (dot != std::string_view::npos)
-        std::from_chars(stamp.data() + dot + 1, stamp.data() + stamp.size(), micros);
-      *since_boot_us = seconds * 1'000'000 + micros;
+      int64_t seconds = 0;
+      const auto whole =
+          std::from_chars(stamp.data(), stamp.data() + std::min(dot, stamp.size()), seconds);
+      // Seconds since boot: a stamp beyond a few thousand years is not one (no timestamp).
+      constexpr int64_t kMaxSeconds = int64_t{1} << 40;
+      if (whole.ec == std::errc() && seconds >= 0 && seconds < kMaxSeconds) {
+        // The fraction as microseconds: its first six digits, "5" being 500000 µs.
+        int64_t micros = 0;
+        int digits = 0;
+        for (size_t i = dot == std::string_view::npos ? stamp.size() : dot + 1;
+             i < stamp.size() && digits < 6 && std::isdigit(static_cast<unsigned char>(stamp[i]));
+             ++i, ++digits) {
+          micros = micros * 10 + (stamp[i] - '0');
+        }
+        for (; digits < 6 && dot != std::string_view::npos; ++digits) micros *= 10;
+        *since_boot_us = seconds * 1'000'000 + micros;
+      }
       return line.substr(close + 1);
     }
   }

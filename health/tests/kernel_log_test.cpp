@@ -54,6 +54,19 @@ TEST(KernelLogTest, MachineChecksAndMemoryFailures) {
   EXPECT_TRUE(events[2].bus_id.empty());
 }
 
+// A dmesg stamp too large for microseconds (found by the fuzzer: it overflowed) is no timestamp;
+// a short fraction is tenths, not microseconds.
+TEST(KernelLogTest, DmesgStampsAreBoundedAndScaled) {
+  auto events = ParseKernelLog(
+      "[499999999999999999.5] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus.\n"
+      "[ 12.5] NVRM: Xid (PCI:0000:3b:00): 13, pid=1, Graphics Exception\n"
+      "[  3.000250] NVRM: Xid (PCI:0000:3b:00): 31, pid=1, MMU Fault\n");
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].since_boot_us, 0);
+  EXPECT_EQ(events[1].since_boot_us, 12'500'000);
+  EXPECT_EQ(events[2].since_boot_us, 3'000'250);
+}
+
 TEST(KernelLogTest, HostileTextIsBounded) {
   EXPECT_TRUE(ParseKernelLog("").empty());
   EXPECT_TRUE(ParseKernelLog("NVRM: Xid (").empty());
