@@ -56,7 +56,9 @@ std::optional<Result<HealthInput>> ObserveWithin(const HealthCommandOptions& opt
       [options] { return Observe(options); });
   std::future<Result<HealthInput>> answer = task->get_future();
   std::thread([task] { (*task)(); }).detach();
-  const auto deadline = std::chrono::duration<double>(options.deadline_seconds);
+  // The sampling window is the command's own wait: the deadline bounds the backends beyond it.
+  const auto deadline =
+      std::chrono::duration<double>(options.window_seconds + options.deadline_seconds);
   if (answer.wait_for(deadline) != std::future_status::ready) return std::nullopt;
   return answer.get();
 }

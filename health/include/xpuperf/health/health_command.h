@@ -18,9 +18,9 @@ struct HealthCommandOptions {
   std::optional<int> expect;         // --expect N accelerators, [0, 4096]
   bool json = false;
   double window_seconds = 0.5;  // the span the snapshot's rates (duty cycle) are measured over
-  // --deadline: the longest the backends may take to answer (1..600 s). A device call that hangs
-  // (a GPU that stopped answering hangs its driver's calls) ends health with that message instead
-  // of a caller's kill: exit 1, or 2 ("unknown") with --npd.
+  // --deadline: the longest the backends may take to answer beyond the window (1..600 s). A device
+  // call that hangs (a GPU that stopped answering hangs its driver's calls) ends health with that
+  // message instead of a caller's kill: exit 1, or 2 ("unknown") with --npd.
   double deadline_seconds = 20;
   // Acting (docs/HEALTH.md, "Acting on a verdict"): nothing changes on the node without these.
   bool drain = false;   // --drain: drain the Slurm node on a failing verdict
