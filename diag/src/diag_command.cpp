@@ -60,7 +60,11 @@ std::string RenderText(const std::vector<DiagTest>& tests, int level, const std:
       counts[static_cast<int>(Status::kWarn)], counts[static_cast<int>(Status::kUnknown)],
       counts[static_cast<int>(Status::kPass)], dir);
   render::Table table;
-  table.columns = {{"TEST"}, {"DEVICE"}, {"STATUS"}, {"CODE"}, {"EVIDENCE"}};
+  for (const char* header : {"TEST", "DEVICE", "STATUS", "CODE", "EVIDENCE"}) {
+    render::Column column;
+    column.header = header;
+    table.columns.push_back(std::move(column));
+  }
   table.max_cell_width = 100;
   for (const DiagTest& t : tests) {
     table.rows.push_back({render::Cell::Text(t.test), render::Cell::Text(t.device),

@@ -90,7 +90,11 @@ std::string RenderText(const HealthReport& report) {
           ? ""
           : fmt::format("; the strongest action: {}", ActionName(report.WorstAction())));
   render::Table table;
-  table.columns = {{"DEVICE"}, {"SUBSYSTEM"}, {"STATUS"}, {"CODE"}, {"ACTION"}, {"EVIDENCE"}};
+  for (const char* header : {"DEVICE", "SUBSYSTEM", "STATUS", "CODE", "ACTION", "EVIDENCE"}) {
+    render::Column column;
+    column.header = header;
+    table.columns.push_back(std::move(column));
+  }
   table.max_cell_width = 100;
   for (const Verdict& v : report.verdicts) {
     table.rows.push_back(
