@@ -113,12 +113,27 @@ constexpr const char* kFormulaLine =
 
 using RunOne = std::function<Result<co::CollectiveResult>(co::CollectiveOp, int64_t)>;
 
+// More ranks per host than the host has CPUs: ranks wait for a core, so the times measure that as
+// much as the network. Empty when every rank can have a core.
+std::string Oversubscription(const co::MpiSession& mpi) {
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  const int per_host = (mpi.ranks() + mpi.hosts() - 1) / std::max(1, mpi.hosts());
+  if (cpus <= 0 || per_host <= cpus) return {};
+  return fmt::format(
+      "oversubscribed: {} ranks per host on {} CPUs share cores, so the times include waiting for "
+      "a core, not only the network",
+      per_host, cpus);
+}
+
 // Every size of every collective through run_one on all ranks; rank 0 prints the rows, then writes
-// the results when nothing was wrong.
+// the results when nothing was wrong. Oversubscribed ranks are said above the table and mark every
+// figure unstable.
 Status RunSweep(const co::MpiSession& mpi, const Plan& plan, const co::CollectivePoint& base,
                 const bench::RunInfo& run, const std::string& directory, std::ostream& out,
                 const RunOne& run_one) {
   const bool root = mpi.rank() == 0;
+  const std::string oversubscribed = Oversubscription(mpi);
+  if (root && !oversubscribed.empty()) out << "# warning: " << oversubscribed << "\n";
   if (root) out << co::TableHeader() << std::flush;
   std::vector<co::CollectivePoint> points;
   for (co::CollectiveOp op : plan.ops) {
@@ -143,7 +158,10 @@ Status RunSweep(const co::MpiSession& mpi, const Plan& plan, const co::Collectiv
   std::vector<bench::Measurement> measurements;
   for (const co::CollectivePoint& point : points) {
     wrong += point.wrong;
-    for (bench::Measurement& m : co::MakeMeasurements(point)) measurements.push_back(std::move(m));
+    for (bench::Measurement& m : co::MakeMeasurements(point)) {
+      if (!oversubscribed.empty()) bench::MarkUnstable(m, oversubscribed);
+      measurements.push_back(std::move(m));
+    }
   }
   if (wrong > 0) {
     return MakeError(ErrorCode::kInternal,
