@@ -113,6 +113,24 @@ Reading Clocks(const IntelGpu& gpu, const CollectContext& c) {
                                            "gt_act_freq_mhz");
 }
 
+// Each GT's highest frequency: the sibling of its actual-frequency file (i915 rps_max_freq_mhz or
+// gt_max_freq_mhz, xe freq0/max_freq), MHz.
+Reading MaxClocks(const IntelGpu& gpu, const CollectContext& c) {
+  Reading r = Begin(m::kClockMax, gpu);
+  for (const IntelGt& gt : gpu.gts) {
+    std::string path = gt.act_freq_file;
+    const size_t name = path.rfind('/') + 1;  // npos + 1 = 0: a bare name
+    const size_t act = path.find("act", name);
+    if (act == std::string::npos) continue;
+    path.replace(act, 3, "max");
+    auto mhz = ReadUnsignedFile(path);
+    if (!mhz.ok() || *mhz == 0) continue;
+    r.samples.push_back(MakeSample(gpu, c.wall_ns, static_cast<double>(*mhz) * 1e6,
+                                   {{labels::kType, fmt::format("gt{}", gt.id)}}));
+  }
+  return OrUnsupported(std::move(r), "unsupported: no GT maximum frequency file");
+}
+
 Reading ThrottleReasons(const IntelGpu& gpu, const CollectContext& c) {
   Reading r = Begin(m::kClockEventActive, gpu);
   // GT 0 holds the render/compute engines (later GTs are media).
@@ -319,6 +337,7 @@ const std::vector<IntelMetric>& IntelMetrics() {
        [](std::string_view metric, IntelGpu& gpu, C c) { return Processes(metric, gpu, c); }, true},
       {m::kClockEventActive,
        [](std::string_view, IntelGpu& gpu, C c) { return ThrottleReasons(gpu, c); }},
+      {m::kClockMax, [](std::string_view, IntelGpu& gpu, C c) { return MaxClocks(gpu, c); }},
       {m::kHostLinkGeneration,
        [](std::string_view metric, IntelGpu& gpu, C c) { return PciLinkReading(metric, gpu, c); }},
       {m::kHostLinkWidth,

@@ -61,7 +61,8 @@ TEST(IntelBackend, I915ArcA770) {
   auto value = [&](std::string_view metric, Labels labels = {}) {
     return ValueOf(ReadingOf(r, metric, "intel0"), "intel0", labels);
   };
-  EXPECT_EQ(value(m::kClock, {{"type", "gt0"}}), 2400e6);  // gt/gt0/rps_act_freq_mhz
+  EXPECT_EQ(value(m::kClock, {{"type", "gt0"}}), 2400e6);     // gt/gt0/rps_act_freq_mhz
+  EXPECT_EQ(value(m::kClockMax, {{"type", "gt0"}}), 2400e6);  // gt/gt0/rps_max_freq_mhz
   const Reading& throttle = ReadingOf(r, m::kClockEventActive, "intel0");
   EXPECT_EQ(throttle.samples.size(), 9u);
   EXPECT_EQ(value(m::kClockEventActive, {{"reason", "pl1"}}), 1);
@@ -120,8 +121,9 @@ TEST(IntelBackend, XeArcB580) {
     return ValueOf(ReadingOf(r, metric, "intel0"), "intel0", labels);
   };
   EXPECT_EQ(value(m::kMemoryTotal), 12884901888.0);
-  EXPECT_EQ(value(m::kClock, {{"type", "gt0"}}), 2850e6);  // tile0/gt0/freq0/act_freq
-  EXPECT_EQ(value(m::kClock, {{"type", "gt1"}}), 0.0);     // the media GT sleeps
+  EXPECT_EQ(value(m::kClock, {{"type", "gt0"}}), 2850e6);     // tile0/gt0/freq0/act_freq
+  EXPECT_EQ(value(m::kClock, {{"type", "gt1"}}), 0.0);        // the media GT sleeps
+  EXPECT_EQ(value(m::kClockMax, {{"type", "gt0"}}), 2850e6);  // tile0/gt0/freq0/max_freq
   EXPECT_EQ(ReadingOf(r, m::kClockEventActive, "intel0").samples.size(), 9u);
   EXPECT_EQ(value(m::kClockEventActive, {{"reason", "any"}}), 0);
   EXPECT_EQ(value(m::kTemperature, {{"sensor", "pkg"}}), 48);
