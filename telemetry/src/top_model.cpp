@@ -134,11 +134,7 @@ void Apply(DeviceSummary& d, const Reading& r) {
   } else if (r.metric == m::kPerformanceState) {
     if (!r.samples.empty()) d.performance_state = static_cast<int>(r.samples.front().scalar());
   } else if (r.metric == m::kClockEventActive) {
-    std::vector<std::string> active;
-    for (const Sample& s : r.samples)
-      if (!s.is_distribution() && s.scalar() > 0)
-        active.push_back(ClockEventReasonWords(s.labels.Get(labels::kReason)));
-    d.held_by = active.empty() ? "nothing" : fmt::format("{}", fmt::join(active, ", "));
+    d.held_by = ActiveClockEventsText(r);
   } else if (r.metric == m::kTemperature) {
     for (const Sample& s : r.samples) {
       d.temperatures.push_back({std::string(s.labels.Get(labels::kSensor)), s.scalar()});

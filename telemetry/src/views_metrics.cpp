@@ -157,17 +157,6 @@ void PerCoreTable(std::string& out, const MetricsSnapshot& snap) {
   if (!table.empty()) out += "\n" + table.Render();
 }
 
-// "power cap, thermal (SW)"; "none" when the reasons are read and none holds the clocks down.
-std::string ThrottleText(const Reading* r) {
-  if (r == nullptr || r->state != ReadingState::kOk) return "n/a";
-  std::vector<std::string> active;
-  for (const Sample& s : r->samples) {
-    if (s.is_distribution() || s.scalar() <= 0) continue;
-    active.push_back(ClockEventReasonWords(s.labels.Get(labels::kReason)));
-  }
-  return active.empty() ? "none" : fmt::format("{}", fmt::join(active, ", "));
-}
-
 // The overall sample, else the first (a GPU's board power is labelled domain="gpu").
 const Sample* FirstSample(const Reading* r) {
   if (const Sample* s = FindSample(r)) return s;
@@ -242,12 +231,13 @@ void DeviceStateTable(std::string& out, const MetricsSnapshot& snap) {
                                     state ? fmt::format("P{:g}", state->scalar()) : "n/a",
                                     LinkText(Find(snap.readings, m::kHostLinkGeneration, d.id),
                                              Find(snap.readings, m::kHostLinkWidth, d.id)),
-                                    ThrottleText(reasons),
+                                    reasons != nullptr && reasons->state == ReadingState::kOk
+                                        ? ActiveClockEventsText(*reasons)
+                                        : "n/a",
                                     ModeText(modes, "ecc", "ecc_pending"),
                                     ModeText(modes, "persistence", "")};
     // A device with none of these (a TPU through its runtime) gets no row.
-    if (std::all_of(row.begin() + 1, row.end(),
-                    [](const std::string& c) { return c == "n/a" || c == "n/a / n/a"; }))
+    if (std::all_of(row.begin() + 1, row.end(), [](const std::string& c) { return c == "n/a"; }))
       continue;
     table.AddRow(std::move(row));
   }
@@ -392,6 +382,15 @@ std::string ClockEventReasonWords(std::string_view reason) {
   std::string text(reason);
   std::replace(text.begin(), text.end(), '_', ' ');
   return text;
+}
+
+std::string ActiveClockEventsText(const Reading& reading) {
+  std::vector<std::string> active;
+  for (const Sample& s : reading.samples) {
+    if (s.is_distribution() || s.scalar() <= 0) continue;
+    active.push_back(ClockEventReasonWords(s.labels.Get(labels::kReason)));
+  }
+  return active.empty() ? "none" : fmt::format("{}", fmt::join(active, ", "));
 }
 
 std::string RenderReadings(const std::vector<Reading>& readings) {

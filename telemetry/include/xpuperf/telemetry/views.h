@@ -30,6 +30,9 @@ nlohmann::json DevicesJson(const std::string& host, const std::vector<Device>& d
 // A clock-event (throttle) reason in words, as nvidia-smi -q words them: "sw_power_cap" → "power
 // cap"; an unknown one with its underscores as spaces.
 std::string ClockEventReasonWords(std::string_view reason);
+// The active reasons of a clock_event_active reading in words, "power cap, thermal (SW)"; "none"
+// when the reasons are read and none holds the clocks down (`metrics` and `top` both show it).
+std::string ActiveClockEventsText(const Reading& reading);
 
 std::string RenderCatalog();
 nlohmann::json CatalogJson();
