@@ -1,9 +1,11 @@
 #include "xpuperf/bench/runner.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <ostream>
 
 #include "consistency.h"
@@ -85,6 +87,12 @@ Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
   const Device* const host_device = context.device;
   // The plan first: every point on every target, so progress can say "i of n".
   std::vector<PlannedPoint> plan;
+  // Points of entries for other classes of device (`devices:`), by the class they would run on.
+  struct LeftOut {
+    std::vector<int> lines;
+    size_t points = 0;
+  };
+  std::map<std::string, LeftOut> other_class;
   for (const SuiteEntry& entry : suite.entries) {
     Benchmark& benchmark = *registry.Find(entry.benchmark);
     if (!Selected(benchmark, filter)) continue;
@@ -105,13 +113,38 @@ Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
         XPUPERF_ASSIGN_OR_RETURN(point, ResolvePoint(benchmark.name(), *schema, given));
       }
       for (const Device* target : targets) {
+        if (!entry.device_classes.empty()) {
+          // A class that cannot be told keeps the entry: CanRun then says why it cannot run.
+          const Result<std::string> device_class = benchmark.DeviceClass(*target, point);
+          if (device_class.ok() && !entry.IsFor(*device_class)) {
+            LeftOut& left_out = other_class[*device_class];
+            if (std::find(left_out.lines.begin(), left_out.lines.end(), entry.line) ==
+                left_out.lines.end()) {
+              left_out.lines.push_back(entry.line);
+            }
+            ++left_out.points;
+            continue;
+          }
+        }
         const bool on_gpu = target != host_device;
         std::string label = fmt::format("{} {}{}", benchmark.name(), given.dump(),
                                         on_gpu ? " on " + target->id : std::string());
         if (std::find(done.begin(), done.end(), label) != done.end()) continue;
+        // Variants that share a point, kept because the class could not be told: run once.
+        const bool planned = std::any_of(plan.begin(), plan.end(),
+                                         [&](const PlannedPoint& p) { return p.label == label; });
+        if (planned) continue;
         plan.push_back({&entry, &benchmark, point, target, std::move(label)});
       }
     }
+  }
+  for (const auto& [device_class, left_out] : other_class) {
+    progress << fmt::format(
+        "{} point{} left out: the entr{} of line{} {} of {} {} for other "
+        "devices than this {} device (`devices:`)\n",
+        left_out.points, left_out.points == 1 ? "" : "s", left_out.lines.size() == 1 ? "y" : "ies",
+        left_out.lines.size() == 1 ? "" : "s", fmt::join(left_out.lines, ", "), suite.name,
+        left_out.lines.size() == 1 ? "is" : "are", device_class);
   }
   const auto run_start = std::chrono::steady_clock::now();
   double measured_seconds = 0;
@@ -146,6 +179,12 @@ Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
     context.device = host_device;
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!measured.ok() && IsOverTimeCap(measured.error())) {
+      progress << " skipped: " << measured.error().message << "\n";
+      outcome.skipped.push_back(p.label + ": skipped: " + measured.error().message);
+      outcome.done.push_back(p.label);
+      continue;
+    }
     if (!measured.ok()) {
       if (CancellationRequested()) {  // stopped inside the point: it counts as not run
         progress << " stopped\n";

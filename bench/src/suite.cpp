@@ -51,11 +51,13 @@ Status ReadSampling(const YAML::Node& node, std::string_view source, SamplingOpt
         sampling.max_point_seconds = item.second.as<double>();
       } else if (key == "max_samples") {
         sampling.max_samples = item.second.as<int>();
+      } else if (key == "time_cap_seconds") {
+        sampling.time_cap_seconds = item.second.as<double>();
       } else {
         return ParseErrorAt(source, item.first.Mark(),
                             "unknown sampling key '" + key +
                                 "' (known: warmup_samples, samples, min_sample_seconds, "
-                                "target_cv, max_point_seconds, max_samples)");
+                                "target_cv, max_point_seconds, max_samples, time_cap_seconds)");
       }
     } catch (const YAML::Exception&) {
       return ParseErrorAt(source, item.second.Mark(), "'" + key + "' must be a number");
@@ -77,7 +79,35 @@ Status ReadSampling(const YAML::Node& node, std::string_view source, SamplingOpt
                         "sampling needs 0.001 <= target_cv <= 10, 0 <= max_point_seconds <= 600 "
                         "and 1 <= max_samples <= 100000");
   }
+  if (!(sampling.time_cap_seconds >= 0 && sampling.time_cap_seconds <= 86400)) {
+    return ParseErrorAt(source, node.Mark(),
+                        "sampling needs 0 <= time_cap_seconds <= 86400 (0: no cap)");
+  }
   return Status::Ok();
+}
+
+// `devices: cpu` or `devices: [tpu, gpu]`: the device classes an entry is for.
+Result<std::vector<std::string>> ReadDeviceClasses(const YAML::Node& node,
+                                                   std::string_view source) {
+  std::vector<YAML::Node> items;
+  if (node.IsScalar()) {
+    items.push_back(node);
+  } else if (node.IsSequence() && node.size() > 0) {
+    for (const auto& item : node) items.push_back(item);
+  } else {
+    return ParseErrorAt(source, node.Mark(),
+                        "'devices' must be a device class or a list of them (tpu, gpu, cpu)");
+  }
+  std::vector<std::string> classes;
+  for (const YAML::Node& item : items) {
+    const std::string name = item.IsScalar() ? item.Scalar() : std::string();
+    if (!IsDeviceClass(name)) {
+      return ParseErrorAt(source, item.Mark(),
+                          "unknown device class '" + name + "' (known: tpu, gpu, cpu)");
+    }
+    if (std::find(classes.begin(), classes.end(), name) == classes.end()) classes.push_back(name);
+  }
+  return classes;
 }
 
 Result<SuiteEntry> ReadEntry(const YAML::Node& node, std::string_view source,
@@ -113,9 +143,11 @@ Result<SuiteEntry> ReadEntry(const YAML::Node& node, std::string_view source,
       }
     } else if (key == "sampling") {
       XPUPERF_RETURN_IF_ERROR(ReadSampling(item.second, source, entry.sampling));
+    } else if (key == "devices") {
+      XPUPERF_ASSIGN_OR_RETURN(entry.device_classes, ReadDeviceClasses(item.second, source));
     } else {
       return ParseErrorAt(source, item.first.Mark(),
-                          "unknown key '" + key + "' (known: benchmark, sweep, sampling)");
+                          "unknown key '" + key + "' (known: benchmark, sweep, sampling, devices)");
     }
   }
   if (entry.benchmark.empty())
@@ -124,6 +156,15 @@ Result<SuiteEntry> ReadEntry(const YAML::Node& node, std::string_view source,
 }
 
 }  // namespace
+
+bool IsDeviceClass(std::string_view name) {
+  return name == "tpu" || name == "gpu" || name == "cpu";
+}
+
+bool SuiteEntry::IsFor(const std::string& device_class) const {
+  return device_classes.empty() || std::find(device_classes.begin(), device_classes.end(),
+                                             device_class) != device_classes.end();
+}
 
 static Result<Suite> ParseSuiteDocument(const YAML::Node& root, std::string_view source);
 
@@ -237,17 +278,21 @@ Status ValidateSuite(const Suite& suite, const BenchmarkRegistry& registry) {
         }
         resolved = std::move(*checked);
       }
-      // The same point twice would write two records that readers refuse as duplicates (and
-      // compare would count twice): the suite is refused before anything runs.
-      auto [at, inserted] =
-          measured_at.emplace(entry.benchmark + ' ' + resolved.dump(), entry.line);
-      if (!inserted) {
-        return MakeError(
-            ErrorCode::kInvalidArgument,
-            fmt::format("{}:{}: {} {} is already measured by the entry of line {} (with the "
-                        "defaults filled in: {})",
-                        suite.name, entry.line, entry.benchmark, point.dump(), at->second,
-                        resolved.dump()));
+      // The same point twice on one class of device would write two records that readers
+      // refuse as duplicates (and compare would count twice): the suite is refused before
+      // anything runs. Variants for different classes may share points.
+      for (const std::string device_class : {"tpu", "gpu", "cpu"}) {
+        if (!entry.IsFor(device_class)) continue;
+        auto [at, inserted] = measured_at.emplace(
+            device_class + ' ' + entry.benchmark + ' ' + resolved.dump(), entry.line);
+        if (!inserted) {
+          return MakeError(
+              ErrorCode::kInvalidArgument,
+              fmt::format("{}:{}: {} {} is already measured by the entry of line {} (with the "
+                          "defaults filled in: {})",
+                          suite.name, entry.line, entry.benchmark, point.dump(), at->second,
+                          resolved.dump()));
+        }
       }
     }
   }

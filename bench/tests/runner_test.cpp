@@ -90,6 +90,51 @@ TEST_F(RunnerTest, RunsPointsAndSkipsWithTheReason) {
   EXPECT_NE(progress_.str().find("skip  flops"), std::string::npos);
 }
 
+// Per-device-class variants: on a CPU device only the entries for it (or for every class) run,
+// and one line says what was left out.
+TEST_F(RunnerTest, EntriesForOtherDevicesAreLeftOutWithOneLine) {
+  auto suite = ParseSuite(
+      "name: v\nsampling: {warmup_samples: 0, samples: 3, min_sample_seconds: 0.001}\n"
+      "benchmarks:\n"
+      "  - {benchmark: flops, devices: [tpu, gpu], sweep: [{size: 8}, {size: 9}]}\n"
+      "  - {benchmark: flops, devices: cpu, sweep: [{size: 2}]}\n"
+      "  - {benchmark: bytes, sweep: [{size: 3}]}\n",
+      "v");
+  ASSERT_TRUE(suite.ok()) << suite.error().message;
+  auto outcome = RunSuite(*suite, RunFilter{}, registry_, context_, progress_);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  ASSERT_EQ(outcome->measurements.size(), 2u);
+  EXPECT_EQ(outcome->measurements[0].parameters["size"], 2);
+  EXPECT_EQ(outcome->measurements[1].parameters["size"], 3);
+  EXPECT_NE(progress_.str().find("2 points left out: the entry of line 4 of v is for other "
+                                 "devices than this cpu device (`devices:`)"),
+            std::string::npos)
+      << progress_.str();
+  EXPECT_NE(progress_.str().find("[1/2] run   flops {\"size\":2}"), std::string::npos);
+}
+
+// A point whose samples would run past its time cap is skipped with the reason; the run goes on.
+TEST_F(RunnerTest, APointOverItsTimeCapIsSkippedWithTheReason) {
+  auto suite = ParseSuite(
+      "name: c\nsampling: {warmup_samples: 0, samples: 3, min_sample_seconds: 0.001}\n"
+      "benchmarks:\n"
+      "  - {benchmark: flops, sweep: [{size: 2}], sampling: {time_cap_seconds: 0.000001}}\n"
+      "  - {benchmark: bytes, sweep: [{size: 3}]}\n",
+      "c");
+  ASSERT_TRUE(suite.ok()) << suite.error().message;
+  auto outcome = RunSuite(*suite, RunFilter{}, registry_, context_, progress_);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  ASSERT_EQ(outcome->measurements.size(), 1u);
+  EXPECT_EQ(outcome->measurements[0].benchmark, "bytes");
+  ASSERT_EQ(outcome->skipped.size(), 1u);
+  EXPECT_EQ(
+      outcome->skipped[0].rfind("flops {\"size\":2}: skipped: over its time cap (1e-06 s)", 0), 0u)
+      << outcome->skipped[0];
+  EXPECT_NE(progress_.str().find("... skipped: over its time cap"), std::string::npos)
+      << progress_.str();
+  EXPECT_EQ(outcome->done.size(), 2u);  // a resumed run does not try it again
+}
+
 TEST_F(RunnerTest, FiltersByComponentAndName) {
   RunFilter memory_only{{Component::kMemory}, {}};
   auto outcome = RunSuite(MakeSuite(), memory_only, registry_, context_, progress_);

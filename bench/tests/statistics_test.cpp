@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "xpuperf/bench/sampler.h"
 
@@ -129,6 +131,43 @@ TEST(SamplerTest, AdaptiveSamplingStopsAtTheTargetOrTheCaps) {
   samples = CollectSamples(queue, options, [](int64_t) {});
   ASSERT_TRUE(samples.ok());
   EXPECT_EQ(samples->seconds_per_rep.size(), 5u);
+}
+
+// 16 ms per sample after calibration (1, 2, 4, 8, 16 ms): 2 warm-up and 3 kept samples would end
+// at about 111 ms. A cap of 0.05 s gives the point up before they run; 0 is no cap.
+TEST(SamplerTest, APointThatWouldRunPastItsTimeCapIsGivenUpBeforeItsSamples) {
+  CountingQueue queue;
+  SamplingOptions options{.warmup_samples = 2, .samples = 3, .min_sample_seconds = 0.01};
+  options.time_cap_seconds = 0.05;
+  auto samples =
+      CollectSamples(queue, options, [&](int64_t reps) { queue.repetitions_seen = reps; });
+  ASSERT_FALSE(samples.ok());
+  EXPECT_TRUE(IsOverTimeCap(samples.error())) << samples.error().message;
+  EXPECT_EQ(queue.calls, 5);  // calibration only
+  EXPECT_NE(samples.error().message.find("over its time cap (0.05 s): one sample of 16 "
+                                         "repetitions took 0.016 s"),
+            std::string::npos)
+      << samples.error().message;
+  EXPECT_FALSE(IsOverTimeCap(MakeError(ErrorCode::kInternal, "over its time cap")));
+
+  queue = CountingQueue{};
+  options.time_cap_seconds = 0;
+  ASSERT_TRUE(
+      CollectSamples(queue, options, [&](int64_t reps) { queue.repetitions_seen = reps; }).ok());
+}
+
+// The adaptive part stops at the cap too (wall time: each sample sleeps 5 ms).
+TEST(SamplerTest, AdaptiveSamplingStopsAtTheTimeCap) {
+  AlternatingQueue queue;
+  SamplingOptions options{.warmup_samples = 0, .samples = 2, .min_sample_seconds = 0.001};
+  options.max_point_seconds = 600;
+  options.max_samples = 100000;
+  options.time_cap_seconds = 0.2;
+  auto samples = CollectSamples(
+      queue, options, [](int64_t) { std::this_thread::sleep_for(std::chrono::milliseconds(5)); });
+  ASSERT_TRUE(samples.ok()) << samples.error().message;
+  EXPECT_GE(samples->seconds_per_rep.size(), 2u);
+  EXPECT_LT(samples->seconds_per_rep.size(), 100000u);  // never meets 3%: the cap ended it
 }
 
 TEST(SamplerTest, RejectsBadOptions) {

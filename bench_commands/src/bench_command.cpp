@@ -128,6 +128,7 @@ nlohmann::json ResumeOptions(const BenchOptions& options) {
   if (options.min_sample_seconds) r["min_sample_seconds"] = *options.min_sample_seconds;
   if (options.target_cv) r["target_cv"] = *options.target_cv;
   if (options.max_point_seconds) r["max_point_seconds"] = *options.max_point_seconds;
+  if (options.point_time_cap) r["point_time_cap"] = *options.point_time_cap;
   if (!options.pjrt_plugin.empty()) r["pjrt_plugin"] = options.pjrt_plugin;
   return r;
 }
@@ -162,6 +163,8 @@ Result<BenchOptions> OptionsToResume(const BenchOptions& given,
     if (saved.contains("target_cv")) options.target_cv = saved["target_cv"].get<double>();
     if (saved.contains("max_point_seconds"))
       options.max_point_seconds = saved["max_point_seconds"].get<double>();
+    if (saved.contains("point_time_cap"))
+      options.point_time_cap = saved["point_time_cap"].get<double>();
     options.pjrt_plugin = saved.value("pjrt_plugin", std::string());
     return options;
   } catch (const nlohmann::json::exception& e) {
@@ -180,6 +183,7 @@ Status RunAndWrite(const BenchOptions& options, const bench::BenchmarkRegistry& 
     if (options.min_sample_seconds) entry.sampling.min_sample_seconds = *options.min_sample_seconds;
     if (options.target_cv) entry.sampling.target_cv = *options.target_cv;
     if (options.max_point_seconds) entry.sampling.max_point_seconds = *options.max_point_seconds;
+    if (options.point_time_cap) entry.sampling.time_cap_seconds = *options.point_time_cap;
   }
   XPUPERF_ASSIGN_OR_RETURN(const Device device, cpu::LocalCpuDevice());
   bench::RunInfo run;
@@ -294,6 +298,12 @@ Status ValidateOverrides(const BenchOptions& options) {
                      fmt::format("--max-point-seconds must be between 0 and 600 (got {})",
                                  *options.max_point_seconds));
   }
+  if (options.point_time_cap &&
+      !(*options.point_time_cap >= 0 && *options.point_time_cap <= 86400)) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     fmt::format("--point-time-cap must be between 0 (no cap) and 86400 (got {})",
+                                 *options.point_time_cap));
+  }
   return Status::Ok();
 }
 
@@ -359,7 +369,7 @@ int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) 
     if (!options.out.empty() || !options.only.empty() || !options.benchmarks.empty() ||
         options.suite != "quick" || options.threads || options.samples ||
         options.min_sample_seconds || options.target_cv || options.max_point_seconds ||
-        !options.pjrt_plugin.empty()) {
+        options.point_time_cap || !options.pjrt_plugin.empty()) {
       err << "xpuperf bench: error: --resume runs the rest of a run with the options it was "
              "started with: give it alone\n";
       return kExitUsage;

@@ -15,8 +15,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <functional>
+#include <utility>
 
 #include "xpuperf/bench/results.h"
 #include "xpuperf/bench/threads.h"
@@ -125,21 +127,73 @@ std::string Oversubscription(const co::MpiSession& mpi) {
       per_host, cpus);
 }
 
-// Every size of every collective through run_one on all ranks; rank 0 prints the rows, then writes
-// the results when nothing was wrong. Oversubscribed ranks are said above the table and mark every
-// figure unstable.
+std::string Duration(double seconds) {
+  if (seconds < 90) return fmt::format("{:.0f} s", seconds);
+  if (seconds < 5400) return fmt::format("{:.0f} min", seconds / 60);
+  return fmt::format("{:.1f} h", seconds / 3600);
+}
+
+// What is left of a sweep, from the points' own times: a least-squares line through (bytes, wall
+// seconds) of the points so far (a fixed cost per point and a cost per byte, neither below 0)
+// summed over the sizes to go. One point so far: its time per byte.
+class SweepEstimate {
+ public:
+  void Add(double bytes, double seconds) { points_.push_back({bytes, seconds}); }
+  double SecondsFor(const std::vector<double>& sizes) const {
+    if (points_.empty()) return 0;
+    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (const auto& [x, y] : points_) {
+      n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y;
+    }
+    const double denominator = n * sxx - sx * sx;
+    double slope = denominator > 0 ? (n * sxy - sx * sy) / denominator : sy / std::max(sx, 1.0);
+    slope = std::max(slope, 0.0);
+    const double fixed = std::max((sy - slope * sx) / n, 0.0);
+    double total = 0;
+    for (double bytes : sizes) total += fixed + slope * bytes;
+    return total;
+  }
+
+ private:
+  std::vector<std::pair<double, double>> points_;
+};
+
+// Every size of every collective through run_one on all ranks; rank 0 prints the rows (and a
+// progress line per point on `progress`), then writes the results when nothing was wrong.
+// Oversubscribed ranks are said above the table and mark every figure unstable.
 Status RunSweep(const co::MpiSession& mpi, const Plan& plan, const co::CollectivePoint& base,
                 const bench::RunInfo& run, const std::string& directory, std::ostream& out,
-                const RunOne& run_one) {
+                std::ostream& progress, const RunOne& run_one) {
   const bool root = mpi.rank() == 0;
   const std::string oversubscribed = Oversubscription(mpi);
   if (root && !oversubscribed.empty()) out << "# warning: " << oversubscribed << "\n";
   if (root) out << co::TableHeader() << std::flush;
   std::vector<co::CollectivePoint> points;
+  const size_t total = plan.ops.size() * plan.sizes.size();
+  std::vector<double> sizes_to_go;  // the bytes of every point not run yet, in order
+  for (size_t i = 0; i < plan.ops.size(); ++i) {
+    for (int64_t bytes : plan.sizes) sizes_to_go.push_back(static_cast<double>(bytes));
+  }
+  SweepEstimate estimate;
+  const auto start = std::chrono::steady_clock::now();
+  size_t index = 0;
   for (co::CollectiveOp op : plan.ops) {
     for (int64_t bytes : plan.sizes) {
+      const auto point_start = std::chrono::steady_clock::now();
       XPUPERF_ASSIGN_OR_RETURN(const co::CollectiveResult result, run_one(op, bytes));
+      ++index;
       if (!root) continue;
+      const auto now = std::chrono::steady_clock::now();
+      estimate.Add(static_cast<double>(bytes),
+                   std::chrono::duration<double>(now - point_start).count());
+      const std::vector<double> left(sizes_to_go.begin() + static_cast<long>(index),
+                                     sizes_to_go.end());
+      progress << fmt::format("[{}/{}] {} {} B: {} elapsed", index, total, co::CollectiveName(op),
+                              bytes, Duration(std::chrono::duration<double>(now - start).count()));
+      if (!left.empty()) {
+        progress << fmt::format(", about {} left", Duration(estimate.SecondsFor(left)));
+      }
+      progress << "\n" << std::flush;
       co::CollectivePoint point = base;
       point.op = op;
       point.shape = result.shape;
@@ -177,7 +231,7 @@ Status RunSweep(const co::MpiSession& mpi, const Plan& plan, const co::Collectiv
 // NCCL over the ranks, one GPU each. Without a driver, a device or NCCL on some rank, every rank
 // stops and rank 0 says why: a skip, not a failure, and no result directory.
 Status RunNccl(const co::MpiSession& mpi, const Plan& plan, const bench::RunInfo& run,
-               const std::string& directory, std::ostream& out) {
+               const std::string& directory, std::ostream& out, std::ostream& err) {
   co::MpiRankGroup group(mpi);
   Result<std::unique_ptr<cuda_bench::NcclOverRanks>> started =
       cuda_bench::StartNcclOverRanks(group);
@@ -200,14 +254,14 @@ Status RunNccl(const co::MpiSession& mpi, const Plan& plan, const bench::RunInfo
   base.benchmark = "gpu_collectives";
   base.backend = "nccl";
   base.timing_source = cuda_bench::kNcclRanksTimingSource;
-  return RunSweep(mpi, plan, base, run, directory, out, [&](co::CollectiveOp op, int64_t bytes) {
-    return nccl.Run(op, bytes, plan.timing);
-  });
+  return RunSweep(
+      mpi, plan, base, run, directory, out, err,
+      [&](co::CollectiveOp op, int64_t bytes) { return nccl.Run(op, bytes, plan.timing); });
 }
 
 // Everything one rank does; rank 0 alone prints and writes. Returns rank 0's status on rank 0.
 Status RunRank(const co::MpiSession& mpi, const Plan& plan, const BenchNetworkOptions& options,
-               std::ostream& out) {
+               std::ostream& out, std::ostream& err) {
   const bool root = mpi.rank() == 0;
   if (mpi.ranks() < 2) {
     return MakeError(ErrorCode::kInvalidArgument,
@@ -233,7 +287,7 @@ Status RunRank(const co::MpiSession& mpi, const Plan& plan, const BenchNetworkOp
   if (mpi.FromRankZero(setup.ok() ? 1 : 0) == 0) {
     return root ? setup : MakeError(ErrorCode::kInvalidArgument, "rank 0 refused to start");
   }
-  if (options.backend == "nccl") return RunNccl(mpi, plan, run, directory, out);
+  if (options.backend == "nccl") return RunNccl(mpi, plan, run, directory, out, err);
   XPUPERF_RETURN_IF_ERROR(co::CheckBuffersFit(mpi, plan.ops, plan.sizes));
   if (root) {
     out << fmt::format(
@@ -244,9 +298,10 @@ Status RunRank(const co::MpiSession& mpi, const Plan& plan, const BenchNetworkOp
         plan.timing.iterations, kFormulaLine);
   }
   const co::CollectivePoint base;
-  return RunSweep(mpi, plan, base, run, directory, out, [&](co::CollectiveOp op, int64_t bytes) {
-    return co::RunCollective(mpi, op, bytes, plan.timing);
-  });
+  return RunSweep(mpi, plan, base, run, directory, out, err,
+                  [&](co::CollectiveOp op, int64_t bytes) {
+                    return co::RunCollective(mpi, op, bytes, plan.timing);
+                  });
 }
 
 int RunUnderMpi(const Plan& plan, const BenchNetworkOptions& options, std::ostream& out,
@@ -254,7 +309,7 @@ int RunUnderMpi(const Plan& plan, const BenchNetworkOptions& options, std::ostre
   Result<std::unique_ptr<co::MpiSession>> started = co::MpiSession::Start();
   if (!started.ok()) return Fail(started.error(), err);
   const co::MpiSession& mpi = **started;
-  const Status status = RunRank(mpi, plan, options, out);
+  const Status status = RunRank(mpi, plan, options, out, err);
   int code = kExitOk;
   if (!status.ok()) {
     code = ExitCodeFor(status.error());

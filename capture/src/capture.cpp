@@ -1,5 +1,6 @@
 #include "xpuperf/capture/capture.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <chrono>
@@ -345,14 +346,28 @@ Result<CaptureReport> RunCapture(const CaptureOptions& options, std::ostream& lo
   }
   std::vector<std::thread> threads;
   threads.reserve(jobs.size() + jax.size());
+  // Progress: a line as each host ends, "2 of 8 hosts done, 14 s elapsed".
+  const size_t hosts = jobs.size() + jax.size();
+  size_t hosts_done = 0;
+  const auto started = std::chrono::steady_clock::now();
+  const auto host_done = [&](const std::string& host, bool ok) {
+    std::lock_guard lock(log_mutex);
+    ++hosts_done;
+    log << fmt::format(
+        "xpuperf capture: {} {}; {} of {} hosts done, {:.0f} s elapsed\n", host,
+        ok ? "gathered" : "failed", hosts_done, hosts,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  };
   for (auto& job : jobs) {
     threads.emplace_back([&, capture = &job] {
       HostCapture(options, report.capture_id, report.start_time_ms, log, log_mutex).Run(*capture);
+      host_done(capture->outcome.host, capture->outcome.ok);
     });
   }
   for (auto& outcome : jax) {
     threads.emplace_back([&, target = &outcome] {
       CaptureJax(options, report.start_time_ms, *target, log, log_mutex);
+      host_done(target->host, target->ok);
     });
   }
   for (auto& thread : threads) thread.join();

@@ -86,6 +86,11 @@ TEST_F(CaptureTest, GathersTwoAgentsAndReportsTheOneThatFails) {
   EXPECT_EQ(report->trace_files(), 2u);
   EXPECT_FALSE(report->hosts[2].ok);
   EXPECT_NE(report->hosts[2].error.find("cannot connect"), std::string::npos);
+  // Progress: a line as each host ends, in whatever order they end.
+  for (const char* done : {"1 of 3 hosts done, ", "2 of 3 hosts done, ", "3 of 3 hosts done, "}) {
+    EXPECT_NE(log.str().find(done), std::string::npos) << log.str();
+  }
+  EXPECT_NE(log.str().find(" failed; "), std::string::npos) << log.str();
   const fs::path out = root_ / "out";
   EXPECT_TRUE(fs::exists(out / ("127.0.0.1_" + std::to_string(a->port())) / "trace_101.json"));
   EXPECT_TRUE(fs::exists(out / ("127.0.0.1_" + std::to_string(b->port())) / "trace_202.json"));

@@ -29,6 +29,9 @@ void AddAnalyzeCommand(CLI::App& app, CommandActions& actions) {
                     "With --convention hta: HTA's include_last_profiler_step=True (the last "
                     "ProfilerStep kept; HTA's default drops it)");
   command->add_flag("--json", options->json, "Everything as one JSON document");
+  command->add_flag("--progress", options->progress,
+                    "A line on stderr per trace file of a directory read (default: on a "
+                    "terminal, or once the read takes 10 s)");
   command->add_option("--html", options->html, "Also write a single-file HTML report here");
   command->add_option("--top", options->top, "Rows of the top-k tables")->capture_default_str();
   command->add_option("--critical-path-range", options->critical_path_range,

@@ -33,6 +33,9 @@ void AddBenchCommand(CLI::App& app, CommandActions& actions) {
     sub->add_option("--max-point-seconds", bench.max_point_seconds,
                     "Adaptive sampling's cap per point, 0..600 seconds (overrides the suite; "
                     "default 2)");
+    sub->add_option("--point-time-cap", bench.point_time_cap,
+                    "Give up a point whose timed runs would last longer, 0..86400 seconds, 0 = "
+                    "none (overrides the suite; default 300)");
     sub->add_option("--pjrt-plugin", bench.pjrt_plugin,
                     "PJRT plugin (.so) for the pjrt_* points that name none (before "
                     "$XPUPERF_PJRT_PLUGIN and the installed plugins)");

@@ -27,6 +27,9 @@ void AddRecordCommand(CLI::App& app, CommandActions& actions) {
       ->add_option("--ipmi-period", options->ipmi_period_s,
                    "Seconds between two ipmitool calls (1 to 3600)")
       ->capture_default_str();
+  command->add_option("--progress", options->progress_s,
+                      "Seconds between progress lines on stderr, 0 for none (default 10 on a "
+                      "terminal, else 60)");
   AddCommonOptions(command, options->common);
   command->add_option("command", options->command, "The job and its arguments, after --");
   actions.push_back(

@@ -2,6 +2,7 @@
 #include "xpuperf/analyze/analyze.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -166,6 +167,28 @@ TEST(AnalyzeCommandTest, Errors) {
   Outcome bad_html = Analyze({.path = Data("truncated.json"), .html = html});
   EXPECT_EQ(bad_html.code, 1);
   EXPECT_FALSE(std::filesystem::exists(html));  // no partial report
+}
+
+// --progress: a line per file of a directory, with the files and bytes so far; without it (and
+// err not a terminal) a short read says nothing.
+TEST(AnalyzeCommandTest, ProgressLinesPerFileOfADirectory) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("xpuperf_analyze_progress_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(Data("base.json"), dir / "rank-0.json");
+  std::filesystem::copy_file(Data("candidate.json"), dir / "rank-1.json");
+  Outcome r = Analyze({.path = dir.string(), .top = 3, .progress = true});
+  Outcome quiet = Analyze({.path = dir.string(), .top = 3});
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("xpuperf analyze: read 1 of 2 files (rank-"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("xpuperf analyze: read 2 of 2 files (rank-"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" s elapsed, about "), std::string::npos) << r.err;  // after the first
+  ASSERT_EQ(quiet.code, 0) << quiet.err;
+  if (isatty(STDERR_FILENO) == 0) {
+    EXPECT_EQ(quiet.err.find("xpuperf analyze: read "), std::string::npos) << quiet.err;
+  }
 }
 
 TEST(AnalyzeCommandTest, SharedTraceRunDirectory) {

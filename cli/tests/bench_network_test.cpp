@@ -120,6 +120,10 @@ TEST(BenchNetworkTest, FourRanksThroughRanksWriteVerifiedResults) {
       << result.out;
   EXPECT_NE(result.out.find("#wrong"), std::string::npos);
   EXPECT_NE(result.out.find("# Avg bus bandwidth all_reduce"), std::string::npos);
+  // Progress on stderr, a line per point: i of n, the time so far and what is left.
+  EXPECT_NE(result.err.find("[1/12] all_reduce 4096 B: "), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find(" elapsed, about "), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("[12/12] send_recv 262144 B: "), std::string::npos) << result.err;
   // 6 collectives: latency at 4 KiB, algbw and busbw at 256 KiB.
   const auto records = ReadRecords(dir / "r" / "results.jsonl");
   ASSERT_EQ(records.size(), 18u);

@@ -115,6 +115,25 @@ TEST(CommandBenchTest, TinyRunWritesTheResultDirectory) {
   // The same directory again is refused rather than overwritten.
   const auto again = RunXpuperf({"bench", "run", "--suite", suite, "--out", (dir / "r").string()});
   EXPECT_EQ(again.exit_code, 2);
+  // --point-time-cap: a point whose samples would outlast it is skipped with the reason, and the
+  // record says so; the run still succeeds. Out of range: one line, exit 2.
+  const auto capped = RunXpuperf({"bench", "run", "--suite", suite, "--point-time-cap", "0.0000001",
+                                  "--out", (dir / "capped").string()});
+  EXPECT_EQ(capped.exit_code, 0) << capped.err;
+  EXPECT_NE(capped.err.find("skipped: over its time cap (1e-07 s): one sample of "),
+            std::string::npos)
+      << capped.err;
+  std::ifstream environment(dir / "capped" / "environment.json");
+  const auto env = nlohmann::json::parse(environment, nullptr, false);
+  ASSERT_TRUE(env.is_object());
+  ASSERT_EQ(env["skipped"].size(), 2u) << env["skipped"].dump();
+  EXPECT_NE(env["skipped"][0].get<std::string>().find(": skipped: over its time cap"),
+            std::string::npos);
+  const auto bad = RunXpuperf({"bench", "run", "--suite", suite, "--point-time-cap", "-1"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_EQ(bad.err,
+            "xpuperf bench: error: --point-time-cap must be between 0 (no cap) and 86400 (got "
+            "-1)\n");
   std::filesystem::remove_all(dir);
 }
 

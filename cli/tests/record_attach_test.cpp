@@ -60,6 +60,24 @@ TEST_F(RecordTest, DurationRecordsTheMachineForThatLong) {
   ASSERT_NE(duty, nullptr) << summary["duty_cycle"].dump();
 }
 
+// --progress S: a line every S seconds with the time so far, what is left of --duration and the
+// samples kept; --progress 0: none.
+TEST_F(RecordTest, ProgressLinesSayHowFarTheRecordingIs) {
+  auto r = RunXpuperf({"record", "--duration", "3", "--progress", "0.2", "--backend", "cpu",
+                       "--rate", "20", "--no-html", "--out", (dir_ / "out").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find(" of 3 s, about "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" s left; "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" samples\n"), std::string::npos) << r.err;
+  auto quiet = RunXpuperf({"record", "--duration", "0.5", "--progress", "0", "--backend", "cpu",
+                           "--rate", "20", "--no-html", "--out", (dir_ / "quiet").string()});
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find(" s left; "), std::string::npos) << quiet.err;
+  auto bad = RunXpuperf({"record", "--duration", "1", "--progress", "-1"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--progress must be between 0"), std::string::npos) << bad.err;
+}
+
 TEST_F(RecordTest, PidAndDurationTogetherStopAtTheEarlier) {
   const pid_t job = SpawnSleeper(30);
   auto r =

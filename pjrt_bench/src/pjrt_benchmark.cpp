@@ -20,6 +20,26 @@ Status PjrtBenchmark::CanRun(const Device& device, const nlohmann::json& point) 
   return Status::Ok();
 }
 
+namespace {
+
+std::string ClassOfPlatform(const std::string& platform) {
+  if (platform == "tpu" || platform == "cpu") return platform;
+  return "gpu";  // cuda, rocm and the plugins of other accelerators
+}
+
+}  // namespace
+
+Result<std::string> PjrtBenchmark::DeviceClass(const Device& /*device*/,
+                                               const nlohmann::json& point) const {
+  XPUPERF_ASSIGN_OR_RETURN(
+      const pjrt::PluginLocation location,
+      pjrt::ResolvePlugin(PluginChoice(point), pjrt::DiscoveryEnvironment::FromProcess()));
+  const std::string kind = pjrt::KindFromPath(location.path);
+  if (!kind.empty()) return ClassOfPlatform(kind);
+  XPUPERF_ASSIGN_OR_RETURN(PjrtTarget * target, OpenTarget(PluginChoice(point)));
+  return ClassOfPlatform(target->client->platform_name());
+}
+
 void PjrtBenchmark::Attribute(bench::Measurement& m, const PjrtTarget& target, int device,
                               const PjrtHostQueue& queue) {
   m.device = target.DeviceRecord(device);

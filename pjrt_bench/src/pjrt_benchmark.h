@@ -21,6 +21,9 @@ class PjrtBenchmark : public bench::Benchmark {
   // Ok when a plugin can be found for the point (cheap: no plugin is loaded); kUnsupported with
   // what to install otherwise.
   Status CanRun(const Device& device, const nlohmann::json& point) const override;
+  // The class of the point's plugin: its kind by file name ("tpu", "cuda" -> "gpu", "cpu"), else
+  // the platform of the client it opens ("tpu", "cpu", the rest "gpu").
+  Result<std::string> DeviceClass(const Device& device, const nlohmann::json& point) const override;
 
  protected:
   explicit PjrtBenchmark(bench::Component component) : component_(component) {}

@@ -1,5 +1,7 @@
 #include "xpuperf/record/record_command.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <ctime>
 #include <filesystem>
@@ -69,6 +71,9 @@ int RunRecord(const RecordCommandOptions& options, std::ostream& out, std::ostre
   if (!(options.ipmi_period_s >= 1 && options.ipmi_period_s <= 3600)) {
     return Usage(err, "--ipmi-period must be between 1 and 3600 seconds");
   }
+  if (options.progress_s && !(*options.progress_s >= 0 && *options.progress_s <= 86400)) {
+    return Usage(err, "--progress must be between 0 (no progress lines) and 86400 seconds");
+  }
   const std::string dir = options.out.empty() ? DefaultOutDir() : options.out;
   // The output is checked before the job starts (docs/POLICIES.md): a path the policy refuses is a
   // usage error, found in a second rather than after the job ran.
@@ -102,6 +107,7 @@ int RunRecord(const RecordCommandOptions& options, std::ostream& out, std::ostre
   record.attach_pid = pid;
   record.duration_s = options.duration_s.value_or(0);
   record.html = options.html;
+  record.progress_period_s = options.progress_s.value_or(isatty(STDERR_FILENO) ? 10 : 60);
   // The BMC is this machine's: not read when the backends read a recorded tree (--root).
   if (options.ipmi && options.common.root == "/") {
     BmcPowerOptions bmc;

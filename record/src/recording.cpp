@@ -1,5 +1,6 @@
 #include "recording.h"
 
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -106,6 +107,7 @@ class Recording {
  private:
   Status TakeSample();
   void AddBmcReadings();
+  void ReportProgress(int64_t now_ns) const;
   nlohmann::json Summary(bool partial) const;
   nlohmann::json BmcSummary() const;
   double CpuSecondsUsed() const;
@@ -123,6 +125,7 @@ class Recording {
   int64_t start_ns_ = 0;
   double start_cpu_s_ = 0;
   int64_t polls_ = 0;
+  int64_t ticks_kept_ = 0;
 };
 
 double ProcessCpuSeconds() {
@@ -160,7 +163,25 @@ Status Recording::TakeSample() {
   if (tick.values.empty()) return Status::Ok();
   files_.Append(tick, table_);
   stats_.Add(tick, table_);
+  ++ticks_kept_;
   return Status::Ok();
+}
+
+// "xpuperf record: 30 s of 60 s, about 30 s left; 301 samples; job 1234 running".
+void Recording::ReportProgress(int64_t now_ns) const {
+  const double elapsed = static_cast<double>(now_ns - start_ns_) / 1e9;
+  std::string line = fmt::format("xpuperf record: {:.0f} s", elapsed);
+  if (options_.duration_s > 0) {
+    line += fmt::format(" of {:g} s, about {:.0f} s left", options_.duration_s,
+                        std::max(0.0, options_.duration_s - elapsed));
+  }
+  line += fmt::format("; {} samples", ticks_kept_);
+  if (!options_.command.empty() && job_pid_ > 0) {
+    line += fmt::format("; job {} running", job_pid_);
+  } else if (options_.attach_pid > 0) {
+    line += fmt::format("; process {} running", options_.attach_pid);
+  }
+  log_ << line << "\n" << std::flush;
 }
 
 nlohmann::json Recording::Summary(bool partial) const {
@@ -250,6 +271,8 @@ Result<RecordOutcome> Recording::Run() {
   int64_t next_ns = start_ns + period_ns;
   int64_t last_flush_ns = MonotonicNow();
   int64_t last_summary_ns = last_flush_ns;
+  int64_t last_progress_ns = last_flush_ns;
+  const auto progress_ns = static_cast<int64_t>(options_.progress_period_s * 1e9);
   const auto flush_ns = static_cast<int64_t>(options_.flush_period_s * 1e9);
   const auto summary_ns = static_cast<int64_t>(options_.summary_period_s * 1e9);
   const auto duration_ns = static_cast<int64_t>(options_.duration_s * 1e9);
@@ -299,6 +322,10 @@ Result<RecordOutcome> Recording::Run() {
     if (now - last_summary_ns >= summary_ns) {
       XPUPERF_RETURN_IF_ERROR(files_.WriteSummary(Summary(true)));
       last_summary_ns = now;
+    }
+    if (progress_ns > 0 && now - last_progress_ns >= progress_ns) {
+      ReportProgress(now);
+      last_progress_ns = now;
     }
   }
   // The closing sample: the energy counters' final reading (and the BMC's last answer, its call

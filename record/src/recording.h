@@ -24,7 +24,10 @@ struct RecordOptions {
   double duration_s = 0;             // --duration; 0 = until the job/pid ends or a stop
   double flush_period_s = 0.5;       // timeline files are written at least this often
   double summary_period_s = 10;      // summary.json is refreshed this often while recording
-  bool html = true;                  // write report.html at the end
+  // A progress line on `log` this often (time so far, of --duration and what is left, samples
+  // kept, the job's state); 0 = none. The command uses 10 s on a terminal, 60 s otherwise.
+  double progress_period_s = 0;
+  bool html = true;  // write report.html at the end
   // The BMC's power reading through ipmitool, in a thread of its own; nullopt: not read.
   std::optional<BmcPowerOptions> bmc = BmcPowerOptions{};
 };

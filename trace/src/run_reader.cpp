@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cctype>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -100,14 +101,37 @@ Result<std::vector<std::string>> ListTraceRunFiles(const std::string& path) {
   return files;
 }
 
-std::vector<Result<Trace>> ReadTraceFiles(const std::vector<std::string>& files, int threads) {
+std::vector<Result<Trace>> ReadTraceFiles(
+    const std::vector<std::string>& files, int threads,
+    const std::function<void(const FileReadProgress&)>& on_file_read) {
   std::vector<std::optional<Result<Trace>>> results(files.size());
   unsigned workers = threads > 0 ? static_cast<unsigned>(threads)
                                  : std::max(1u, std::thread::hardware_concurrency());
   workers = std::min<unsigned>(workers, static_cast<unsigned>(files.size()));
+  std::vector<uint64_t> sizes(files.size(), 0);
+  FileReadProgress progress;
+  progress.total = files.size();
+  if (on_file_read) {
+    for (size_t i = 0; i < files.size(); ++i) {
+      std::error_code ec;
+      const uintmax_t size = fs::file_size(files[i], ec);
+      sizes[i] = ec ? 0 : static_cast<uint64_t>(size);
+      progress.bytes_total += sizes[i];
+    }
+  }
+  std::mutex progress_mutex;
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i = next++; i < files.size(); i = next++) results[i] = ReadTraceFile(files[i]);
+    for (size_t i = next++; i < files.size(); i = next++) {
+      results[i] = ReadTraceFile(files[i]);
+      if (!on_file_read) continue;
+      std::lock_guard lock(progress_mutex);
+      progress.index = i;
+      ++progress.done;
+      progress.bytes_done += sizes[i];
+      progress.file = &files[i];
+      on_file_read(progress);
+    }
   };
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < workers; ++t) pool.emplace_back(work);
@@ -156,7 +180,8 @@ Result<TraceRun> ReadTraceRun(const std::string& path, const ReadOptions& option
     return run;
   }
   XPUPERF_ASSIGN_OR_RETURN(std::vector<std::string> files, ListTraceRunFiles(path));
-  return AssembleTraceRun(path, files, ReadTraceFiles(files, options.threads));
+  return AssembleTraceRun(path, files,
+                          ReadTraceFiles(files, options.threads, options.on_file_read));
 }
 
 }  // namespace xpuperf::trace

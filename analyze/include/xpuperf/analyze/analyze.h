@@ -36,6 +36,9 @@ struct AnalyzeOptions {
   // Reads a directory in place of trace::ReadTraceRun (set under MPI: the files split over the
   // processes, command_analyze_mpi.cpp). Empty: ReadTraceRun.
   std::function<Result<trace::TraceRun>(const std::string& path)> read_directory;
+  // --progress: a line on err per file of a directory read. Without it: when err is a terminal,
+  // otherwise once the read has taken 10 s.
+  bool progress = false;
 };
 
 // Terminal summary (what dominates, findings, advice), then the tables. Exit 0, 1 (unreadable or

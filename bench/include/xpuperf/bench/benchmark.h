@@ -83,6 +83,11 @@ class Benchmark {
   // errors) and CanRun/Run see only resolved points. Every built-in benchmark has one (CPU, PJRT
   // and gpu_*); nullopt leaves a benchmark to check its points itself.
   virtual std::optional<ParameterSchema> parameter_schema() const { return std::nullopt; }
+  // The class of device ("tpu", "gpu", "cpu") a point would run on when offered `device`: the
+  // suite entries' `devices` variants are chosen by it (suite.h). The default is the device's:
+  // "cpu" for the CPU backend, "tpu" for TPUs, "gpu" for the others. An error when it cannot be
+  // told without running (the runner then keeps every variant and CanRun decides).
+  virtual Result<std::string> DeviceClass(const Device& device, const nlohmann::json& point) const;
   // Ok, or kUnsupported with the reason ("unsupported: no AVX512_BF16").
   virtual Status CanRun(const Device& device, const nlohmann::json& point) const = 0;
   // Runs one sweep point. kInvalidArgument for a bad parameter, kInternal when verification fails.

@@ -21,7 +21,14 @@ struct SamplingOptions {
   double target_cv = 0.03;
   double max_point_seconds = 2.0;
   int max_samples = 1000;
+  // The time cap of a point's timed executions (calibration, warm-up and samples), in seconds;
+  // 0 = none. After calibration, a point whose warm-up and kept samples would take the cap past
+  // it is given up before they run (IsOverTimeCap); adaptive sampling stops at the cap.
+  double time_cap_seconds = 300;
 };
+
+// The error of a point given up because of its time cap: kUnsupported, "over its time cap (...)".
+bool IsOverTimeCap(const Error& error);
 
 struct TimedSamples {
   int64_t repetitions = 1;              // per sample
@@ -31,7 +38,8 @@ struct TimedSamples {
 // Calls run(repetitions) on the queue: doubles repetitions from 1 until a sample lasts at least
 // min_sample_seconds (or max_repetitions, or the queue's max_repetitions()), runs the warm-up
 // samples, then the kept samples, then more while their robust CV is above target_cv (see above).
-// kInvalidArgument for samples < 1 or a non-positive min_sample_seconds.
+// kInvalidArgument for samples < 1 or a non-positive min_sample_seconds; IsOverTimeCap when the
+// point would run past options.time_cap_seconds.
 Result<TimedSamples> CollectSamples(ExecutionQueue& queue, const SamplingOptions& options,
                                     const std::function<void(int64_t repetitions)>& run);
 

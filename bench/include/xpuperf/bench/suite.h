@@ -7,6 +7,12 @@
 //     - benchmark: peak_fma
 //       sweep: [{precision: fp64}, {precision: fp32}]   # optional; default: the benchmark's own
 //       sampling: {samples: 3}                          # optional per-benchmark override
+//       devices: [tpu, gpu]                             # optional: the device classes it is for
+//
+// `devices` makes per-device-class variants of a benchmark's sweep: an entry runs only on a device
+// of a class it names (Benchmark::DeviceClass), so one suite can size its points for a TPU and,
+// in another entry of the same benchmark, for XLA's CPU device. Without it an entry is for every
+// class.
 #pragma once
 
 #include <map>
@@ -23,10 +29,16 @@ namespace xpuperf::bench {
 
 struct SuiteEntry {
   std::string benchmark;
-  std::vector<nlohmann::json> sweep;  // empty: the benchmark's default_sweep
-  SamplingOptions sampling;           // the suite's, with this entry's overrides
-  int line = 0;                       // 1-based line in the suite file
+  std::vector<nlohmann::json> sweep;        // empty: the benchmark's default_sweep
+  SamplingOptions sampling;                 // the suite's, with this entry's overrides
+  std::vector<std::string> device_classes;  // empty: every class; else of "tpu", "gpu", "cpu"
+  int line = 0;                             // 1-based line in the suite file
+
+  bool IsFor(const std::string& device_class) const;
 };
+
+// "tpu", "gpu" or "cpu".
+bool IsDeviceClass(std::string_view name);
 
 struct Suite {
   std::string name;

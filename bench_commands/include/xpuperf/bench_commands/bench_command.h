@@ -24,6 +24,7 @@ struct BenchOptions {
   std::optional<double> min_sample_seconds;  // [1e-6, 1] seconds: a sample ends within a second
   std::optional<double> target_cv;           // [0.001, 10]: adaptive sampling's target
   std::optional<double> max_point_seconds;   // [0, 600]: adaptive sampling's cap per point
+  std::optional<double> point_time_cap;      // [0, 86400]: a point's time cap (0 = none)
   // --resume DIR: finish the partial run in DIR (one a stop request ended) with the suite and
   // options it was started with; its measurements are kept and only its pending points run.
   std::string resume;

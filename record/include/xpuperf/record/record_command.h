@@ -22,6 +22,9 @@ struct RecordCommandOptions {
   bool html = true;
   bool ipmi = true;          // the BMC's power reading through ipmitool
   double ipmi_period_s = 1;  // between two ipmitool calls (at least 1 s)
+  // --progress S: a progress line on err every S seconds (0 = none); unset = 10 s when err is a
+  // terminal, 60 s otherwise.
+  std::optional<double> progress_s;
 };
 
 // Exit code: the job's (128 + signal when a signal killed it; 127/126 when it could not be

@@ -18,6 +18,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,8 +30,22 @@
 
 namespace xpuperf::trace {
 
+// One file of a directory read: which (by position in the files' order), how many are done so
+// far (this one included), and the bytes on disk of the files done and of all of them.
+struct FileReadProgress {
+  size_t index = 0;
+  size_t done = 0;
+  size_t total = 0;
+  uint64_t bytes_done = 0;
+  uint64_t bytes_total = 0;
+  const std::string* file = nullptr;
+};
+
 struct ReadOptions {
   int threads = 0;  // files read at once for a directory; 0 = hardware concurrency
+  // Called as each file of a directory has been read, one call at a time (from the reading
+  // threads, under a lock); empty: none.
+  std::function<void(const FileReadProgress&)> on_file_read;
 };
 
 // Parses one trace held in memory (JSON text, not compressed). `source` names it in errors.
@@ -78,7 +94,9 @@ Result<TraceRun> ReadTraceRun(const std::string& path, const ReadOptions& option
 // in the files' order. AssembleTraceRun: ranks given, ordered and checked as ReadTraceRun does
 // (the first failed file's error, in the files' order; two files claiming one rank).
 Result<std::vector<std::string>> ListTraceRunFiles(const std::string& path);
-std::vector<Result<Trace>> ReadTraceFiles(const std::vector<std::string>& files, int threads = 0);
+std::vector<Result<Trace>> ReadTraceFiles(
+    const std::vector<std::string>& files, int threads = 0,
+    const std::function<void(const FileReadProgress&)>& on_file_read = {});
 Result<TraceRun> AssembleTraceRun(const std::string& path, const std::vector<std::string>& files,
                                   std::vector<Result<Trace>> traces);
 
