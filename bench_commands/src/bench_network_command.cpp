@@ -18,10 +18,12 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <utility>
 
 #include "xpuperf/bench/results.h"
 #include "xpuperf/bench/threads.h"
+#include "xpuperf/collectives/element_type.h"
 #include "xpuperf/collectives/mpi_collectives.h"
 #include "xpuperf/collectives/mpi_rank_group.h"
 #include "xpuperf/collectives/network_report.h"
@@ -49,6 +51,7 @@ struct Plan {
   std::vector<co::CollectiveOp> ops;
   std::vector<int64_t> sizes;
   co::TimingOptions timing;
+  co::CollectiveVariant variant;  // dtype and redop; in_place set per run
 };
 
 Result<Plan> MakePlan(const BenchNetworkOptions& options) {
@@ -64,6 +67,14 @@ Result<Plan> MakePlan(const BenchNetworkOptions& options) {
     plan.ops.push_back(op);
   }
   if (plan.ops.empty()) plan.ops = co::AllCollectives();
+  XPUPERF_ASSIGN_OR_RETURN(plan.variant.dtype, co::ParseDataType(options.dtype));
+  XPUPERF_ASSIGN_OR_RETURN(plan.variant.redop, co::ParseReduceOp(options.redop));
+  if (options.backend == "nccl" &&
+      (plan.variant.dtype != co::DataType::kFloat || plan.variant.redop != co::ReduceOp::kSum)) {
+    return MakeError(ErrorCode::kUnsupported,
+                     "unsupported: --backend nccl measures float sums only for now (-d float -o "
+                     "sum); other datatypes and reductions run over MPI");
+  }
   if (options.iterations < 1 || options.samples < 1 || options.warmup < 0) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "--iters and --samples must be at least 1, --warmup at least 0");
@@ -113,7 +124,9 @@ constexpr const char* kFormulaLine =
     "algbw = S / time; busbw = algbw x factor (all_reduce 2(n-1)/n; all_gather, reduce_scatter, "
     "all_to_all (n-1)/n; broadcast, send_recv 1); GB/s = 1e9 B/s";
 
-using RunOne = std::function<Result<co::CollectiveResult>(co::CollectiveOp, int64_t)>;
+// One placement of one size of one collective; kUnsupported: this placement is not measured.
+using RunOne =
+    std::function<Result<co::CollectiveResult>(co::CollectiveOp, int64_t, bool in_place)>;
 
 // More ranks per host than the host has CPUs: ranks wait for a core, so the times measure that as
 // much as the network. Empty when every rank can have a core.
@@ -125,6 +138,24 @@ std::string Oversubscription(const co::MpiSession& mpi) {
       "oversubscribed: {} ranks per host on {} CPUs share cores, so the times include waiting for "
       "a core, not only the network",
       per_host, cpus);
+}
+
+// What the MPI run adds to a plain collective for this datatype and reduction.
+std::string VariantNotes(const co::CollectiveVariant& v) {
+  std::string notes;
+  if (v.dtype == co::DataType::kHalf || v.dtype == co::DataType::kBfloat16) {
+    notes += fmt::format(
+        "# {}: MPI has no such type; 2-byte elements reduce in a user-defined MPI_Op through "
+        "double, rounded to {} at each step, which the times include\n",
+        co::DataTypeName(v.dtype), co::DataTypeName(v.dtype));
+  }
+  if (v.redop == co::ReduceOp::kAvg) {
+    notes +=
+        "# avg: MPI has no average; MPI_SUM, then each rank divides by the ranks, inside the "
+        "timed operation\n";
+  }
+  notes += "# broadcast is in place only (MPI_Bcast has one buffer)\n";
+  return notes;
 }
 
 std::string Duration(double seconds) {
@@ -170,7 +201,7 @@ Status RunSweep(const co::MpiSession& mpi, const Plan& plan, const co::Collectiv
   if (root) out << co::TableHeader() << std::flush;
   std::vector<co::CollectivePoint> points;
   const size_t total = plan.ops.size() * plan.sizes.size();
-  std::vector<double> sizes_to_go;  // the bytes of every point not run yet, in order
+  std::vector<double> sizes_to_go;  // the bytes of every row not run yet, in order
   for (size_t i = 0; i < plan.ops.size(); ++i) {
     for (int64_t bytes : plan.sizes) sizes_to_go.push_back(static_cast<double>(bytes));
   }
@@ -180,7 +211,25 @@ Status RunSweep(const co::MpiSession& mpi, const Plan& plan, const co::Collectiv
   for (co::CollectiveOp op : plan.ops) {
     for (int64_t bytes : plan.sizes) {
       const auto point_start = std::chrono::steady_clock::now();
-      XPUPERF_ASSIGN_OR_RETURN(const co::CollectiveResult result, run_one(op, bytes));
+      // nccl-tests' two columns: out of place, then in place.
+      std::optional<co::CollectivePoint> placed[2];
+      for (const bool in_place : {false, true}) {
+        Result<co::CollectiveResult> result = run_one(op, bytes, in_place);
+        if (!result.ok() && result.error().code == ErrorCode::kUnsupported) continue;
+        if (!result.ok()) return result.error();
+        if (!root) continue;
+        co::CollectivePoint point = base;
+        point.op = op;
+        point.shape = result->shape;
+        point.ranks = mpi.ranks();
+        point.hosts = mpi.hosts();
+        point.iterations = plan.timing.iterations;
+        point.seconds_per_operation = result->seconds_per_operation;
+        point.wrong = result->wrong;
+        point.variant = plan.variant;
+        point.variant.in_place = in_place;
+        placed[in_place ? 1 : 0] = std::move(point);
+      }
       ++index;
       if (!root) continue;
       const auto now = std::chrono::steady_clock::now();
@@ -194,16 +243,12 @@ Status RunSweep(const co::MpiSession& mpi, const Plan& plan, const co::Collectiv
         progress << fmt::format(", about {} left", Duration(estimate.SecondsFor(left)));
       }
       progress << "\n" << std::flush;
-      co::CollectivePoint point = base;
-      point.op = op;
-      point.shape = result.shape;
-      point.ranks = mpi.ranks();
-      point.hosts = mpi.hosts();
-      point.iterations = plan.timing.iterations;
-      point.seconds_per_operation = result.seconds_per_operation;
-      point.wrong = result.wrong;
-      out << co::TableRow(point) << std::flush;
-      points.push_back(std::move(point));
+      if (!placed[0] && !placed[1]) continue;
+      out << co::TableRow(placed[0] ? &*placed[0] : nullptr, placed[1] ? &*placed[1] : nullptr)
+          << std::flush;
+      for (auto& point : placed) {
+        if (point) points.push_back(std::move(*point));
+      }
     }
   }
   if (!root) return Status::Ok();
@@ -256,7 +301,13 @@ Status RunNccl(const co::MpiSession& mpi, const Plan& plan, const bench::RunInfo
   base.timing_source = cuda_bench::kNcclRanksTimingSource;
   return RunSweep(
       mpi, plan, base, run, directory, out, err,
-      [&](co::CollectiveOp op, int64_t bytes) { return nccl.Run(op, bytes, plan.timing); });
+      [&](co::CollectiveOp op, int64_t bytes, bool in_place) -> Result<co::CollectiveResult> {
+        if (in_place) {
+          return MakeError(ErrorCode::kUnsupported,
+                           "unsupported: in place over NCCL is not measured yet");
+        }
+        return nccl.Run(op, bytes, plan.timing);
+      });
 }
 
 // Everything one rank does; rank 0 alone prints and writes. Returns rank 0's status on rank 0.
@@ -288,19 +339,22 @@ Status RunRank(const co::MpiSession& mpi, const Plan& plan, const BenchNetworkOp
     return root ? setup : MakeError(ErrorCode::kInvalidArgument, "rank 0 refused to start");
   }
   if (options.backend == "nccl") return RunNccl(mpi, plan, run, directory, out, err);
-  XPUPERF_RETURN_IF_ERROR(co::CheckBuffersFit(mpi, plan.ops, plan.sizes));
+  XPUPERF_RETURN_IF_ERROR(co::CheckBuffersFit(mpi, plan.ops, plan.sizes, plan.variant.dtype));
   if (root) {
     out << fmt::format(
-        "# xpuperf bench network: {} ranks on {} host(s), {}; float; per size {} warm-up "
-        "operations, then {} samples of {} operations\n"
-        "# time = median over samples of the slowest rank's time per operation; {}\n",
-        mpi.ranks(), mpi.hosts(), mpi.library(), plan.timing.warmup_iterations, plan.timing.samples,
-        plan.timing.iterations, kFormulaLine);
+        "# xpuperf bench network: {} ranks on {} host(s), {}; {}, {}; per size and placement {} "
+        "warm-up operations, then {} samples of {} operations\n"
+        "# time = median over samples of the slowest rank's time per operation; {}\n{}",
+        mpi.ranks(), mpi.hosts(), mpi.library(), co::DataTypeName(plan.variant.dtype),
+        co::ReduceOpName(plan.variant.redop), plan.timing.warmup_iterations, plan.timing.samples,
+        plan.timing.iterations, kFormulaLine, VariantNotes(plan.variant));
   }
   const co::CollectivePoint base;
   return RunSweep(mpi, plan, base, run, directory, out, err,
-                  [&](co::CollectiveOp op, int64_t bytes) {
-                    return co::RunCollective(mpi, op, bytes, plan.timing);
+                  [&](co::CollectiveOp op, int64_t bytes, bool in_place) {
+                    co::CollectiveVariant variant = plan.variant;
+                    variant.in_place = in_place;
+                    return co::RunCollective(mpi, op, bytes, plan.timing, variant);
                   });
 }
 
@@ -357,6 +411,8 @@ std::vector<std::string> RankArguments(const BenchNetworkOptions& options) {
   if (!options.out.empty()) args.insert(args.end(), {"--out", options.out});
   if (options.check) args.push_back("--check");
   if (options.backend != "mpi") args.insert(args.end(), {"--backend", options.backend});
+  if (options.dtype != "float") args.insert(args.end(), {"-d", options.dtype});
+  if (options.redop != "sum") args.insert(args.end(), {"-o", options.redop});
   return args;
 }
 

@@ -24,6 +24,14 @@ void AddBenchNetworkCommand(CLI::App& bench, CommandActions& actions) {
   command->add_option("--op", network.ops,
                       "Collective (repeatable): all_reduce, all_gather, reduce_scatter, "
                       "all_to_all, broadcast, send_recv; default all");
+  command
+      ->add_option("-d,--datatype", network.dtype,
+                   "Element type: float, double, half, bfloat16, int32 (or int)")
+      ->capture_default_str();
+  command
+      ->add_option("-o,--redop", network.redop,
+                   "Reduction of all_reduce and reduce_scatter: sum, prod, min, max, avg")
+      ->capture_default_str();
   command->add_option("--ranks", network.ranks,
                       "Start mpirun with N ranks on this host (outside mpirun only)");
   command->add_option("--iters,-n", network.iterations, "Operations per sample")

@@ -124,9 +124,13 @@ TEST(BenchNetworkTest, FourRanksThroughRanksWriteVerifiedResults) {
   EXPECT_NE(result.err.find("[1/12] all_reduce 4096 B: "), std::string::npos) << result.err;
   EXPECT_NE(result.err.find(" elapsed, about "), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("[12/12] send_recv 262144 B: "), std::string::npos) << result.err;
-  // 6 collectives: latency at 4 KiB, algbw and busbw at 256 KiB.
+  // Out of place and in place: nccl-tests' two column groups; broadcast in place only.
+  EXPECT_NE(result.out.find("out-of-place"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("broadcast   none          n/a"), std::string::npos) << result.out;
+  // 6 collectives, each out of place and in place (broadcast in place only): latency at 4 KiB,
+  // algbw and busbw at 256 KiB.
   const auto records = ReadRecords(dir / "r" / "results.jsonl");
-  ASSERT_EQ(records.size(), 18u);
+  ASSERT_EQ(records.size(), 33u);
   for (const auto& record : records) {
     EXPECT_EQ(record["benchmark"], "collectives");
     EXPECT_EQ(record["parameters"]["ranks"], 4);
@@ -135,12 +139,59 @@ TEST(BenchNetworkTest, FourRanksThroughRanksWriteVerifiedResults) {
     EXPECT_EQ(record["samples_s"].size(), 2u);
     EXPECT_EQ(record["stable"], !oversubscribed) << record.dump();
   }
+  // all_reduce: 4 KiB out of place, in place; 256 KiB out of place (algbw, busbw), in place.
   EXPECT_EQ(records[0]["metric"], "all_reduce_latency");
-  EXPECT_EQ(records[1]["metric"], "all_reduce_algbw");
-  EXPECT_EQ(records[2]["metric"], "all_reduce_busbw");
-  EXPECT_EQ(records[2]["parameters"]["bytes"], 262144);
+  EXPECT_EQ(records[0]["parameters"]["in_place"], false);
+  EXPECT_EQ(records[1]["metric"], "all_reduce_latency");
+  EXPECT_EQ(records[1]["parameters"]["in_place"], true);
+  EXPECT_EQ(records[2]["metric"], "all_reduce_algbw");
+  EXPECT_EQ(records[3]["metric"], "all_reduce_busbw");
+  EXPECT_EQ(records[3]["parameters"]["bytes"], 262144);
+  EXPECT_EQ(records[3]["parameters"]["dtype"], "float");
+  EXPECT_EQ(records[3]["parameters"]["redop"], "sum");
   // busbw = algbw x 2(4-1)/4.
-  EXPECT_NEAR(records[2]["value"].get<double>(), 1.5 * records[1]["value"].get<double>(), 1e-12);
+  EXPECT_NEAR(records[3]["value"].get<double>(), 1.5 * records[2]["value"].get<double>(), 1e-12);
+
+  // -d and -o: another datatype and reduction, verified; an unknown one is a usage error.
+  const auto typed = RunXpuperf({"bench",
+                                 "network",
+                                 "--ranks",
+                                 "2",
+                                 "-b",
+                                 "64K",
+                                 "-e",
+                                 "64K",
+                                 "--op",
+                                 "all_reduce",
+                                 "-d",
+                                 "half",
+                                 "-o",
+                                 "max",
+                                 "--iters",
+                                 "2",
+                                 "--warmup",
+                                 "1",
+                                 "--samples",
+                                 "2",
+                                 "--check",
+                                 "--out",
+                                 (dir / "typed").string()},
+                                120);
+  ASSERT_EQ(typed.exit_code, 0) << typed.out << typed.err;
+  EXPECT_NE(typed.out.find("half, max"), std::string::npos) << typed.out;
+  EXPECT_NE(typed.out.find("     half      all_reduce    max"), std::string::npos) << typed.out;
+  const auto typed_records = ReadRecords(dir / "typed" / "results.jsonl");
+  ASSERT_EQ(typed_records.size(), 4u);
+  for (const auto& record : typed_records) {
+    EXPECT_EQ(record["parameters"]["dtype"], "half");
+    EXPECT_EQ(record["parameters"]["redop"], "max");
+    EXPECT_EQ(record["parameters"]["wrong"], 0);
+  }
+  const auto unknown = RunXpuperf({"bench", "network", "--ranks", "2", "-d", "int8"});
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
+  EXPECT_EQ(unknown.err,
+            "xpuperf bench network: error: unknown datatype 'int8' (known: float, double, half, "
+            "bfloat16, int32; also int, fp32, fp64, fp16, bf16)\n");
 
   // The same directory again: refused before mpirun starts.
   const auto again =
@@ -165,12 +216,14 @@ TEST(BenchNetworkTest, BenchRunMeasuresTheNetworkThroughTheRegistry) {
       {"bench", "run", "--suite", (dir / "net.yaml").string(), "--out", (dir / "r").string()}, 120);
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   const auto records = ReadRecords(dir / "r" / "results.jsonl");
-  ASSERT_EQ(records.size(), 6u);  // 2 collectives: latency at 1 KiB, algbw + busbw at 1 MiB
+  // 2 collectives, out of place and in place: latency at 1 KiB, algbw + busbw at 1 MiB.
+  ASSERT_EQ(records.size(), 12u);
   EXPECT_EQ(records[0]["metric"], "all_reduce_latency");
-  EXPECT_EQ(records[5]["metric"], "send_recv_busbw");
-  EXPECT_EQ(records[5]["samples_s"].size(), 2u);
+  EXPECT_EQ(records[11]["metric"], "send_recv_busbw");
+  EXPECT_EQ(records[11]["parameters"]["in_place"], true);
+  EXPECT_EQ(records[11]["samples_s"].size(), 2u);
   // min(CPUs this process may use, 4) ranks.
-  EXPECT_EQ(records[5]["parameters"]["ranks"].get<int>(), std::min(collectives::AllowedCpus(), 4));
+  EXPECT_EQ(records[11]["parameters"]["ranks"].get<int>(), std::min(collectives::AllowedCpus(), 4));
   fs::remove_all(dir);
 }
 

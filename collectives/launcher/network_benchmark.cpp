@@ -105,6 +105,11 @@ class CollectivesBenchmark final : public bench::Benchmark {
       args.push_back("--op");
       args.push_back(op);
     }
+    for (const char* key : {"dtype", "redop"}) {
+      if (!point.contains(key)) continue;
+      args.push_back(std::string(key) == "dtype" ? "-d" : "-o");
+      args.push_back(TextOf(point, key, ""));
+    }
     const std::vector<std::string> command =
         MpirunCommand(FindMpirun(), ranks, SelfExecutable(), args);
     Result<int> exit_code =
@@ -132,10 +137,10 @@ class CollectivesBenchmark final : public bench::Benchmark {
   static Status ValidatePoint(const nlohmann::json& point) {
     for (const auto& [key, value] : point.items()) {
       if (key != "ops" && key != "begin" && key != "end" && key != "factor" && key != "iters" &&
-          key != "warmup") {
-        return MakeError(
-            ErrorCode::kInvalidArgument,
-            "unknown parameter '" + key + "' (known: ops, begin, end, factor, iters, warmup)");
+          key != "warmup" && key != "dtype" && key != "redop") {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "unknown parameter '" + key +
+                             "' (known: ops, begin, end, factor, iters, warmup, dtype, redop)");
       }
     }
     return Status::Ok();

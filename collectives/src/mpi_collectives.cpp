@@ -6,9 +6,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <span>
-
-#include "xpuperf/collectives/pattern.h"
 
 namespace xpuperf::collectives {
 namespace {
@@ -29,28 +26,6 @@ int64_t PhysicalMemoryBytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGE_SIZE);
   return pages > 0 && page_size > 0 ? int64_t{pages} * page_size : 0;
-}
-
-// One operation of `op` from send into recv. Broadcast (root 0) works in place in recv.
-int RunOnce(CollectiveOp op, const CollectiveShape& shape, int rank, int ranks, float* send,
-            float* recv) {
-  const int count = static_cast<int>(shape.count);
-  switch (op) {
-    case CollectiveOp::kAllReduce:
-      return MPI_Allreduce(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    case CollectiveOp::kAllGather:
-      return MPI_Allgather(send, count, MPI_FLOAT, recv, count, MPI_FLOAT, MPI_COMM_WORLD);
-    case CollectiveOp::kReduceScatter:
-      return MPI_Reduce_scatter_block(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    case CollectiveOp::kAllToAll:
-      return MPI_Alltoall(send, count, MPI_FLOAT, recv, count, MPI_FLOAT, MPI_COMM_WORLD);
-    case CollectiveOp::kBroadcast:
-      return MPI_Bcast(recv, count, MPI_FLOAT, 0, MPI_COMM_WORLD);
-    case CollectiveOp::kSendRecv:
-      return MPI_Sendrecv(send, count, MPI_FLOAT, (rank + 1) % ranks, 0, recv, count, MPI_FLOAT,
-                          (rank + ranks - 1) % ranks, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  }
-  return MPI_ERR_OP;
 }
 
 }  // namespace
@@ -100,14 +75,16 @@ int64_t MpiSession::FromRankZero(int64_t value) const {
 }
 
 Status CheckBuffersFit(const MpiSession& mpi, const std::vector<CollectiveOp>& ops,
-                       const std::vector<int64_t>& sizes) {
+                       const std::vector<int64_t>& sizes, DataType dtype) {
+  const int type_size = DataTypeSize(dtype);
   const int64_t memory = PhysicalMemoryBytes();
   std::string problem;
   for (CollectiveOp op : ops) {
     for (int64_t bytes : sizes) {
       XPUPERF_ASSIGN_OR_RETURN(const CollectiveShape shape,
-                               ShapeFor(op, bytes, mpi.ranks(), sizeof(float)));
-      const int64_t per_rank = (shape.send_elements + shape.recv_elements) * int64_t{4};
+                               ShapeFor(op, bytes, mpi.ranks(), type_size));
+      // Out of place: send and receive buffers; in place one of the larger size, run after.
+      const int64_t per_rank = (shape.send_elements + shape.recv_elements) * int64_t{type_size};
       if (shape.count > INT_MAX) {
         problem = fmt::format(
             "{} of {} bytes needs {} elements per call, more than MPI's int "
@@ -131,45 +108,10 @@ Status CheckBuffersFit(const MpiSession& mpi, const std::vector<CollectiveOp>& o
 
 Result<CollectiveResult> RunCollective(const MpiSession& mpi, CollectiveOp op, int64_t bytes,
                                        const TimingOptions& options) {
-  if (options.iterations < 1 || options.samples < 1 || options.warmup_iterations < 0) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     "collectives need iterations >= 1, samples >= 1 and warm-up >= 0");
-  }
-  const int rank = mpi.rank();
-  const int ranks = mpi.ranks();
-  CollectiveResult result;
-  result.op = op;
-  result.ranks = ranks;
-  XPUPERF_ASSIGN_OR_RETURN(result.shape, ShapeFor(op, bytes, ranks, sizeof(float)));
-  const CollectiveShape& shape = result.shape;
-  // One element more than needed so that empty send buffers still have an address.
-  std::vector<float> send(static_cast<size_t>(shape.send_elements) + 1);
-  std::vector<float> recv(static_cast<size_t>(shape.recv_elements) + 1);
-  const std::span<float> send_span(send.data(), static_cast<size_t>(shape.send_elements));
-  const std::span<float> recv_span(recv.data(), static_cast<size_t>(shape.recv_elements));
-  FillBuffers(op, shape, rank, send_span, recv_span);
-
-  int64_t wrong = 0;
-  XPUPERF_MPI(RunOnce(op, shape, rank, ranks, send.data(), recv.data()));
-  wrong += CountWrong(op, shape, rank, ranks, recv_span);
-
-  for (int i = 0; i < options.warmup_iterations; ++i) {
-    XPUPERF_MPI(RunOnce(op, shape, rank, ranks, send.data(), recv.data()));
-  }
-  for (int sample = 0; sample < options.samples; ++sample) {
-    XPUPERF_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    const double start = MPI_Wtime();
-    for (int i = 0; i < options.iterations; ++i) {
-      XPUPERF_MPI(RunOnce(op, shape, rank, ranks, send.data(), recv.data()));
-    }
-    const double local = MPI_Wtime() - start;
-    double slowest = 0;
-    XPUPERF_MPI(MPI_Reduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD));
-    if (rank == 0) result.seconds_per_operation.push_back(slowest / options.iterations);
-    if (options.check_every_sample) wrong += CountWrong(op, shape, rank, ranks, recv_span);
-  }
-  XPUPERF_MPI(MPI_Reduce(&wrong, &result.wrong, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD));
-  return result;
+  // float, sum; broadcast in place (MPI_Bcast's one buffer).
+  CollectiveVariant variant;
+  variant.in_place = op == CollectiveOp::kBroadcast;
+  return RunCollective(mpi, op, bytes, options, variant);
 }
 
 }  // namespace xpuperf::collectives

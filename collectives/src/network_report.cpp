@@ -25,9 +25,11 @@ bench::Measurement BaseMeasurement(const CollectivePoint& point, const std::stri
                   {"count", point.shape.count},
                   {"ranks", point.ranks},
                   {"hosts", point.hosts},
-                  {"dtype", "float"},
+                  {"dtype", DataTypeName(point.variant.dtype)},
+                  {"in_place", point.variant.in_place},
                   {"wrong", point.wrong},
                   {"backend", point.backend}};
+  if (Reduces(point.op)) m.parameters["redop"] = ReduceOpName(point.variant.redop);
   return m;
 }
 
@@ -85,15 +87,37 @@ std::vector<bench::Measurement> MakeMeasurements(const CollectivePoint& point) {
 }
 
 std::string TableHeader() {
-  return fmt::format("#{:>12} {:>12} {:>6} {:>15} {:>11} {:>12} {:>12} {:>8}\n", "size", "count",
-                     "type", "op", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
+  // The group names centred over their four columns (2 + 11 + 1 + 12 + 1 + 12 + 1 + 8 = 48
+  // characters each, after the 58 of size .. redop).
+  std::string groups = fmt::format("#{:57}{:^48}{:^48}", "", "out-of-place", "in-place");
+  groups.erase(groups.find_last_not_of(' ') + 1);
+  return groups + fmt::format(
+                      "\n#{:>12} {:>12} {:>8} {:>15} {:>6}  {:>11} {:>12} {:>12} {:>8}  {:>11} "
+                      "{:>12} {:>12} "
+                      "{:>8}\n",
+                      "size", "count", "type", "op", "redop", "time(us)", "algbw(GB/s)",
+                      "busbw(GB/s)", "#wrong", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
 }
 
-std::string TableRow(const CollectivePoint& point) {
-  const PointFigures figures = FiguresOf(point);
-  return fmt::format(" {:>12} {:>12} {:>6} {:>15} {:>11.2f} {:>12.3f} {:>12.3f} {:>8}\n",
-                     point.shape.bytes, point.shape.count, "float", CollectiveName(point.op),
-                     figures.seconds * 1e6, figures.algbw / 1e9, figures.busbw / 1e9, point.wrong);
+namespace {
+
+std::string Placement(const CollectivePoint* point) {
+  if (point == nullptr) {
+    return fmt::format("  {:>11} {:>12} {:>12} {:>8}", "n/a", "n/a", "n/a", "n/a");
+  }
+  const PointFigures figures = FiguresOf(*point);
+  return fmt::format("  {:>11.2f} {:>12.3f} {:>12.3f} {:>8}", figures.seconds * 1e6,
+                     figures.algbw / 1e9, figures.busbw / 1e9, point->wrong);
+}
+
+}  // namespace
+
+std::string TableRow(const CollectivePoint* out_of_place, const CollectivePoint* in_place) {
+  const CollectivePoint& any = out_of_place != nullptr ? *out_of_place : *in_place;
+  return fmt::format(" {:>12} {:>12} {:>8} {:>15} {:>6}{}{}\n", any.shape.bytes, any.shape.count,
+                     DataTypeName(any.variant.dtype), CollectiveName(any.op),
+                     Reduces(any.op) ? ReduceOpName(any.variant.redop) : "none",
+                     Placement(out_of_place), Placement(in_place));
 }
 
 std::string TableFooter(const std::vector<CollectivePoint>& points) {
@@ -106,8 +130,10 @@ std::string TableFooter(const std::vector<CollectivePoint>& points) {
   }
   std::string footer;
   for (const auto& [op, sum_n] : sums) {
-    footer += fmt::format("# Avg bus bandwidth {:<15}: {:.3f} GB/s (over {} sizes >= 64 KiB)\n",
-                          CollectiveName(op), sum_n.first / sum_n.second, sum_n.second);
+    footer += fmt::format(
+        "# Avg bus bandwidth {:<15}: {:.3f} GB/s (over {} figures >= 64 KiB, "
+        "out of place and in place)\n",
+        CollectiveName(op), sum_n.first / sum_n.second, sum_n.second);
   }
   return footer;
 }

@@ -40,6 +40,8 @@ TEST(NetworkReportTest, LargeSizesReportAlgbwAndBusbwFromTheMedian) {
   EXPECT_EQ(ms[1].parameters["ranks"], 4);
   EXPECT_EQ(ms[1].parameters["hosts"], 1);
   EXPECT_EQ(ms[1].parameters["dtype"], "float");
+  EXPECT_EQ(ms[1].parameters["redop"], "sum");
+  EXPECT_EQ(ms[1].parameters["in_place"], false);
   EXPECT_EQ(ms[1].parameters["wrong"], 0);
   EXPECT_EQ(ms[1].parameters["backend"], "mpi");
   EXPECT_EQ(ms[1].timing_source, kTimingSource);
@@ -73,16 +75,32 @@ TEST(NetworkReportTest, SmallSizesReportLatencyInMicroseconds) {
 }
 
 TEST(NetworkReportTest, TableRowsAreNcclTestsColumns) {
-  // all_gather 1 MiB on 4 ranks: count 65536 per rank; 1 ms: algbw 1.049 GB/s, busbw x 3/4.
+  // all_gather 1 MiB on 4 ranks: count 65536 per rank; 1 ms: algbw 1.049 GB/s, busbw x 3/4; in
+  // place 2 ms.
   const CollectivePoint point = Point(CollectiveOp::kAllGather, 1 << 20, {1e-3});
+  CollectivePoint in_place = Point(CollectiveOp::kAllGather, 1 << 20, {2e-3});
+  in_place.variant.in_place = true;
   EXPECT_EQ(TableHeader(),
-            "#        size        count   type              op    time(us)  algbw(GB/s)  "
-            "busbw(GB/s)   #wrong\n");
-  EXPECT_EQ(TableRow(point),
-            "      1048576        65536  float      all_gather     1000.00        1.049        "
-            "0.786        0\n");
-  EXPECT_EQ(TableFooter({point, Point(CollectiveOp::kAllGather, 8, {1e-6})}),
-            "# Avg bus bandwidth all_gather     : 0.786 GB/s (over 1 sizes >= 64 KiB)\n");
+            "#                                                                           "
+            "out-of-place                                      in-place\n"
+            "#        size        count     type              op  redop     time(us)  algbw(GB/s)  "
+            "busbw(GB/s)   #wrong     time(us)  algbw(GB/s)  busbw(GB/s)   #wrong\n");
+  EXPECT_EQ(TableRow(&point, &in_place),
+            "      1048576        65536    float      all_gather   none      1000.00        1.049  "
+            "      0.786        0      2000.00        0.524        0.393        0\n");
+  CollectivePoint reduced = Point(CollectiveOp::kAllReduce, 1 << 20, {1e-3});
+  reduced.variant.dtype = DataType::kBfloat16;
+  reduced.variant.redop = ReduceOp::kMax;
+  reduced.variant.in_place = true;
+  EXPECT_EQ(TableRow(nullptr, &reduced),
+            "      1048576       262144 bfloat16      all_reduce    max          n/a          n/a  "
+            "        n/a      n/a      1000.00        1.049        1.573        0\n");
+  EXPECT_EQ(MakeMeasurements(reduced)[0].parameters["in_place"], true);
+  EXPECT_EQ(MakeMeasurements(reduced)[0].parameters["redop"], "max");
+  EXPECT_FALSE(MakeMeasurements(point)[0].parameters.contains("redop"));
+  EXPECT_EQ(TableFooter({point, in_place, Point(CollectiveOp::kAllGather, 8, {1e-6})}),
+            "# Avg bus bandwidth all_gather     : 0.590 GB/s (over 2 figures >= 64 KiB, out of "
+            "place and in place)\n");
 }
 
 TEST(NetworkReportTest, RecordsReadBackThroughTheResultReader) {

@@ -23,6 +23,8 @@ struct BenchNetworkOptions {
   std::string out;               // result directory; empty = results/<run id>
   bool check = false;            // verify after every sample too (always once per size)
   std::string backend = "mpi";   // "mpi": MPI on the CPUs; "nccl": NCCL, one GPU per rank
+  std::string dtype = "float";   // -d: float, double, half, bfloat16, int32 (element_type.h)
+  std::string redop = "sum";     // -o: sum, prod, min, max, avg (all_reduce, reduce_scatter)
 };
 
 // Exit code 0 ok (also when --backend nccl is skipped: "skipped: unsupported: no CUDA driver" on

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "xpuperf/collectives/collective.h"
+#include "xpuperf/collectives/element_type.h"
 #include "xpuperf/core/status.h"
 
 namespace xpuperf::collectives {
@@ -50,12 +51,23 @@ class MpiSession {
 // Ok when every rank's buffers for these sizes fit in half of its host's physical memory; else
 // kInvalidArgument naming the size. Collective.
 Status CheckBuffersFit(const MpiSession& mpi, const std::vector<CollectiveOp>& ops,
-                       const std::vector<int64_t>& sizes);
+                       const std::vector<int64_t>& sizes, DataType dtype = DataType::kFloat);
 
 // Fills the buffers with the pattern, runs the collective once and verifies every rank's result,
 // then warms up and times the samples. Collective. kInvalidArgument for bad options, kInternal
 // when an MPI call fails.
 Result<CollectiveResult> RunCollective(const MpiSession& mpi, CollectiveOp op, int64_t bytes,
                                        const TimingOptions& options);
+
+// The same for a datatype, a reduction and a placement (nccl-tests' -d, -o and its in-place
+// column; typed_collectives.cpp). half and bfloat16 travel as 2-byte elements and reduce in a
+// user-defined MPI_Op that works through double and rounds once per step to the type (MPI has no
+// such types); avg is MPI_SUM followed by a division by the ranks on each rank, inside the timed
+// operation (MPI has no average). In place: MPI_IN_PLACE, and MPI_Sendrecv_replace for send_recv;
+// MPI_Bcast has one buffer, so broadcast out of place is kUnsupported. A result differing from the
+// exact one by more than its type's rounding (element_type.h) counts as wrong.
+Result<CollectiveResult> RunCollective(const MpiSession& mpi, CollectiveOp op, int64_t bytes,
+                                       const TimingOptions& options,
+                                       const CollectiveVariant& variant);
 
 }  // namespace xpuperf::collectives

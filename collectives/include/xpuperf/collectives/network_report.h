@@ -8,6 +8,7 @@
 
 #include "xpuperf/bench/benchmark.h"
 #include "xpuperf/collectives/collective.h"
+#include "xpuperf/collectives/element_type.h"
 
 namespace xpuperf::collectives {
 
@@ -31,10 +32,12 @@ struct CollectivePoint {
   int iterations = 1;                         // operations per sample
   std::vector<double> seconds_per_operation;  // one per sample
   int64_t wrong = 0;
+  CollectiveVariant variant;  // datatype, reduction, placement
 };
 
 // The point's measurements, each with the formula and the counts behind it. Parameters: op,
-// bytes, size ("1 MiB"), count, ranks, hosts, dtype ("float"), wrong, backend.
+// bytes, size ("1 MiB"), count, ranks, hosts, dtype ("float"), redop (all_reduce and
+// reduce_scatter only), in_place, wrong, backend.
 std::vector<bench::Measurement> MakeMeasurements(const CollectivePoint& point);
 
 // Median time per operation in seconds, algbw and busbw in bytes per second.
@@ -45,9 +48,11 @@ struct PointFigures {
 };
 PointFigures FiguresOf(const CollectivePoint& point);
 
-// "#  size  count  type  op  time(us)  algbw(GB/s)  busbw(GB/s)  #wrong" and a row per point.
+// nccl-tests' table: size, count, type, op, redop, then time(us), algbw(GB/s), busbw(GB/s) and
+// #wrong out of place and in place. A row holds one size of one collective; a placement that was
+// not measured (nullptr: broadcast out of place over MPI) shows "n/a".
 std::string TableHeader();
-std::string TableRow(const CollectivePoint& point);
+std::string TableRow(const CollectivePoint* out_of_place, const CollectivePoint* in_place);
 // "# Avg bus bandwidth <op>: x GB/s (sizes >= 64 KiB)" per collective, as nccl-tests' footer.
 std::string TableFooter(const std::vector<CollectivePoint>& points);
 
