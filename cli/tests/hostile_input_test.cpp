@@ -274,7 +274,9 @@ constexpr double kStopSeconds = 15.0;
 TEST_F(HostileInputTest, SignalsStopLongCommandsCleanly) {
   const std::string suite =
       Write("long.yaml",
-            "name: long\nsampling: {warmup_samples: 0, samples: 100000, min_sample_seconds: 0.05}\n"
+            // No time cap: the point would otherwise be given up before its samples.
+            "name: long\nsampling: {warmup_samples: 0, samples: 100000, min_sample_seconds: 0.05, "
+            "time_cap_seconds: 0}\n"
             "benchmarks:\n  - benchmark: gemm\n    sweep:\n      - {m: 64, n: 64, k: 64}\n");
   Signalled bench = RunAndSignal(
       {"bench", "run", "--suite", suite, "--threads", "1", "--out", Path("r")}, 1.5, SIGTERM);

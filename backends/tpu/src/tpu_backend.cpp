@@ -78,6 +78,8 @@ const std::vector<TpuMetric>& TpuMetrics() {
       {m::kMemoryBandwidthUtilization, Gauge},
       {m::kCoreErrorActive,
        [](std::string_view, ReadingContext& context) { return CoreErrorReadings(context); }},
+      {m::kHostLinkGeneration, PciLinkReadings},
+      {m::kHostLinkWidth, PciLinkReadings},
   };
   return handlers;
 }
@@ -107,7 +109,7 @@ class TpuBackend final : public Backend {
     // and renamed metrics are never requested blindly.
     RuntimeFetch fetch(clients_);
     const CoreMap cores = MapRuntimes(fetch, devices_, cores_per_chip_, RuntimePids());
-    ReadingContext context{fetch, devices_, cores, clock_.WallNs()};
+    ReadingContext context{fetch, devices_, cores, clock_.WallNs(), root_};
 
     std::vector<Reading> out;
     auto append = [&out](std::vector<Reading> readings) {

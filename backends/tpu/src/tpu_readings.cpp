@@ -8,6 +8,8 @@
 
 #include "runtime_values.h"
 #include "xpuperf/core/metric_catalog.h"
+#include "xpuperf/core/pci_link.h"
+#include "xpuperf/core/sysfs_file.h"
 
 namespace xpuperf::tpu {
 namespace {
@@ -424,6 +426,45 @@ std::vector<Reading> CoreErrorReadings(ReadingContext& context) {
       s.labels.Set(labels::kCore, std::to_string(core));
       if (!message.empty()) s.labels.Set(labels::kError, message);
       r.samples.push_back(std::move(s));
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<Reading> PciLinkReadings(std::string_view metric, ReadingContext& context) {
+  const bool generation = metric == m::kHostLinkGeneration;
+  std::vector<Reading> out;
+  for (const Device& device : context.devices) {
+    if (device.bus_id.empty()) {
+      out.push_back(Reading::Unsupported(
+          metric, device.id,
+          "unsupported: the chip is known from the TPU runtime only (not in PCI sysfs)"));
+      continue;
+    }
+    const std::string dir = JoinRoot(context.root, "/sys/bus/pci/devices/" + device.bus_id);
+    auto link = ReadPciLink(dir);
+    if (!link.ok()) {
+      out.push_back(
+          Reading::Unsupported(metric, device.id, "unsupported: " + link.error().message));
+      continue;
+    }
+    Reading r;
+    r.metric = std::string(metric);
+    r.device = device.id;
+    const int now = generation ? link->generation : link->width;
+    const int max = generation ? link->max_generation : link->max_width;
+    for (const auto& [value, type] : {std::pair{now, "current"}, std::pair{max, "max"}}) {
+      if (value <= 0) continue;
+      Sample s = MakeSample(device, value, context.wall_ns);
+      s.labels.Set(labels::kType, type);
+      r.samples.push_back(std::move(s));
+    }
+    if (r.samples.empty()) {
+      out.push_back(Reading::Unsupported(
+          metric, device.id,
+          "unsupported: a link speed that is no PCIe generation: " + link->speed));
+      continue;
     }
     out.push_back(std::move(r));
   }

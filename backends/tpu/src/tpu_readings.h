@@ -62,6 +62,7 @@ struct ReadingContext {
   const std::vector<Device>& devices;
   const CoreMap& cores;
   int64_t wall_ns;
+  std::string root = "/";  // the machine's root, for sysfs (recorded trees in tests)
 };
 
 std::vector<Reading> GaugeReadings(const GaugeMapping& mapping, ReadingContext& context);
@@ -76,5 +77,9 @@ std::vector<Reading> TransferLatencyReadings(ReadingContext& context);
 std::vector<Reading> QueueReadingsFromStatus(ReadingContext& context);
 // core_error_active{core, error}: the runtime status's error_message per core (TPU-Z's view).
 std::vector<Reading> CoreErrorReadings(ReadingContext& context);
+// host_link_generation or host_link_width_lanes {type=current|max}: each chip's PCIe link from
+// sysfs (its function 0's current/max_link_speed and _width), as the AMD and Intel backends read
+// theirs; unsupported for chips known only from the runtime, or whose function has no link files.
+std::vector<Reading> PciLinkReadings(std::string_view metric, ReadingContext& context);
 
 }  // namespace xpuperf::tpu

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "fake_runtime_scenarios.h"
@@ -312,10 +314,59 @@ TEST(TpuBackendTest, ChipsWithoutServer) {
             (std::vector<std::string>{"node:/dev/accel0", "pid:1234"}));
   for (const Reading& r : (*lenient)->Collect({})) {
     EXPECT_NE(r.state, ReadingState::kOk) << r.metric;
-    if (r.metric != m::kTensorCoreUtilization && r.metric != m::kTransferLatency) {
+    if (r.metric == m::kHostLinkGeneration || r.metric == m::kHostLinkWidth) {
+      // sysfs, not the runtime: the recorded v4 tree has no link files.
+      EXPECT_EQ(r.reason.rfind("unsupported: ", 0), 0u) << r.reason;
+    } else if (r.metric != m::kTensorCoreUtilization && r.metric != m::kTransferLatency) {
       EXPECT_EQ(r.reason, expected) << r.metric;
     }
   }
+}
+
+// The PCIe link of a chip comes from sysfs, as for AMD and Intel GPUs: current and max generation
+// and width of its function 0. The recorded trees hold no link files, so this test writes them
+// (synthetic values) into a copy of the 7x tree; a chip known only from the runtime says why it
+// has none.
+TEST(TpuBackendTest, ThePciLinkOfAChipFromSysfs) {
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("xpuperf_tpu_link_" + std::to_string(getpid()));
+  std::filesystem::remove_all(root);
+  std::filesystem::copy(
+      kTrees + "/tpu7x-2chip", root,
+      std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
+  const std::filesystem::path function = root / "sys/bus/pci/devices/0000:00:04.0";
+  for (const auto& [file, text] :
+       {std::pair{"current_link_speed", "16.0 GT/s PCIe\n"},
+        std::pair{"max_link_speed", "32.0 GT/s PCIe\n"}, std::pair{"current_link_width", "8\n"},
+        std::pair{"max_link_width", "16\n"}}) {
+    std::ofstream(function / file) << text;
+  }
+  Opened o = OpenWithScenario("dual-core", root.string());
+  ASSERT_TRUE(o.backend.ok()) << o.backend.error().ToString();
+  auto readings =
+      (*o.backend)->Collect({std::string(m::kHostLinkGeneration), std::string(m::kHostLinkWidth)});
+  const Reading& generation = Find(readings, m::kHostLinkGeneration, "tpu0");
+  ASSERT_EQ(generation.state, ReadingState::kOk) << generation.reason;
+  ASSERT_EQ(generation.samples.size(), 2u);
+  EXPECT_EQ(generation.samples[0].labels.Get(labels::kType), "current");
+  EXPECT_EQ(generation.samples[0].scalar(), 4);
+  EXPECT_EQ(generation.samples[1].scalar(), 5);
+  const Reading& width = Find(readings, m::kHostLinkWidth, "tpu0");
+  ASSERT_EQ(width.samples.size(), 2u);
+  EXPECT_EQ(width.samples[0].scalar(), 8);
+  EXPECT_EQ(width.samples[1].scalar(), 16);
+  const Reading& second = Find(readings, m::kHostLinkWidth, "tpu1");  // no link files
+  EXPECT_EQ(second.state, ReadingState::kUnsupported);
+  EXPECT_NE(second.reason.find("current_link_speed"), std::string::npos) << second.reason;
+  std::filesystem::remove_all(root);
+
+  Opened runtime_only = OpenWithScenario("dual-core");
+  ASSERT_TRUE(runtime_only.backend.ok());
+  const auto runtime_readings =
+      (*runtime_only.backend)->Collect({std::string(m::kHostLinkGeneration)});
+  const Reading& none = Find(runtime_readings, m::kHostLinkGeneration, "tpu0");
+  EXPECT_EQ(none.reason,
+            "unsupported: the chip is known from the TPU runtime only (not in PCI sysfs)");
 }
 
 TEST(TpuBackendTest, NothingAtAllIsUnavailable) {
