@@ -30,8 +30,10 @@ install(FILES ${PROJECT_SOURCE_DIR}/deploy/prometheus/scrape-config.yml
               ${PROJECT_SOURCE_DIR}/deploy/grafana/xpuperf-dashboard.json
               ${PROJECT_SOURCE_DIR}/deploy/kubernetes/node-problem-detector/xpuperf-health-monitor.json
         DESTINATION ${CMAKE_INSTALL_DATADIR}/xpuperf/examples)
-# Slurm's HealthCheckProgram (docs/HEALTH.md).
+# Slurm's HealthCheckProgram (docs/HEALTH.md) and the job-mapping Prolog/Epilog (docs/EXPORTER.md).
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/slurm/xpuperf-health-check.sh
+                 ${PROJECT_SOURCE_DIR}/deploy/slurm/xpuperf-job-map-prolog.sh
+                 ${PROJECT_SOURCE_DIR}/deploy/slurm/xpuperf-job-map-epilog.sh
         DESTINATION lib/xpuperf)
 
 set(CPACK_GENERATOR DEB)

@@ -48,6 +48,14 @@ void AddServeCommand(CLI::App& app, CommandActions& actions) {
                       "nvidia.com/mig-*, google.com/tpu are always)");
   command->add_option("--pod-refresh", config.pod_refresh_seconds, "Pod mapping refresh period, s")
       ->capture_default_str();
+  command->add_flag("--slurm-jobs", config.slurm_jobs,
+                    "Slurm job of each process using a device (its cgroup, else its environment): "
+                    "xpuperf_job_info and a job_id label on the per-process series");
+  command->add_option("--job-mapping-dir", config.job_mapping_dir,
+                      "Slurm prolog/epilog job mapping directory (dcgm-exporter's "
+                      "--hpc-job-mapping-dir layout; deploy/slurm/); implies --slurm-jobs");
+  command->add_option("--job-refresh", config.job_refresh_seconds, "Job mapping refresh period, s")
+      ->capture_default_str();
   command->add_option("--rules", config.rule_files,
                       "Evaluate this Prometheus rule file over the exporter's own history "
                       "(repeatable; `xpuperf alert check` validates it)");

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
@@ -32,7 +33,7 @@ template <DataType kType, ReduceOp kOp>
 void ReduceTwoByte(void* in, void* inout, int* length, MPI_Datatype* /*type*/) {
   auto* a = static_cast<unsigned char*>(in);
   auto* b = static_cast<unsigned char*>(inout);
-  for (int i = 0; i < *length; ++i) {
+  for (ptrdiff_t i = 0; i < *length; ++i) {
     const double x = DecodeValue(kType, a + 2 * i);
     const double y = DecodeValue(kType, b + 2 * i);
     double r = 0;

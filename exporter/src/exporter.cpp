@@ -49,6 +49,7 @@ class Exporter::Impl {
     input.metrics = options_.metrics;
     for (const auto& c : collectors_) input.collectors.push_back(c->state());
     input.attribution = &options_.attribution;
+    input.jobs = &options_.jobs;
     std::vector<SnapshotListener> listeners;
     {
       std::lock_guard<std::mutex> lock(hooks_mutex_);

@@ -1,6 +1,8 @@
 #include "snapshot_builder.h"
 
+#include <charconv>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "xpuperf/core/metric_catalog.h"
@@ -67,6 +69,16 @@ struct DeviceInfo {
   std::vector<Labels> consumers;
 };
 
+// The pid label's value as a number; nullopt for none or anything else.
+std::optional<int> PidOf(std::string_view text) {
+  int pid = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), pid);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || pid <= 0) {
+    return std::nullopt;
+  }
+  return pid;
+}
+
 bool Wanted(const std::vector<std::string>& filter, std::string_view name) {
   if (filter.empty()) return true;
   for (const std::string& f : filter) {
@@ -118,6 +130,30 @@ BuildOutput BuildSnapshot(const BuildInput& input) {
     }
   }
 
+  // xpuperf_job_info: the jobs on each device (a mapping) and of the processes using it.
+  MetricFamily jobs{"xpuperf_job_info",
+                    "Job using the device (value 1): Slurm job_id, user and partition where the "
+                    "source says them, and the source: mapping_dir (prolog/epilog files), cgroup "
+                    "or environment (of a process using the device)",
+                    FamilyType::kInfo,
+                    {},
+                    {}};
+  std::set<std::string> jobs_seen;
+  const auto add_job = [&](const Labels& identity, const Labels& job) {
+    Labels labels = identity;
+    for (const auto& [key, value] : job.items()) labels.Set(key, value);
+    if (jobs_seen.insert(labels.ToString()).second) {
+      jobs.points.push_back(ScalarPoint{std::move(labels), 1});
+    }
+  };
+  const bool device_jobs = input.jobs != nullptr && input.jobs->device_jobs;
+  const bool process_jobs = input.jobs != nullptr && input.jobs->process_job;
+  if (device_jobs) {
+    for (const auto& [id, dev] : devices) {
+      for (const Labels& job : input.jobs->device_jobs(*dev.device)) add_job(dev.identity, job);
+    }
+  }
+
   // Catalog metrics, in catalog order; readings without a value are not exported.
   for (const MetricInfo& info : MetricCatalog()) {
     if (!Wanted(input.metrics, info.name)) continue;
@@ -134,7 +170,21 @@ BuildOutput BuildSnapshot(const BuildInput& input) {
         if (r.metric != info.name || r.state != ReadingState::kOk) continue;
         auto dev = devices.find(r.device);
         if (dev == devices.end()) continue;
-        for (const Sample& s : r.samples) {
+        for (const Sample& sample : r.samples) {
+          // A process's series carries its job's id (and the job is the device's too).
+          const Sample* with_job = &sample;
+          Sample labelled;
+          if (process_jobs) {
+            if (const std::optional<int> pid = PidOf(sample.labels.Get(labels::kPid))) {
+              if (std::optional<Labels> job = input.jobs->process_job(*pid)) {
+                labelled = sample;
+                labelled.labels.Set("job_id", std::string(job->Get("job_id")));
+                with_job = &labelled;
+                add_job(dev->second.identity, *job);
+              }
+            }
+          }
+          const Sample& s = *with_job;
           for (Labels& labels :
                SeriesLabels(s.labels, dev->second.identity, dev->second.consumers)) {
             if (!seen.insert(labels.ToString()).second) continue;
@@ -151,6 +201,8 @@ BuildOutput BuildSnapshot(const BuildInput& input) {
     }
     if (!family.empty()) families.push_back(std::move(family));
   }
+
+  if (!jobs.empty()) families.push_back(std::move(jobs));
 
   // Device inventory and health.
   MetricFamily info{"xpuperf_device_info",

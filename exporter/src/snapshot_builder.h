@@ -18,6 +18,7 @@ struct BuildInput {
   std::vector<std::string> metrics;  // catalog filter; empty = all
   std::vector<CollectorSnapshot> collectors;
   const DeviceAttribution* attribution = nullptr;  // may be null or empty
+  const JobAttribution* jobs = nullptr;            // may be null or empty
   std::vector<MetricFamily> extra;                 // from providers
 };
 

@@ -20,6 +20,7 @@
 #include "xpuperf/exporter/exporter.h"
 #include "xpuperf/exporter/metrics_server.h"
 #include "xpuperf/exporter/pod_attribution.h"
+#include "xpuperf/exporter/slurm_jobs.h"
 #include "xpuperf/telemetry/views.h"
 
 namespace xpuperf::serve {
@@ -46,6 +47,8 @@ Status CheckOptions(const ServeOptions& options) {
     return InvalidOption("--history must be between 0 and 86400 seconds");
   if (!(options.pod_refresh_seconds >= 0.05 && options.pod_refresh_seconds <= 3600))
     return InvalidOption("--pod-refresh must be between 0.05 and 3600 seconds");
+  if (!(options.job_refresh_seconds >= 0.05 && options.job_refresh_seconds <= 3600))
+    return InvalidOption("--job-refresh must be between 0.05 and 3600 seconds");
   for (const std::string& url : options.alertmanagers)
     if (Status s = alerts::ValidateReceiverUrl(url, "--alertmanager"); !s.ok())
       return InvalidOption(s.error().message);
@@ -78,8 +81,28 @@ std::unique_ptr<exporter::PodAttribution> StartPodAttribution(const ServeOptions
   return exporter::PodAttribution::Start(pods);
 }
 
+// Slurm jobs when asked for: the mapping directory read once before the first collection (a
+// problem with it said on err; xpuperf_job_mapping_up says it at every scrape), then on its own
+// thread.
+std::unique_ptr<exporter::SlurmJobs> StartSlurmJobs(const ServeOptions& options,
+                                                    std::ostream& err) {
+  if (!options.slurm_jobs && options.job_mapping_dir.empty()) return nullptr;
+  exporter::SlurmJobsOptions jobs;
+  jobs.mapping_dir = options.job_mapping_dir;
+  jobs.root = options.common.root;
+  jobs.refresh_seconds = options.job_refresh_seconds;
+  auto started = exporter::SlurmJobs::Start(jobs);
+  const exporter::SlurmJobsState state = started->state();
+  if (!state.mapping_error.empty()) {
+    err << "xpuperf serve: warning: job mapping: " << state.mapping_error
+        << " (no jobs from it until it is fixed; xpuperf_job_mapping_up 0)\n";
+  }
+  return started;
+}
+
 exporter::ExporterOptions ExporterOptionsFor(const ServeOptions& options,
-                                             exporter::PodAttribution* attribution) {
+                                             exporter::PodAttribution* attribution,
+                                             exporter::SlurmJobs* jobs) {
   exporter::ExporterOptions ex;
   ex.registry = &BuiltinBackendRegistry();
   ex.backend.root = options.common.root;
@@ -91,6 +114,7 @@ exporter::ExporterOptions ExporterOptionsFor(const ServeOptions& options,
   ex.hostname = NodeName();
   ex.history_seconds = options.history_seconds;
   if (attribution != nullptr) ex.attribution = attribution->AsAttribution();
+  if (jobs != nullptr) ex.jobs = jobs->AsAttribution();
   return ex;
 }
 
@@ -214,9 +238,26 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
   if (Status checked = CheckOptions(options); !checked.ok()) return Fail(checked.error(), err);
 
   std::unique_ptr<exporter::PodAttribution> attribution = StartPodAttribution(options);
-  auto started = exporter::Exporter::Start(ExporterOptionsFor(options, attribution.get()));
+  std::unique_ptr<exporter::SlurmJobs> jobs = StartSlurmJobs(options, err);
+  auto started =
+      exporter::Exporter::Start(ExporterOptionsFor(options, attribution.get(), jobs.get()));
   if (!started.ok()) return Fail(started.error(), err);
   exporter::Exporter& exp = **started;
+  if (jobs != nullptr && !options.job_mapping_dir.empty()) {
+    exp.AddSeriesProvider("job mapping", [&jobs = *jobs, host = NodeName()] {
+      exporter::MetricFamily up{"xpuperf_job_mapping_up",
+                                "1 when the job mapping directory was read at its latest refresh, "
+                                "0 when it is missing or refused (the reason on serve's stderr)",
+                                exporter::FamilyType::kGauge,
+                                {},
+                                {}};
+      Labels labels;
+      if (!host.empty()) labels.Set("hostname", host);
+      up.points.push_back(
+          exporter::ScalarPoint{labels, jobs.state().mapping_error.empty() ? 1.0 : 0.0});
+      return std::vector<exporter::MetricFamily>{std::move(up)};
+    });
+  }
 
   // The files' series before the rules start, so they see them from the first evaluation.
   std::vector<std::unique_ptr<SeriesFileWatch>> files;

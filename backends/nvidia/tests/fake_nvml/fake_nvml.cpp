@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -92,6 +93,14 @@ nvml::Return NumberInto(const FakeGpu* gpu, const char* key, T* out) {
 
 nvml::Return RunningProcesses(FakeGpu* gpu, unsigned int* count, void* infos, size_t stride) {
   auto list = gpu->Get("processes");
+  // processes_file: the list read from a file at each call (written by another process, e.g. a
+  // batch job that "opens" the GPU); a missing file is no process.
+  if (auto file = gpu->Get("processes_file")) {
+    std::ifstream in(*file);
+    std::string text;
+    std::getline(in, text);
+    list = text;
+  }
   if (!list) return nvml::kErrorNotSupported;
   std::vector<std::pair<unsigned, unsigned long long>> processes;
   size_t pos = 0;

@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,14 @@ using SnapshotListener = std::function<void(const std::shared_ptr<const Snapshot
 // consumer of the device; empty = none. Must be fast and thread-safe (it reads a cached mapping).
 using DeviceAttribution = std::function<std::vector<Labels>(const Device&)>;
 
+// The jobs using each device and process (Slurm: slurm_jobs.h), as label sets {job_id, user,
+// partition, source} for xpuperf_job_info; a process's job also puts job_id on its per-process
+// series. Both must be fast and thread-safe (they read a cached mapping); either may be empty.
+struct JobAttribution {
+  std::function<std::vector<Labels>(const Device&)> device_jobs;
+  std::function<std::optional<Labels>(int pid)> process_job;
+};
+
 struct ExporterOptions {
   const BackendRegistry* registry = nullptr;  // required; outlives the exporter
   BackendOptions backend;                     // root, clock
@@ -53,6 +62,7 @@ struct ExporterOptions {
   // node with 8 GPUs), so 300 s at 1 s is about 25 MB at most.
   double history_seconds = 300;
   DeviceAttribution attribution;  // may be empty
+  JobAttribution jobs;            // may be empty
   // In-process data (Recorder::Global() of an instrumented program serving its own /metrics, e.g.
   // xpuperf.serve() in Python): op execution-time and transfer-latency distributions and queue
   // sizes, merged into the cpu backend's session (else the first one's). Must outlive the

@@ -29,6 +29,11 @@ struct ServeOptions {
   std::string pod_resources_socket = "/var/lib/kubelet/pod-resources/kubelet.sock";
   std::vector<std::string> resource_names;
   double pod_refresh_seconds = 10;
+  // Slurm jobs (exporter/slurm_jobs.h): of the processes using devices (--slurm-jobs), and from a
+  // prolog/epilog mapping directory (--job-mapping-dir, which implies --slurm-jobs).
+  bool slurm_jobs = false;
+  std::string job_mapping_dir;
+  double job_refresh_seconds = 5;
   // Built-in alerting (`--rules`): rule files, receivers and the state file.
   std::vector<std::string> rule_files;
   std::vector<std::string> alertmanagers;

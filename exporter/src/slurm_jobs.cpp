@@ -1,0 +1,282 @@
+// The pure parts of Slurm job attribution: job ids, cgroup paths, environments and the mapping
+// directory (slurm_jobs.h).
+#include "xpuperf/exporter/slurm_jobs.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+
+namespace xpuperf::exporter {
+namespace {
+
+constexpr size_t kMaxDeviceFiles = 4096;
+constexpr size_t kMaxFileBytes = size_t{64} * 1024;
+constexpr size_t kMaxJobsPerDevice = 64;
+
+bool AllDigits(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  });
+}
+
+std::string_view Trimmed(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+// Writable by its owner only, and owned by root or `trusted_uid`.
+std::string OwnershipProblem(const struct stat& st, uid_t trusted_uid) {
+  if (st.st_uid != 0 && st.st_uid != trusted_uid) {
+    return fmt::format("owned by uid {}, not by root or this exporter's user (uid {})", st.st_uid,
+                       trusted_uid);
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    return fmt::format("writable by its group or others (mode {:o})", st.st_mode & 07777);
+  }
+  return "";
+}
+
+// A file of the directory, opened without following a link, checked, read (at most
+// kMaxFileBytes + 1 to tell an oversized one).
+Result<std::string> ReadTrustedFile(int dir_fd, const std::string& dir, const std::string& name,
+                                    uid_t trusted_uid) {
+  const std::string path = dir + "/" + name;
+  const int fd = ::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int error = errno;
+    return MakeError(
+        ErrorCode::kInvalidArgument,
+        fmt::format("{}: {}", path,
+                    error == ELOOP ? "a symbolic link (refused)" : std::strerror(error)));
+  }
+  struct stat st {};
+  std::string problem;
+  if (::fstat(fd, &st) != 0) {
+    problem = std::strerror(errno);
+  } else if (!S_ISREG(st.st_mode)) {
+    problem = "not a regular file";
+  } else {
+    problem = OwnershipProblem(st, trusted_uid);
+  }
+  std::string text;
+  if (problem.empty()) {
+    text.resize(kMaxFileBytes + 1);
+    size_t used = 0;
+    while (used < text.size()) {
+      const ssize_t n = ::read(fd, text.data() + used, text.size() - used);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      used += static_cast<size_t>(n);
+    }
+    text.resize(used);
+    if (used > kMaxFileBytes) problem = fmt::format("larger than {} bytes", kMaxFileBytes);
+  }
+  ::close(fd);
+  if (!problem.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument, fmt::format("{}: {}", path, problem));
+  }
+  return text;
+}
+
+// user= and partition= of `.jobs/<job id>`, where the file exists and passes the rule.
+void ReadJobDetails(const std::string& dir, uid_t trusted_uid, SlurmJob& job) {
+  const std::string jobs_dir = dir + "/.jobs";
+  const int fd = ::open(jobs_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && OwnershipProblem(st, trusted_uid).empty()) {
+    if (auto text = ReadTrustedFile(fd, jobs_dir, job.job_id, trusted_uid); text.ok()) {
+      size_t start = 0;
+      while (start < text->size()) {
+        size_t end = text->find('\n', start);
+        if (end == std::string::npos) end = text->size();
+        const std::string_view line = Trimmed(std::string_view(*text).substr(start, end - start));
+        start = end + 1;
+        const size_t equals = line.find('=');
+        if (equals == std::string_view::npos) continue;
+        const std::string_view key = line.substr(0, equals);
+        const std::string_view value = line.substr(equals + 1);
+        if (!IsSlurmName(value)) continue;
+        if (key == "user") job.user = std::string(value);
+        if (key == "partition") job.partition = std::string(value);
+      }
+    }
+  }
+  ::close(fd);
+}
+
+}  // namespace
+
+bool IsSlurmJobId(std::string_view text) {
+  if (text.empty() || text.size() > 32) return false;
+  const size_t separator = text.find_first_of("_+");
+  if (separator == std::string_view::npos) return AllDigits(text);
+  return AllDigits(text.substr(0, separator)) && AllDigits(text.substr(separator + 1));
+}
+
+bool IsSlurmName(std::string_view text) {
+  return !text.empty() && text.size() <= 64 && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+}
+
+std::optional<std::string> SlurmJobIdFromCgroup(std::string_view cgroup_text) {
+  size_t start = 0;
+  while (start < cgroup_text.size()) {
+    size_t end = cgroup_text.find('\n', start);
+    if (end == std::string_view::npos) end = cgroup_text.size();
+    std::string_view line = cgroup_text.substr(start, end - start);
+    start = end + 1;
+    // hierarchy-id:controllers:path; the path may itself hold ':'.
+    const size_t first = line.find(':');
+    const size_t second = first == std::string_view::npos ? first : line.find(':', first + 1);
+    if (second == std::string_view::npos) continue;
+    std::string_view path = line.substr(second + 1);
+    bool in_slurm = false;
+    while (!path.empty()) {
+      const size_t slash = path.find('/');
+      const std::string_view component = path.substr(0, slash);
+      path = slash == std::string_view::npos ? std::string_view() : path.substr(slash + 1);
+      if (component.starts_with("slurm")) in_slurm = true;
+      if (in_slurm && component.starts_with("job_") && IsSlurmJobId(component.substr(4))) {
+        return std::string(component.substr(4));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<SlurmJob> SlurmJobFromEnviron(std::string_view environ_text) {
+  SlurmJob job;
+  job.source = "environment";
+  std::string job_id, jobid;
+  size_t start = 0;
+  while (start < environ_text.size()) {
+    size_t end = environ_text.find('\0', start);
+    if (end == std::string_view::npos) end = environ_text.size();
+    const std::string_view entry = environ_text.substr(start, end - start);
+    start = end + 1;
+    const size_t equals = entry.find('=');
+    if (equals == std::string_view::npos) continue;
+    const std::string_view key = entry.substr(0, equals);
+    const std::string_view value = entry.substr(equals + 1);
+    if (key == "SLURM_JOB_ID" && IsSlurmJobId(value)) job_id = std::string(value);
+    if (key == "SLURM_JOBID" && IsSlurmJobId(value)) jobid = std::string(value);
+    if (key == "SLURM_JOB_USER" && IsSlurmName(value)) job.user = std::string(value);
+    if (key == "SLURM_JOB_PARTITION" && IsSlurmName(value)) job.partition = std::string(value);
+  }
+  job.job_id = !job_id.empty() ? job_id : jobid;
+  if (job.job_id.empty()) return std::nullopt;
+  return job;
+}
+
+Result<JobMapping> ReadJobMappingDirectory(const std::string& dir, uid_t trusted_uid) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    const int error = errno;
+    if (error == ENOENT) return MakeError(ErrorCode::kNotFound, dir + ": no such directory");
+    return MakeError(ErrorCode::kInvalidArgument,
+                     fmt::format("{}: {}", dir,
+                                 error == ELOOP     ? "a symbolic link (refused)"
+                                 : error == ENOTDIR ? "not a directory"
+                                                    : std::strerror(error)));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    return MakeError(ErrorCode::kIo, fmt::format("{}: {}", dir, std::strerror(errno)));
+  }
+  if (const std::string problem = OwnershipProblem(st, trusted_uid); !problem.empty()) {
+    ::close(fd);
+    return MakeError(ErrorCode::kInvalidArgument, fmt::format("{}: {}", dir, problem));
+  }
+  const int list_fd = ::dup(fd);
+  DIR* listing = list_fd < 0 ? nullptr : ::fdopendir(list_fd);
+  if (listing == nullptr) {
+    if (list_fd >= 0) ::close(list_fd);
+    ::close(fd);
+    return MakeError(ErrorCode::kIo, fmt::format("{}: cannot list it", dir));
+  }
+  std::vector<std::string> names;
+  while (const dirent* entry = ::readdir(listing)) {
+    const std::string name = entry->d_name;
+    if (name.empty() || name[0] == '.') continue;  // ".", "..", ".jobs", temporaries
+    names.push_back(name);
+  }
+  ::closedir(listing);
+  std::sort(names.begin(), names.end());
+  if (names.size() > kMaxDeviceFiles) {
+    ::close(fd);
+    return MakeError(ErrorCode::kInvalidArgument,
+                     fmt::format("{}: more than {} files", dir, kMaxDeviceFiles));
+  }
+  JobMapping mapping;
+  Status failed = Status::Ok();
+  for (const std::string& name : names) {
+    if (!IsSlurmName(name)) continue;  // not a device key
+    // Folders are skipped as dcgm-exporter skips them; links are refused by the read below.
+    struct stat entry {};
+    if (::fstatat(fd, name.c_str(), &entry, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(entry.st_mode)) {
+      continue;
+    }
+    auto text = ReadTrustedFile(fd, dir, name, trusted_uid);
+    if (!text.ok()) {
+      failed = text.error();
+      break;
+    }
+    std::vector<SlurmJob>& jobs = mapping[name];
+    size_t start = 0;
+    while (start < text->size() && jobs.size() < kMaxJobsPerDevice) {
+      size_t end = text->find('\n', start);
+      if (end == std::string::npos) end = text->size();
+      const std::string_view line = Trimmed(std::string_view(*text).substr(start, end - start));
+      start = end + 1;
+      if (!IsSlurmJobId(line)) continue;
+      SlurmJob job;
+      job.job_id = std::string(line);
+      job.source = "mapping_dir";
+      if (std::find_if(jobs.begin(), jobs.end(),
+                       [&](const SlurmJob& j) { return j.job_id == job.job_id; }) != jobs.end()) {
+        continue;
+      }
+      ReadJobDetails(dir, trusted_uid, job);
+      jobs.push_back(std::move(job));
+    }
+    if (jobs.empty()) mapping.erase(name);
+  }
+  ::close(fd);
+  if (!failed.ok()) return failed.error();
+  return mapping;
+}
+
+std::vector<SlurmJob> JobsOfDevice(const JobMapping& mapping, const Device& device) {
+  std::vector<SlurmJob> jobs;
+  const auto add = [&](const std::string& key) {
+    if (key.empty()) return;
+    auto it = mapping.find(key);
+    if (it == mapping.end()) return;
+    for (const SlurmJob& job : it->second) {
+      if (std::find(jobs.begin(), jobs.end(), job) == jobs.end()) jobs.push_back(job);
+    }
+  };
+  add(device.id);
+  add(device.uuid);
+  // The index names an accelerator (as CUDA_VISIBLE_DEVICES and SLURM_JOB_GPUS do); a MIG device
+  // is named by its UUID only, or it would take its parent's jobs.
+  if (device.backend != "cpu" && !device.is_partition()) add(std::to_string(device.index));
+  return jobs;
+}
+
+}  // namespace xpuperf::exporter
