@@ -56,6 +56,13 @@ void AddServeCommand(CLI::App& app, CommandActions& actions) {
                       "--hpc-job-mapping-dir layout; deploy/slurm/); implies --slurm-jobs");
   command->add_option("--job-refresh", config.job_refresh_seconds, "Job mapping refresh period, s")
       ->capture_default_str();
+  command->add_flag("--process-env-labels", config.process_env_defaults,
+                    "Workload identity on per-process series from each process's environment: "
+                    "RANK, LOCAL_RANK, WORLD_SIZE, SLURM_JOB_ID, JOB_ID, TORCHELASTIC_RUN_ID as "
+                    "env_rank, ... (reading other users' processes needs root)");
+  command->add_option("--process-env-label", config.process_env_labels,
+                      "Another environment variable to label per-process series with "
+                      "(repeatable; env_<name>)");
   command->add_option("--rules", config.rule_files,
                       "Evaluate this Prometheus rule file over the exporter's own history "
                       "(repeatable; `xpuperf alert check` validates it)");

@@ -75,6 +75,7 @@ class SlurmJobs::Impl {
       asked = asked_;
     }
     std::map<int, std::optional<SlurmJob>> processes;
+    std::map<int, Labels> identities;
     for (int pid : asked) {
       const std::string proc = JoinRoot(options_.root, fmt::format("/proc/{}", pid));
       auto cgroup = ReadFileToString(proc + "/cgroup");
@@ -83,8 +84,12 @@ class SlurmJobs::Impl {
       if (auto id = SlurmJobIdFromCgroup(*cgroup)) job = SlurmJob{*id, "", "", "cgroup"};
       // The environment adds user and partition (or the job, without a Slurm cgroup); reading it
       // needs the process's user or root, and its absence only leaves them out.
-      if (auto environ = ReadFileToString(proc + "/environ"); environ.ok()) {
+      auto environ = ReadFileToString(proc + "/environ");
+      if (!environ.ok()) ++state.environ_unreadable;
+      if (environ.ok()) {
         if (environ->size() > kMaxEnvironBytes) environ->resize(kMaxEnvironBytes);
+        Labels identity = EnvironmentLabels(*environ, options_.environment_labels);
+        if (!identity.empty()) identities[pid] = std::move(identity);
         if (auto from_environ = SlurmJobFromEnviron(*environ)) {
           if (!job) {
             job = std::move(from_environ);
@@ -101,6 +106,7 @@ class SlurmJobs::Impl {
     std::lock_guard<std::mutex> lock(mutex_);
     mapping_ = std::move(mapping);
     processes_ = std::move(processes);
+    identities_ = std::move(identities);
     // What exited is forgotten; what is asked from now on is looked up next time.
     for (auto it = asked_.begin(); it != asked_.end();) {
       it = processes_.count(*it) == 0 && asked.count(*it) != 0 ? asked_.erase(it) : std::next(it);
@@ -122,6 +128,14 @@ class SlurmJobs::Impl {
     return std::nullopt;
   }
 
+  Labels LabelsOfProcess(int pid) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = identities_.find(pid);
+    if (it != identities_.end()) return it->second;
+    if (processes_.count(pid) == 0 && asked_.size() < kMaxProcesses) asked_.insert(pid);
+    return {};
+  }
+
   SlurmJobsState state() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return state_;
@@ -135,6 +149,7 @@ class SlurmJobs::Impl {
   std::thread thread_;
   JobMapping mapping_;
   std::map<int, std::optional<SlurmJob>> processes_;
+  std::map<int, Labels> identities_;
   mutable std::set<int> asked_;
   SlurmJobsState state_;
 };
@@ -153,6 +168,7 @@ std::vector<SlurmJob> SlurmJobs::ForDevice(const Device& device) const {
   return impl_->ForDevice(device);
 }
 std::optional<SlurmJob> SlurmJobs::ForProcess(int pid) const { return impl_->ForProcess(pid); }
+Labels SlurmJobs::LabelsOfProcess(int pid) const { return impl_->LabelsOfProcess(pid); }
 SlurmJobsState SlurmJobs::state() const { return impl_->state(); }
 
 JobAttribution SlurmJobs::AsAttribution() const {
@@ -167,6 +183,7 @@ JobAttribution SlurmJobs::AsAttribution() const {
     if (!job) return std::nullopt;
     return JobLabels(*job);
   };
+  jobs.process_labels = [this](int pid) { return LabelsOfProcess(pid); };
   return jobs;
 }
 

@@ -182,6 +182,50 @@ std::optional<SlurmJob> SlurmJobFromEnviron(std::string_view environ_text) {
   return job;
 }
 
+bool IsEnvironmentName(std::string_view name) {
+  if (name.empty() || name.size() > 64 || std::isdigit(static_cast<unsigned char>(name[0]))) {
+    return false;
+  }
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+const std::vector<std::string>& DefaultEnvironmentLabels() {
+  static const std::vector<std::string> names = {
+      "RANK", "LOCAL_RANK", "WORLD_SIZE", "SLURM_JOB_ID", "JOB_ID", "TORCHELASTIC_RUN_ID"};
+  return names;
+}
+
+Labels EnvironmentLabels(std::string_view environ_text, const std::vector<std::string>& names) {
+  Labels labels;
+  if (names.empty()) return labels;
+  const auto valid = [](std::string_view value) {
+    return !value.empty() && value.size() <= 128 &&
+           std::all_of(value.begin(), value.end(), [](char c) {
+             return std::isalnum(static_cast<unsigned char>(c)) ||
+                    std::string_view("._:/@+=-").find(c) != std::string_view::npos;
+           });
+  };
+  size_t start = 0;
+  while (start < environ_text.size()) {
+    size_t end = environ_text.find('\0', start);
+    if (end == std::string_view::npos) end = environ_text.size();
+    const std::string_view entry = environ_text.substr(start, end - start);
+    start = end + 1;
+    const size_t equals = entry.find('=');
+    if (equals == std::string_view::npos) continue;
+    const std::string_view key = entry.substr(0, equals);
+    if (std::find(names.begin(), names.end(), key) == names.end()) continue;
+    const std::string_view value = entry.substr(equals + 1);
+    if (!valid(value)) continue;
+    std::string label = "env_";
+    for (char c : key) label += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    labels.Set(label, value);
+  }
+  return labels;
+}
+
 Result<JobMapping> ReadJobMappingDirectory(const std::string& dir, uid_t trusted_uid) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {

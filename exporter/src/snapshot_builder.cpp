@@ -148,6 +148,7 @@ BuildOutput BuildSnapshot(const BuildInput& input) {
   };
   const bool device_jobs = input.jobs != nullptr && input.jobs->device_jobs;
   const bool process_jobs = input.jobs != nullptr && input.jobs->process_job;
+  const bool process_labels = input.jobs != nullptr && input.jobs->process_labels;
   if (device_jobs) {
     for (const auto& [id, dev] : devices) {
       for (const Labels& job : input.jobs->device_jobs(*dev.device)) add_job(dev.identity, job);
@@ -171,17 +172,29 @@ BuildOutput BuildSnapshot(const BuildInput& input) {
         auto dev = devices.find(r.device);
         if (dev == devices.end()) continue;
         for (const Sample& sample : r.samples) {
-          // A process's series carries its job's id (and the job is the device's too).
+          // A process's series carries its job's id (and the job is the device's too), and its
+          // identity's labels.
           const Sample* with_job = &sample;
           Sample labelled;
-          if (process_jobs) {
-            if (const std::optional<int> pid = PidOf(sample.labels.Get(labels::kPid))) {
-              if (std::optional<Labels> job = input.jobs->process_job(*pid)) {
-                labelled = sample;
-                labelled.labels.Set("job_id", std::string(job->Get("job_id")));
-                with_job = &labelled;
-                add_job(dev->second.identity, *job);
+          const std::optional<int> pid = process_jobs || process_labels
+                                             ? PidOf(sample.labels.Get(labels::kPid))
+                                             : std::nullopt;
+          if (pid && process_jobs) {
+            if (std::optional<Labels> job = input.jobs->process_job(*pid)) {
+              labelled = sample;
+              labelled.labels.Set("job_id", std::string(job->Get("job_id")));
+              with_job = &labelled;
+              add_job(dev->second.identity, *job);
+            }
+          }
+          if (pid && process_labels) {
+            const Labels extra = input.jobs->process_labels(*pid);
+            if (!extra.empty()) {
+              if (with_job != &labelled) labelled = sample;
+              for (const auto& [key, value] : extra.items()) {
+                if (labelled.labels.Get(key).empty()) labelled.labels.Set(key, value);
               }
+              with_job = &labelled;
             }
           }
           const Sample& s = *with_job;

@@ -67,6 +67,20 @@ TEST(SlurmJobsTest, TheJobOfAnEnvironment) {
   EXPECT_EQ(SlurmJobFromEnviron(""), std::nullopt);
 }
 
+TEST(SlurmJobsTest, WorkloadIdentityFromAnAllowList) {
+  const std::string environ =
+      Environ({"RANK=3", "LOCAL_RANK=1", "WORLD_SIZE=16", "SECRET=abc", "JOB_ID=train 7",
+               "TORCHELASTIC_RUN_ID=" + std::string(129, 'x')});
+  const Labels labels = EnvironmentLabels(environ, DefaultEnvironmentLabels());
+  EXPECT_EQ(labels.ToString(), "{env_local_rank=\"1\",env_rank=\"3\",env_world_size=\"16\"}");
+  EXPECT_TRUE(EnvironmentLabels(environ, {}).empty());  // nothing asked: nothing read
+  EXPECT_EQ(EnvironmentLabels(environ, {"SECRET"}).Get("env_secret"), "abc");
+  EXPECT_TRUE(IsEnvironmentName("MY_VAR_2"));
+  EXPECT_FALSE(IsEnvironmentName("2X"));
+  EXPECT_FALSE(IsEnvironmentName("A-B"));
+  EXPECT_FALSE(IsEnvironmentName(""));
+}
+
 class MappingDirTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -159,19 +173,23 @@ TEST_F(MappingDirTest, TheCacheResolvesProcessesAtItsNextRefreshAndForgetsExited
   fs::create_directories(root / "proc/200");
   Write(root / "proc/100/cgroup", "6:freezer:/slurm/uid_0/job_31/step_batch\n");
   Write(root / "proc/100/environ",
-        Environ({"SLURM_JOB_ID=31", "SLURM_JOB_USER=root", "SLURM_JOB_PARTITION=debug"}));
+        Environ({"SLURM_JOB_ID=31", "SLURM_JOB_USER=root", "SLURM_JOB_PARTITION=debug", "RANK=5"}));
   Write(root / "proc/200/cgroup", "0::/\n");
   Write(dir_ / "0", "30\n");
   SlurmJobsOptions options;
   options.mapping_dir = dir_.string();
   options.root = root.string();
   options.refresh_seconds = 3600;  // refreshed by hand
+  options.environment_labels = {"RANK"};
   auto jobs = SlurmJobs::Start(options);
   EXPECT_EQ(jobs->ForProcess(100), std::nullopt);  // noted, looked up at the next refresh
   EXPECT_EQ(jobs->ForProcess(200), std::nullopt);
   jobs->Refresh();
   EXPECT_EQ(jobs->ForProcess(100), (SlurmJob{"31", "root", "debug", "cgroup"}));
   EXPECT_EQ(jobs->ForProcess(200), std::nullopt);  // alive, in no job
+  EXPECT_EQ(jobs->LabelsOfProcess(100).Get("env_rank"), "5");
+  EXPECT_TRUE(jobs->LabelsOfProcess(200).empty());
+  EXPECT_EQ(jobs->state().environ_unreadable, 1u);  // 200 has no environ file here
   EXPECT_EQ(jobs->state().processes, 2u);
   EXPECT_EQ(jobs->state().processes_in_jobs, 1u);
   EXPECT_EQ(jobs->state().devices_mapped, 1u);
@@ -217,8 +235,8 @@ TEST_F(MappingDirTest, TheCacheResolvesProcessesAtItsNextRefreshAndForgetsExited
   EXPECT_NE(text.find("job_id=\"31\",partition=\"debug\",source=\"cgroup\",user=\"root\"}"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("xpuperf_process_memory_bytes{backend=\"nvidia\",device=\"nvidia0\",job_id="
-                      "\"31\",pid=\"100\"}"),
+  EXPECT_NE(text.find("xpuperf_process_memory_bytes{backend=\"nvidia\",device=\"nvidia0\","
+                      "env_rank=\"5\",job_id=\"31\",pid=\"100\"}"),
             std::string::npos)
       << text;
   EXPECT_NE(

@@ -49,6 +49,13 @@ Status CheckOptions(const ServeOptions& options) {
     return InvalidOption("--pod-refresh must be between 0.05 and 3600 seconds");
   if (!(options.job_refresh_seconds >= 0.05 && options.job_refresh_seconds <= 3600))
     return InvalidOption("--job-refresh must be between 0.05 and 3600 seconds");
+  for (const std::string& name : options.process_env_labels) {
+    if (!exporter::IsEnvironmentName(name))
+      return InvalidOption("--process-env-label '" + name +
+                           "': not a variable name ([A-Za-z_][A-Za-z0-9_]*, at most 64)");
+  }
+  if (options.process_env_labels.size() > 32)
+    return InvalidOption("--process-env-label: at most 32 variables");
   for (const std::string& url : options.alertmanagers)
     if (Status s = alerts::ValidateReceiverUrl(url, "--alertmanager"); !s.ok())
       return InvalidOption(s.error().message);
@@ -86,8 +93,22 @@ std::unique_ptr<exporter::PodAttribution> StartPodAttribution(const ServeOptions
 // thread.
 std::unique_ptr<exporter::SlurmJobs> StartSlurmJobs(const ServeOptions& options,
                                                     std::ostream& err) {
-  if (!options.slurm_jobs && options.job_mapping_dir.empty()) return nullptr;
+  std::vector<std::string> environment = options.process_env_labels;
+  if (options.process_env_defaults) {
+    for (const std::string& name : exporter::DefaultEnvironmentLabels()) {
+      if (std::find(environment.begin(), environment.end(), name) == environment.end())
+        environment.push_back(name);
+    }
+  }
+  const bool slurm = options.slurm_jobs || !options.job_mapping_dir.empty();
+  if (!slurm && environment.empty()) return nullptr;
+  if (!environment.empty() && ::geteuid() != 0) {
+    err << "xpuperf serve: note: not root: the environment of other users' processes cannot be "
+           "read, so their series carry no env_* labels\n";
+  }
   exporter::SlurmJobsOptions jobs;
+  jobs.processes = slurm;
+  jobs.environment_labels = std::move(environment);
   jobs.mapping_dir = options.job_mapping_dir;
   jobs.root = options.common.root;
   jobs.refresh_seconds = options.job_refresh_seconds;

@@ -3,8 +3,8 @@ munge, a one-node cluster on loopback whose node has one GPU as GRES (a characte
 for /dev/nvidia0), proctrack/cgroup, and xpuperf's prolog and epilog (deploy/slurm/) writing the
 job mapping directory. A batch job "opens" the fake NVML's GPU 0 (its pid becomes one of the GPU's
 processes). Both ways find it in /metrics: xpuperf_job_info from the mapping directory (with user
-and partition) and from the process's cgroup, and job_id on the process's series; after scancel,
-both are gone. Skipped (77) without root or the Slurm and munge daemons."""
+and partition) and from the process's cgroup, and job_id (and, with --process-env-labels, the
+job's RANK and SLURM_JOB_ID) on the process's series; after scancel, both are gone. Skipped (77) without root or the Slurm and munge daemons."""
 import argparse
 import os
 import shutil
@@ -65,10 +65,11 @@ def main():
                                            "CgroupMountpoint=/sys/fs/cgroup\n"},
                      proctrack="proctrack/cgroup", select="select/cons_tres") as slurm:
             serve = Serve(args, extra_args=["--job-mapping-dir", job_map, "--slurm-jobs",
-                                            "--job-refresh", "0.3"],
+                                            "--job-refresh", "0.3", "--process-env-labels"],
                           env={"XPUPERF_FAKE_NVML_SCENARIO": scenario})
             job = slurm.sbatch(["--gres=gpu:1", "--wrap",
-                                f"echo \"$$:1073741824\" > {processes}; exec sleep 600"])
+                                f"export RANK=3; echo \"$$:1073741824\" > {processes}; "
+                                "exec sleep 600"])
             wait_until(lambda: slurm.job_state(job) == "RUNNING", 60, "the job to run",
                        slurm.path("slurmd.log"))
 
@@ -86,6 +87,10 @@ def main():
                   found[0]["partition"] == "debug", found)
             memory = series(scrape(serve), "xpuperf_process_memory_bytes", job_id=job)
             check(len(memory) == 1 and list(memory.values())[0] == 1073741824, memory)
+            # Its workload identity from the environment (--process-env-labels).
+            identity = dict(list(memory.keys())[0])
+            check(identity.get("env_rank") == "3" and identity.get("env_slurm_job_id") == job,
+                  identity)
             check(series(scrape(serve), "xpuperf_job_mapping_up") and
                   list(series(scrape(serve), "xpuperf_job_mapping_up").values()) == [1.0],
                   "xpuperf_job_mapping_up")

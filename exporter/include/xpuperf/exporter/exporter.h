@@ -41,9 +41,12 @@ using DeviceAttribution = std::function<std::vector<Labels>(const Device&)>;
 // The jobs using each device and process (Slurm: slurm_jobs.h), as label sets {job_id, user,
 // partition, source} for xpuperf_job_info; a process's job also puts job_id on its per-process
 // series. Both must be fast and thread-safe (they read a cached mapping); either may be empty.
+// process_labels: more labels for a process's per-process series (the workload identity from its
+// environment: env_rank, env_local_rank, ...); they never replace a label the series has.
 struct JobAttribution {
   std::function<std::vector<Labels>(const Device&)> device_jobs;
   std::function<std::optional<Labels>(int pid)> process_job;
+  std::function<Labels(int pid)> process_labels;
 };
 
 struct ExporterOptions {

@@ -57,6 +57,15 @@ std::optional<std::string> SlurmJobIdFromCgroup(std::string_view cgroup_text);
 // /proc/PID/environ text (NUL-separated); nullopt without a valid job id.
 std::optional<SlurmJob> SlurmJobFromEnviron(std::string_view environ_text);
 
+// The workload identity of a process: the allowed variables of its environment as labels
+// "env_<lower-case name>" (RANK -> env_rank). A value is kept when it has 1 to 128 characters of
+// [A-Za-z0-9._:/@+=-] (no command lines, no unbounded text); others are left out.
+Labels EnvironmentLabels(std::string_view environ_text, const std::vector<std::string>& names);
+// A variable name that may be asked for: [A-Za-z_][A-Za-z0-9_]*, at most 64 characters.
+bool IsEnvironmentName(std::string_view name);
+// What `serve --process-env-labels` asks for: the ranks and ids of PyTorch, torchrun and Slurm.
+const std::vector<std::string>& DefaultEnvironmentLabels();
+
 // Device key (the file's name) -> the jobs listed in it, with user and partition from
 // `.jobs/<job id>` where it exists. At most 4096 device files of 64 KiB each and 64 jobs per
 // device; a line that is not a job id is skipped. kInvalidArgument with the reason when the
@@ -72,6 +81,10 @@ std::vector<SlurmJob> JobsOfDevice(const JobMapping& mapping, const Device& devi
 struct SlurmJobsOptions {
   std::string mapping_dir;          // empty: no mapping directory
   bool processes = true;            // the jobs of the processes holding each device
+  // Variables of each such process's environment to put on its series (EnvironmentLabels); empty:
+  // none. Reading another user's /proc/PID/environ needs root: without it, those processes get no
+  // such labels (counted in the state), and the scrape goes on.
+  std::vector<std::string> environment_labels;
   std::string root = "/";           // where /proc is (tests point it at a recorded tree)
   double refresh_seconds = 5;       // between two refreshes
   uid_t trusted_uid = ::geteuid();  // besides root, the owner the mapping directory may have
@@ -82,6 +95,7 @@ struct SlurmJobsState {
   size_t devices_mapped = 0;  // device files in the mapping directory
   size_t processes = 0;       // processes asked about and alive
   size_t processes_in_jobs = 0;
+  size_t environ_unreadable = 0;  // processes whose environment could not be read
 };
 
 class SlurmJobs {
@@ -98,6 +112,8 @@ class SlurmJobs {
   std::vector<SlurmJob> ForDevice(const Device& device) const;
   // The cached job of a process; an unknown pid is noted and looked up at the next refresh.
   std::optional<SlurmJob> ForProcess(int pid) const;
+  // The cached identity labels of a process (empty until its first refresh, or without any).
+  Labels LabelsOfProcess(int pid) const;
   SlurmJobsState state() const;
   // Refreshes now (tests; the thread does it every refresh_seconds).
   void Refresh();

@@ -34,6 +34,10 @@ struct ServeOptions {
   bool slurm_jobs = false;
   std::string job_mapping_dir;
   double job_refresh_seconds = 5;
+  // Workload identity from the environment of processes using devices (--process-env-labels: the
+  // default names; --process-env-label VAR: more).
+  bool process_env_defaults = false;
+  std::vector<std::string> process_env_labels;
   // Built-in alerting (`--rules`): rule files, receivers and the state file.
   std::vector<std::string> rule_files;
   std::vector<std::string> alertmanagers;
