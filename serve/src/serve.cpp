@@ -21,6 +21,7 @@
 #include "xpuperf/exporter/metrics_server.h"
 #include "xpuperf/exporter/pod_attribution.h"
 #include "xpuperf/exporter/slurm_jobs.h"
+#include "xpuperf/exporter/workload_energy.h"
 #include "xpuperf/telemetry/views.h"
 
 namespace xpuperf::serve {
@@ -279,6 +280,14 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
       return std::vector<exporter::MetricFamily>{std::move(up)};
     });
   }
+
+  // Energy per job and per pod, from the snapshots' device energy and attribution.
+  auto workload_energy = std::make_shared<exporter::WorkloadEnergy>();
+  exp.AddSnapshotListener([workload_energy](const std::shared_ptr<const exporter::Snapshot>& s) {
+    workload_energy->Observe(*s);
+  });
+  exp.AddSeriesProvider("workload energy",
+                        [workload_energy] { return workload_energy->Families(); });
 
   // The files' series before the rules start, so they see them from the first evaluation.
   std::vector<std::unique_ptr<SeriesFileWatch>> files;

@@ -12,16 +12,11 @@ import sys
 import tempfile
 import shutil
 
-from serve_harness import Serve, check, common_arguments, parse_exposition, series, wait_until
+from serve_harness import (Serve, check, common_arguments, parse_exposition, series,
+                           start_kubelet, wait_until)
 
 H100 = "GPU-5d1a8b2c-7e3f-4a6b-9c0d-1e2f3a4b5c6d"
 MIG_3G = "MIG-2a4c6e8f-1b3d-5f70-9a2b-4c6d8e0f1a2b"  # nvidia0/gi1/ci0 in mig.conf
-
-
-def start_kubelet(binary, socket_path, scenario, *flags):
-    p = subprocess.Popen([binary, socket_path, scenario, *flags], stdout=subprocess.PIPE, text=True)
-    check(p.stdout.readline().strip() == "listening", "fake kubelet did not start")
-    return p
 
 
 def duty(serve, device):
@@ -106,6 +101,10 @@ def main():
                    "TPU chip 0 held by tpu-job")
         check(all(("pod", "noise") not in l for l in duty(serve, "nvidia0")),
               "other resource names are not attributed")
+        # Energy per pod: nvidia0's increases go to train-0, the pod holding it.
+        wait_until(lambda: [v for v in series(parse_exposition(
+            serve.http().get("/metrics")[2].decode()), "xpuperf_pod_energy_joules_total",
+            pod="train-0", namespace="ml").values() if v > 0], 60, "train-0's energy")
 
         # infer-2 goes away.
         with open(scenario, "w") as f:

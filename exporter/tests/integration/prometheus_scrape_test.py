@@ -15,7 +15,7 @@ import urllib.parse
 import urllib.request
 
 from serve_harness import SKIP, Serve, check, common_arguments, parse_exposition, series, \
-    wait_until, free_port
+    start_kubelet, wait_until, free_port
 
 OPENMETRICS_ACCEPT = ("application/openmetrics-text;version=1.0.0,application/openmetrics-text;"
                       "version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1")
@@ -72,13 +72,37 @@ def concrete(expr):
 def main():
     parser = argparse.ArgumentParser()
     common_arguments(parser)
+    parser.add_argument("--fake-kubelet", required=True)
     args = parser.parse_args()
     prometheus, promtool = shutil.which("prometheus"), shutil.which("promtool")
     if not prometheus or not promtool:
         print("SKIP: needs Debian's prometheus and promtool (scripts/install-deps.sh)")
         return SKIP
-    serve = Serve(args)
+    # A job and a pod for the dashboard's "Jobs and pods" row: a process of nvidia0 (H100) in
+    # Slurm job 4711 (its environment; no Slurm needed), and the fake kubelet's pod holding it.
     prom_dir = tempfile.mkdtemp(prefix="xpuperf-prom-")
+    job = subprocess.Popen(["sleep", "600"], env=dict(os.environ, SLURM_JOB_ID="4711"))
+    processes = os.path.join(prom_dir, "gpu0-processes")
+    with open(processes, "w") as f:
+        f.write(f"{job.pid}:2147483648\n")
+    scenario = os.path.join(prom_dir, "gpus.conf")
+    shutil.copy(args.nvml_scenario, scenario)
+    with open(scenario, "a") as f:
+        f.write(f"\ngpu.0.processes_file = {processes}\n")
+    pods = os.path.join(prom_dir, "pods.txt")
+    with open(pods, "w") as f:
+        f.write("ml train-0 trainer nvidia.com/gpu GPU-5d1a8b2c-7e3f-4a6b-9c0d-1e2f3a4b5c6d\n")
+    kubelet = start_kubelet(args.fake_kubelet, os.path.join(prom_dir, "kubelet.sock"), pods)
+    try:
+        serve = Serve(args, extra_args=["--slurm-jobs", "--job-refresh", "0.3",
+                                        "--pod-resources-socket",
+                                        os.path.join(prom_dir, "kubelet.sock"), "--pod-refresh",
+                                        "0.3"],
+                      env={"XPUPERF_FAKE_NVML_SCENARIO": scenario})
+    except BaseException:
+        for child in (job, kubelet):
+            child.kill()
+        raise
     prom = None
     try:
         http = serve.http()
@@ -176,6 +200,9 @@ scrape_configs:
             prom_log.close()
     finally:
         serve.stop()
+        for child in (job, kubelet):
+            child.kill()
+            child.wait()
         shutil.rmtree(prom_dir, ignore_errors=True)
     return 0
 

@@ -156,6 +156,13 @@ def series(samples, name, **want):
             if n == name and all((k, val) in labels for k, val in want.items())}
 
 
+def start_kubelet(binary, socket_path, scenario, *flags):
+    """The fake kubelet's pod-resources server on `socket_path`, serving the pods of `scenario`."""
+    p = subprocess.Popen([binary, socket_path, scenario, *flags], stdout=subprocess.PIPE, text=True)
+    check(p.stdout.readline().strip() == "listening", "fake kubelet did not start")
+    return p
+
+
 def common_arguments(parser):
     parser.add_argument("--xpuperf", required=True)
     parser.add_argument("--fake-nvml", required=True)

@@ -4,7 +4,8 @@ for /dev/nvidia0), proctrack/cgroup, and xpuperf's prolog and epilog (deploy/slu
 job mapping directory. A batch job "opens" the fake NVML's GPU 0 (its pid becomes one of the GPU's
 processes). Both ways find it in /metrics: xpuperf_job_info from the mapping directory (with user
 and partition) and from the process's cgroup, and job_id (and, with --process-env-labels, the
-job's RANK and SLURM_JOB_ID) on the process's series; after scancel, both are gone. Skipped (77) without root or the Slurm and munge daemons."""
+job's RANK and SLURM_JOB_ID) on the process's series, and its energy counter; after scancel,
+the job and its labels are gone and its energy counter stays. Skipped (77) without root or the Slurm and munge daemons."""
 import argparse
 import os
 import shutil
@@ -95,6 +96,14 @@ def main():
                   list(series(scrape(serve), "xpuperf_job_mapping_up").values()) == [1.0],
                   "xpuperf_job_mapping_up")
 
+            # Its energy: the GPU's increases while it held it (the fake GPU draws power; no
+            # process reports busy time, so the one job on it gets all of it).
+            energy = wait_until(
+                lambda: [v for v in series(scrape(serve), "xpuperf_job_energy_joules_total",
+                                           job_id=job).values() if v > 0],
+                60, f"job {job}'s energy")
+            check(len(energy) == 1, energy)
+
             # The job ends: the epilog empties the mapping and its process is gone.
             slurm.cancel(job)
             slurm.jobs.remove(job)
@@ -102,6 +111,10 @@ def main():
                        slurm.path("slurmd.log"))
             check(not series(scrape(serve), "xpuperf_process_memory_bytes", job_id=job),
                   "job_id left on a process series")
+            # The energy counter stays (a counter does not vanish with its job; it is dropped
+            # after an hour without increase).
+            check(series(scrape(serve), "xpuperf_job_energy_joules_total", job_id=job),
+                  "the job's energy counter vanished with the job")
             check(not [n for n in os.listdir(job_map) if not n.startswith(".")],
                   f"the epilog left {os.listdir(job_map)}")
         print(f"ok: job {job} on nvidia0 from the mapping directory and from its cgroup, with "
