@@ -15,6 +15,8 @@ namespace xpuperf::exporter {
 
 namespace {
 
+constexpr int kMaxPodResourcesBytes = 64 << 20;
+
 bool SocketExists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
@@ -74,8 +76,12 @@ class PodAttribution::Impl {
     state.socket_present = SocketExists(options_.socket_path);
     PodMapping mapping;
     if (state.socket_present) {
-      auto channel =
-          grpc::CreateChannel("unix://" + options_.socket_path, grpc::InsecureChannelCredentials());
+      // A node with thousands of pods answers more than gRPC's default 4 MiB (dcgm-exporter#509):
+      // the answer is bounded at 64 MiB instead.
+      grpc::ChannelArguments arguments;
+      arguments.SetMaxReceiveMessageSize(kMaxPodResourcesBytes);
+      auto channel = grpc::CreateCustomChannel("unix://" + options_.socket_path,
+                                               grpc::InsecureChannelCredentials(), arguments);
       const auto deadline =
           std::chrono::system_clock::now() +
           std::chrono::milliseconds(static_cast<int64_t>(options_.rpc_timeout_seconds * 1000));

@@ -122,6 +122,20 @@ def main():
         kubelet = start_kubelet(args.fake_kubelet, socket_path, scenario, "--v1alpha1-only")
         wait_until(lambda: pods_of(duty(serve, "nvidia0")) == ["train-0"], 30,
                    "pod labels again through v1alpha1")
+        # A node with 5,000 pods: the kubelet's answer is above gRPC's default 4 MiB
+        # (dcgm-exporter#509). The GPU changes hands inside it, so a refused answer (which keeps
+        # the last mapping) would leave train-0 on it.
+        with open(scenario + ".new", "w") as f:
+            # Each pod: 8 containers of 6 devices; about 1.6 KB of answer per pod, 8 MB in all.
+            for i in range(5000):
+                for c in range(8):
+                    ids = ",".join(f"GPU-{i:08d}-{c}-{d}" for d in range(6))
+                    f.write(f"namespace-{i % 50:02d}-{'n' * 40} pod-{i:05d}-{'p' * 150} "
+                            f"container-{c}-{'c' * 40} nvidia.com/gpu {ids}\n")
+            f.write(f"ml big-node-holder trainer nvidia.com/gpu {H100}\n")
+        os.replace(scenario + ".new", scenario)
+        wait_until(lambda: pods_of(duty(serve, "nvidia0")) == ["big-node-holder"], 60,
+                   "the GPU's pod from a 5,000-pod answer")
         serve.stop()
         check_mig(args, work)
         print("ok")
