@@ -2,10 +2,13 @@
 """Side-by-side benchmark of `xpuperf serve` and Debian's prometheus-node-exporter on this machine,
 in one run (docs/PERFORMANCE-JOURNAL.md, "Exporter").
 
-  python3 scripts/bench-exporter.py [--build build] [--scrapes 2000] [--idle 60]
+  python3 scripts/bench-exporter.py [--build build] [--scrapes 2000] [--idle 60] [--jobs]
 
 xpuperf serves the CPU backend plus two fake GPUs (backends/nvidia/tests/fake_nvml, scenario
-two-gpus.conf); node_exporter runs its default collectors. For each exporter, on loopback, one
+two-gpus.conf); node_exporter runs its default collectors. With --jobs: eight fake H100s, each held
+by 8 real processes (64 `sleep`s, each in a Slurm job of its own through SLURM_JOB_ID and with a
+RANK), and serve with --slurm-jobs --process-env-labels: the cost of job attribution and workload
+identity with many per-process series. For each exporter, on loopback, one
 keep-alive client scrapes /metrics N times back to back (text format, no gzip) and we report:
   - series per scrape: sample lines in the exposition;
   - scrape latency: client wall time per request (median, p90, p99), Python client included;
@@ -79,11 +82,43 @@ def measure(name, pid, port, scrapes):
         "p99_ms": q(0.99) * 1e3, "cpu_per_scrape_us": cpu / scrapes * 1e6,
         "cpu_per_scrape_per_series_ns": cpu / scrapes / series * 1e9,
     }
+    jobs = sum(1 for line in body.splitlines() if line.startswith("xpuperf_job_info{"))
+    if jobs:
+        print(f"{name:16} xpuperf_job_info series {jobs}, job_id-labelled series "
+              f"{sum(1 for line in body.splitlines() if 'job_id=' in line and not line.startswith('#'))}")
     print(f"{name:16} series {series:5d}  bytes {len(body):7d}  latency median "
           f"{result['median_ms']:.3f} ms p90 {result['p90_ms']:.3f} p99 {result['p99_ms']:.3f}  "
           f"CPU/scrape {result['cpu_per_scrape_us']:.1f} us  CPU/scrape/series "
           f"{result['cpu_per_scrape_per_series_ns']:.1f} ns")
     return result
+
+
+def jobs_scenario(template, work, children):
+    """Eight copies of the template's GPU 0, each with 8 processes of its own (real `sleep`s in
+    Slurm jobs by their environment), 64 in all; the scenario's path."""
+    with open(template) as f:
+        gpu0 = [line for line in f if line.startswith("gpu.0.") and "processes" not in line
+                and "process_utilization" not in line and "lost" not in line]
+    lines = ["driver_version = 550.54.15\n"]
+    for g in range(8):
+        pids = []
+        for p in range(8):
+            job = subprocess.Popen(["sleep", "3600"], env=dict(
+                os.environ, SLURM_JOB_ID=str(1000 + g * 8 + p), RANK=str(p), WORLD_SIZE="8"))
+            children.append(job)
+            pids.append(job.pid)
+        for line in gpu0:
+            line = line.replace("gpu.0.", f"gpu.{g}.", 1)
+            line = line.replace("5d1a8b2c-7e3f", f"5d1a8b2c-7e3{g}")
+            line = line.replace("00000000:19:00.0", f"00000000:{0x19 + g:02X}:00.0")
+            lines.append(line)
+        lines.append(f"gpu.{g}.processes = " + ",".join(f"{p}:1073741824" for p in pids) + "\n")
+        lines.append(f"gpu.{g}.process_utilization = " +
+                     ",".join(f"{p}:10:5:0:0" for p in pids) + "\n")
+    path = os.path.join(work, "eight-gpus.conf")
+    with open(path, "w") as f:
+        f.writelines(lines)
+    return path
 
 
 def main():
@@ -92,6 +127,8 @@ def main():
     parser.add_argument("--build", default=os.path.join(root, "build"))
     parser.add_argument("--scrapes", type=int, default=2000)
     parser.add_argument("--idle", type=float, default=60)
+    parser.add_argument("--jobs", action="store_true",
+                        help="8 fake GPUs with 64 job processes, job attribution on")
     args = parser.parse_args()
     node_exporter = shutil.which("prometheus-node-exporter")
     if not node_exporter:
@@ -109,15 +146,20 @@ def main():
         node = subprocess.Popen([node_exporter, f"--web.listen-address=127.0.0.1:{node_port}"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         children.append(node)
+        extra = []
+        if args.jobs:
+            scenario = jobs_scenario(scenario, work, children)
+            extra = ["--slurm-jobs", "--process-env-labels"]
         env = dict(os.environ, XPUPERF_NVML_LIBRARY=fake_nvml,
                    XPUPERF_FAKE_NVML_SCENARIO=scenario)
         xpu = subprocess.Popen([xpuperf, "serve", "--listen", f"127.0.0.1:{xpu_port}",
-                                "--interval", "1", "--backend", "cpu", "--backend", "nvidia"],
+                                "--interval", "1", "--backend", "cpu", "--backend", "nvidia",
+                                *extra],
                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         children.append(xpu)
         wait_http(node_port)
         wait_http(xpu_port)
-        time.sleep(2)  # past the first collections
+        time.sleep(8 if args.jobs else 2)  # past the first collections (and job refreshes)
         print(f"{time.strftime('%Y-%m-%d %H:%M')} {os.cpu_count()} CPUs, {args.scrapes} scrapes each,"
               f" load {os.getloadavg()[0]:.1f}")
         n = measure("node_exporter", node.pid, node_port, args.scrapes)

@@ -79,8 +79,8 @@ Result<JobMapping> ReadJobMappingDirectory(const std::string& dir, uid_t trusted
 std::vector<SlurmJob> JobsOfDevice(const JobMapping& mapping, const Device& device);
 
 struct SlurmJobsOptions {
-  std::string mapping_dir;          // empty: no mapping directory
-  bool processes = true;            // the jobs of the processes holding each device
+  std::string mapping_dir;  // empty: no mapping directory
+  bool processes = true;    // the jobs of the processes holding each device
   // Variables of each such process's environment to put on its series (EnvironmentLabels); empty:
   // none. Reading another user's /proc/PID/environ needs root: without it, those processes get no
   // such labels (counted in the state), and the scrape goes on.
