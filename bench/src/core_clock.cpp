@@ -1,6 +1,7 @@
 #include "xpuperf/bench/core_clock.h"
 
 #include <fmt/format.h>
+#include <omp.h>
 #include <time.h>
 #include <x86intrin.h>
 
@@ -9,6 +10,7 @@
 #include <chrono>
 #include <fstream>
 #include <string_view>
+#include <vector>
 
 namespace xpuperf::bench {
 namespace {
@@ -151,6 +153,34 @@ ClockProbe ProbeCoreClock(int64_t adds) {
   }
   return ClockProbeFromCounts(done, cpu_end - cpu_start, tsc_end - tsc_start,
                               std::chrono::duration<double>(end - start).count());
+}
+
+ClockFigure MeasureClockAfter(int threads, const std::string& after, int probes, int64_t adds) {
+  threads = std::max(threads, 1);
+  probes = std::max(probes, 1);
+  std::vector<ClockProbe> results(static_cast<size_t>(threads * probes));
+#pragma omp parallel num_threads(threads)
+  {
+    const int thread = omp_get_thread_num();
+    for (int p = 0; p < probes; ++p) {
+      results[static_cast<size_t>(thread * probes + p)] = ProbeCoreClock(adds);
+    }
+  }
+  std::vector<double> hertz;
+  for (const ClockProbe& probe : results) {
+    if (probe.core_hertz > 0) hertz.push_back(probe.core_hertz);
+  }
+  if (hertz.empty()) {
+    for (const ClockProbe& probe : results) {
+      if (!probe.problem.empty()) return {0, "not measured: " + probe.problem};
+    }
+    return {};
+  }
+  std::sort(hertz.begin(), hertz.end());
+  return {hertz[hertz.size() / 2],
+          fmt::format("measured: median of {} dependent-add probes ({} adds each, 1 per cycle) on "
+                      "{} threads, right after {}",
+                      hertz.size(), adds, threads, after)};
 }
 
 }  // namespace xpuperf::bench

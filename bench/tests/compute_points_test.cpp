@@ -125,6 +125,20 @@ TEST_F(ComputePointsTest, OneDnnGemmRunsOrSaysWhy) {
     EXPECT_EQ(result->front().parameters["library"], "onednn");
     EXPECT_NE(result->front().parameters["implementation"].get<std::string>().find("oneDNN"),
               std::string::npos);
+    // Its nominal peak uses the clock measured right after its samples (a VM's cpuinfo states a
+    // nominal clock far below a boosting core's), or says why there is none.
+    const Measurement& m = result->front();
+    const nlohmann::json& measured = m.parameters["clock"]["measured"];
+    if (measured.is_object()) {
+      EXPECT_GT(measured["hertz"].get<double>(), 0.5e9);
+      EXPECT_NE(m.nominal_source.find("right after the GEMM's last sample"), std::string::npos)
+          << m.nominal_source;
+    } else {
+      EXPECT_EQ(m.parameters["clock"]["measured_unavailable"].get<std::string>().rfind(
+                    "not measured: ", 0),
+                0u)
+          << m.parameters.dump();
+    }
   }
 }
 

@@ -53,4 +53,10 @@ ClockProbe ClockProbeFromCounts(int64_t adds, double cpu_seconds, uint64_t tsc_t
 // thread. Thread-safe.
 ClockProbe ProbeCoreClock(int64_t adds);
 
+// The clock of the cores a benchmark just loaded: `probes` probes of `adds` on each of `threads`
+// OpenMP threads, run right after the benchmark's last sample; the median, with a source naming
+// `after` ("a GEMM sample"). hertz 0 with the first probe's problem when none measured.
+ClockFigure MeasureClockAfter(int threads, const std::string& after, int probes = 5,
+                              int64_t adds = 2'000'000);
+
 }  // namespace xpuperf::bench
