@@ -12,11 +12,30 @@ namespace xpuperf::bench_commands {
 namespace {
 
 // The parameters that tell sweep points apart, without the derived ones.
+constexpr const char* kShownParameters[] = {"precision",
+                                            "m",
+                                            "n",
+                                            "k",
+                                            "kernel",
+                                            "level",
+                                            "plateau_min_bytes",
+                                            "plateau_max_bytes",
+                                            "direction",
+                                            "host_memory",
+                                            "size",
+                                            "dtype",
+                                            "redop",
+                                            "in_place",
+                                            "host_node",
+                                            "causal",
+                                            "seq_len",
+                                            "head_dim",
+                                            "heads",
+                                            "batch"};
+
 std::string ShortParameters(const nlohmann::json& parameters) {
   std::string text;
-  for (const char* key : {"precision", "m", "n", "k", "kernel", "level", "plateau_min_bytes",
-                          "plateau_max_bytes", "direction", "host_memory", "size", "host_node",
-                          "causal", "seq_len", "head_dim", "heads", "batch"}) {
+  for (const char* key : kShownParameters) {
     if (!parameters.contains(key)) continue;
     const nlohmann::json& value = parameters[key];
     text += (text.empty() ? "" : " ") + std::string(key) + "=" +
