@@ -1,7 +1,8 @@
 // The exporter's parsers of user input: the web config file, the Accept header, the Authorization
 // header's base64, the --listen address, the `serve --bench-check` file and the kubelet's device
 // ids (GPU/MIG UUIDs, GKE's nvidia0/gi1/vgpu0) matched against a GPU and a MIG device, and a
-// process's /proc/PID/cgroup and environ as Slurm job attribution reads them. The first byte picks
+// process's /proc/PID/cgroup and environ as Slurm job and pod attribution read them, and the
+// kubelet's /pods answer. The first byte picks
 // the parser.
 #include <cstddef>
 #include <cstdint>
@@ -13,13 +14,14 @@
 #include "xpuperf/exporter/exposition.h"
 #include "xpuperf/exporter/metrics_server.h"
 #include "xpuperf/exporter/pod_attribution.h"
+#include "xpuperf/exporter/process_pods.h"
 #include "xpuperf/exporter/slurm_jobs.h"
 #include "xpuperf/exporter/web_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string input(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 9) {
+  switch (data[0] % 11) {
     case 0:
       (void)xpuperf::exporter::ParseWebConfig(input, "fuzz");
       break;
@@ -56,6 +58,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case 8:
       (void)xpuperf::exporter::SlurmJobFromEnviron(input);
+      break;
+    case 9:
+      (void)xpuperf::exporter::PodOfCgroup(input);
+      break;
+    case 10:
+      (void)xpuperf::exporter::ParseKubeletPods(input);
       break;
   }
   return 0;

@@ -60,6 +60,18 @@ void AddServeCommand(CLI::App& app, CommandActions& actions) {
                     "Workload identity on per-process series from each process's environment: "
                     "RANK, LOCAL_RANK, WORLD_SIZE, SLURM_JOB_ID, JOB_ID, TORCHELASTIC_RUN_ID as "
                     "env_rank, ... (reading other users' processes needs root)");
+  command->add_option("--kubelet-pods-url", config.kubelet_pods_url,
+                      "The kubelet's pod list (https://NODE_IP:10250/pods): the pod of each "
+                      "process on a device several pods share, from its cgroup");
+  command
+      ->add_option("--kubelet-token-file", config.kubelet_token_file,
+                   "Bearer token for --kubelet-pods-url (the service account's; skipped when "
+                   "missing)")
+      ->capture_default_str();
+  command->add_option("--kubelet-ca-file", config.kubelet_ca_file,
+                      "CA that signed the kubelet's serving certificate");
+  command->add_flag("--kubelet-insecure-tls", config.kubelet_insecure_tls,
+                    "Do not verify the kubelet's certificate (a self-signed one)");
   command->add_option("--process-env-label", config.process_env_labels,
                       "Another environment variable to label per-process series with "
                       "(repeatable; env_<name>)");

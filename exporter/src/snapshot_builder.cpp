@@ -35,18 +35,20 @@ Labels DeviceLabels(const Device& device, const std::string& hostname) {
 }
 
 // Sample labels, then the device's identity, then one label set per consumer (pod).
-std::vector<Labels> SeriesLabels(const Labels& sample, const Labels& identity,
-                                 const std::vector<Labels>& consumers) {
-  Labels base = sample;
-  for (const auto& [key, value] : identity.items()) base.Set(key, value);
-  if (consumers.empty()) return {base};
-  std::vector<Labels> out;
-  for (const Labels& consumer : consumers) {
-    Labels labels = base;
-    for (const auto& [key, value] : consumer.items()) labels.Set(key, value);
-    out.push_back(std::move(labels));
+// A device's series carry its consumer's labels when it has exactly one; a device shared by
+// several (time-slicing, MPS) is not repeated per consumer: xpuperf_device_pod_info joins them.
+// A process's series carry its own pod's labels where its pod is known (`process_pod`).
+Labels SeriesLabels(const Labels& sample, const Labels& identity,
+                    const std::vector<Labels>& consumers, const Labels& process_pod) {
+  Labels labels = sample;
+  for (const auto& [key, value] : identity.items()) labels.Set(key, value);
+  const Labels* consumer = !process_pod.empty()    ? &process_pod
+                           : consumers.size() == 1 ? &consumers.front()
+                                                   : nullptr;
+  if (consumer != nullptr) {
+    for (const auto& [key, value] : consumer->items()) labels.Set(key, value);
   }
-  return out;
+  return labels;
 }
 
 HistogramPoint ToHistogram(const Distribution& d, double divisor, Labels labels) {
@@ -149,6 +151,7 @@ BuildOutput BuildSnapshot(const BuildInput& input) {
   const bool device_jobs = input.jobs != nullptr && input.jobs->device_jobs;
   const bool process_jobs = input.jobs != nullptr && input.jobs->process_job;
   const bool process_labels = input.jobs != nullptr && input.jobs->process_labels;
+  const bool process_pods = input.jobs != nullptr && input.jobs->process_pod;
   if (device_jobs) {
     for (const auto& [id, dev] : devices) {
       for (const Labels& job : input.jobs->device_jobs(*dev.device)) add_job(dev.identity, job);
@@ -176,7 +179,7 @@ BuildOutput BuildSnapshot(const BuildInput& input) {
           // identity's labels.
           const Sample* with_job = &sample;
           Sample labelled;
-          const std::optional<int> pid = process_jobs || process_labels
+          const std::optional<int> pid = process_jobs || process_labels || process_pods
                                              ? PidOf(sample.labels.Get(labels::kPid))
                                              : std::nullopt;
           if (pid && process_jobs) {
@@ -198,16 +201,17 @@ BuildOutput BuildSnapshot(const BuildInput& input) {
             }
           }
           const Sample& s = *with_job;
-          for (Labels& labels :
-               SeriesLabels(s.labels, dev->second.identity, dev->second.consumers)) {
-            if (!seen.insert(labels.ToString()).second) continue;
-            if (s.is_distribution()) {
-              if (naming.type != FamilyType::kHistogram) continue;
-              family.histograms.push_back(
-                  ToHistogram(s.distribution(), naming.divisor, std::move(labels)));
-            } else if (naming.type != FamilyType::kHistogram) {
-              family.points.push_back(ScalarPoint{std::move(labels), s.scalar() / naming.divisor});
-            }
+          Labels process_pod;
+          if (pid && process_pods) process_pod = input.jobs->process_pod(*pid);
+          Labels labels =
+              SeriesLabels(s.labels, dev->second.identity, dev->second.consumers, process_pod);
+          if (!seen.insert(labels.ToString()).second) continue;
+          if (s.is_distribution()) {
+            if (naming.type != FamilyType::kHistogram) continue;
+            family.histograms.push_back(
+                ToHistogram(s.distribution(), naming.divisor, std::move(labels)));
+          } else if (naming.type != FamilyType::kHistogram) {
+            family.points.push_back(ScalarPoint{std::move(labels), s.scalar() / naming.divisor});
           }
         }
       }
@@ -216,6 +220,23 @@ BuildOutput BuildSnapshot(const BuildInput& input) {
   }
 
   if (!jobs.empty()) families.push_back(std::move(jobs));
+
+  // xpuperf_device_pod_info: each consumer of each device, the join for devices shared by pods.
+  MetricFamily pods{"xpuperf_device_pod_info",
+                    "Pod holding the device (value 1): pod, namespace, container, one series per "
+                    "consumer; a device shared by several pods carries no pod labels on its own "
+                    "series, join them through this",
+                    FamilyType::kInfo,
+                    {},
+                    {}};
+  for (const auto& [id, dev] : devices) {
+    for (const Labels& consumer : dev.consumers) {
+      Labels labels = dev.identity;
+      for (const auto& [key, value] : consumer.items()) labels.Set(key, value);
+      pods.points.push_back(ScalarPoint{std::move(labels), 1});
+    }
+  }
+  if (!pods.empty()) families.push_back(std::move(pods));
 
   // Device inventory and health.
   MetricFamily info{"xpuperf_device_info",

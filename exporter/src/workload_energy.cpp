@@ -6,7 +6,7 @@
 namespace xpuperf::exporter {
 namespace {
 
-// hostname + device: one energy series per device (the pod attribution repeats it per pod).
+// hostname + device: one energy series per device.
 std::string DeviceKey(const Labels& labels) {
   return std::string(labels.Get("hostname")) + "/" + std::string(labels.Get("device"));
 }
@@ -36,8 +36,13 @@ void WorkloadEnergy::Observe(const Snapshot& snapshot) {
     DeviceState& d = devices[DeviceKey(p.labels)];
     d.joules = std::max(d.joules, p.value);
     d.host = WithHost(p.labels, {"hostname"});
-    if (!p.labels.Get("pod").empty()) {
-      d.pods.emplace(std::string(p.labels.Get("namespace")), std::string(p.labels.Get("pod")));
+  }
+  if (const MetricFamily* holders = snapshot.Find("xpuperf_device_pod_info")) {
+    for (const ScalarPoint& p : holders->points) {
+      auto d = devices.find(DeviceKey(p.labels));
+      if (d == devices.end() || p.labels.Get("pod").empty()) continue;
+      d->second.pods.emplace(std::string(p.labels.Get("namespace")),
+                             std::string(p.labels.Get("pod")));
     }
   }
   // Jobs per device, and each job's busy share from its processes.

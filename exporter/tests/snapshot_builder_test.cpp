@@ -55,23 +55,46 @@ TEST(SnapshotBuilderTest, EnergySourcesAreInfoSeriesAndHealthEntries) {
   EXPECT_EQ(BuildSnapshot(input).snapshot.Find("xpuperf_energy_source_info"), nullptr);
 }
 
-TEST(SnapshotBuilderTest, OneSeriesPerConsumingPod) {
+// One pod: its labels on the device's series. Several (time-slicing): the device's series once,
+// without pod labels, and xpuperf_device_pod_info per pod; a process's series carry its own pod.
+TEST(SnapshotBuilderTest, ASharedDeviceIsNotRepeatedPerPod) {
   BuildInput input;
   input.hostname = "node-1";
-  input.collectors = {Collected({Gauge(metrics::kDutyCycle, 50)})};
-  DeviceAttribution pods = [](const Device&) {
-    return std::vector<Labels>{{{"pod", "a"}, {"namespace", "n"}},
-                               {{"pod", "b"}, {"namespace", "n"}}};
-  };
+  Reading process = Gauge(metrics::kProcessMemory, 1024);
+  for (Sample& sample : process.samples) sample.labels.Set("pid", "77");
+  input.collectors = {Collected({Gauge(metrics::kDutyCycle, 50), process})};
+  std::vector<Labels> consumers = {{{"pod", "a"}, {"namespace", "n"}}};
+  DeviceAttribution pods = [&consumers](const Device&) { return consumers; };
   input.attribution = &pods;
   BuildOutput out = BuildSnapshot(input);
   const MetricFamily* duty = out.snapshot.Find("xpuperf_duty_cycle_ratio");
   ASSERT_NE(duty, nullptr);
-  ASSERT_EQ(duty->points.size(), 2u);
-  EXPECT_EQ(duty->points[0].labels.Get("pod"), "a");
-  EXPECT_EQ(duty->points[1].labels.Get("pod"), "b");
+  ASSERT_EQ(duty->points.size(), 1u);
+  EXPECT_EQ(duty->points[0].labels.Get("pod"), "a");  // one pod: dcgm-exporter's labels
   EXPECT_DOUBLE_EQ(duty->points[0].value, 0.5);
   EXPECT_EQ(duty->points[0].labels.Get("hostname"), "node-1");
+
+  consumers.push_back({{"pod", "b"}, {"namespace", "n"}});
+  JobAttribution jobs;
+  jobs.process_pod = [](int pid) {
+    return pid == 77 ? Labels{{"pod", "b"}, {"namespace", "n"}, {"container", "c"}} : Labels{};
+  };
+  input.jobs = &jobs;
+  out = BuildSnapshot(input);
+  duty = out.snapshot.Find("xpuperf_duty_cycle_ratio");
+  ASSERT_EQ(duty->points.size(), 1u);  // not repeated per pod
+  EXPECT_FALSE(duty->points[0].labels.Has("pod"));
+  const MetricFamily* holders = out.snapshot.Find("xpuperf_device_pod_info");
+  ASSERT_NE(holders, nullptr);
+  ASSERT_EQ(holders->points.size(), 2u);
+  EXPECT_EQ(holders->points[0].labels.Get("device"), "nvidia0");
+  EXPECT_EQ(holders->points[0].labels.Get("pod"), "a");
+  EXPECT_EQ(holders->points[1].labels.Get("pod"), "b");
+  const MetricFamily* memory = out.snapshot.Find("xpuperf_process_memory_bytes");
+  ASSERT_NE(memory, nullptr);
+  ASSERT_EQ(memory->points.size(), 1u);
+  EXPECT_EQ(memory->points[0].labels.Get("pod"), "b");  // the process's own pod
+  EXPECT_EQ(memory->points[0].labels.Get("container"), "c");
   // Health series carry no pod labels.
   const MetricFamily* up = out.snapshot.Find("xpuperf_device_up");
   ASSERT_NE(up, nullptr);

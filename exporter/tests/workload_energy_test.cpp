@@ -96,13 +96,19 @@ TEST(WorkloadEnergyTest, PodsSplitADeviceEvenlyAndEndedJobsExpire) {
   const auto pods = [](int64_t seconds, double joules) {
     Snapshot s;
     s.timestamp_ns = seconds * kSecond;
+    s.families.push_back(
+        MetricFamily{"xpuperf_energy_joules_total",
+                     "",
+                     FamilyType::kCounter,
+                     {ScalarPoint{Device("nvidia1"), joules},
+                      ScalarPoint{Labels{{"backend", "cpu"}, {"device", "cpu0"}}, joules * 10}},
+                     {}});
     s.families.push_back(MetricFamily{
-        "xpuperf_energy_joules_total",
+        "xpuperf_device_pod_info",
         "",
-        FamilyType::kCounter,
-        {ScalarPoint{Device("nvidia1", {{"namespace", "serving"}, {"pod", "infer-1"}}), joules},
-         ScalarPoint{Device("nvidia1", {{"namespace", "serving"}, {"pod", "infer-2"}}), joules},
-         ScalarPoint{Labels{{"backend", "cpu"}, {"device", "cpu0"}}, joules * 10}},
+        FamilyType::kInfo,
+        {ScalarPoint{Device("nvidia1", {{"namespace", "serving"}, {"pod", "infer-1"}}), 1},
+         ScalarPoint{Device("nvidia1", {{"namespace", "serving"}, {"pod", "infer-2"}}), 1}},
         {}});
     return s;
   };

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <ostream>
 
 #include "serve_alerts.h"
@@ -20,6 +21,7 @@
 #include "xpuperf/exporter/exporter.h"
 #include "xpuperf/exporter/metrics_server.h"
 #include "xpuperf/exporter/pod_attribution.h"
+#include "xpuperf/exporter/process_pods.h"
 #include "xpuperf/exporter/slurm_jobs.h"
 #include "xpuperf/exporter/workload_energy.h"
 #include "xpuperf/telemetry/views.h"
@@ -122,9 +124,33 @@ std::unique_ptr<exporter::SlurmJobs> StartSlurmJobs(const ServeOptions& options,
   return started;
 }
 
+// Processes to pods when the kubelet's pod list is given: fetched once before the first
+// collection (a problem said on err), then on its own thread.
+std::unique_ptr<exporter::ProcessPods> StartProcessPods(const ServeOptions& options,
+                                                        std::ostream& err) {
+  if (options.kubelet_pods_url.empty()) return nullptr;
+  exporter::ProcessPodsOptions pods;
+  pods.pods_url = options.kubelet_pods_url;
+  std::error_code ec;
+  if (std::filesystem::exists(options.kubelet_token_file, ec)) {
+    pods.token_file = options.kubelet_token_file;
+  }
+  pods.ca_file = options.kubelet_ca_file;
+  pods.insecure = options.kubelet_insecure_tls;
+  pods.root = options.common.root;
+  pods.refresh_seconds = options.pod_refresh_seconds;
+  auto started = exporter::ProcessPods::Start(pods);
+  if (const std::string error = started->state().error; !error.empty()) {
+    err << "xpuperf serve: warning: kubelet pods: " << error
+        << " (processes get no pod labels until it answers)\n";
+  }
+  return started;
+}
+
 exporter::ExporterOptions ExporterOptionsFor(const ServeOptions& options,
                                              exporter::PodAttribution* attribution,
-                                             exporter::SlurmJobs* jobs) {
+                                             exporter::SlurmJobs* jobs,
+                                             exporter::ProcessPods* process_pods) {
   exporter::ExporterOptions ex;
   ex.registry = &BuiltinBackendRegistry();
   ex.backend.root = options.common.root;
@@ -137,6 +163,9 @@ exporter::ExporterOptions ExporterOptionsFor(const ServeOptions& options,
   ex.history_seconds = options.history_seconds;
   if (attribution != nullptr) ex.attribution = attribution->AsAttribution();
   if (jobs != nullptr) ex.jobs = jobs->AsAttribution();
+  if (process_pods != nullptr) {
+    ex.jobs.process_pod = [process_pods](int pid) { return process_pods->ForProcess(pid); };
+  }
   return ex;
 }
 
@@ -261,8 +290,9 @@ int RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) 
 
   std::unique_ptr<exporter::PodAttribution> attribution = StartPodAttribution(options);
   std::unique_ptr<exporter::SlurmJobs> jobs = StartSlurmJobs(options, err);
-  auto started =
-      exporter::Exporter::Start(ExporterOptionsFor(options, attribution.get(), jobs.get()));
+  std::unique_ptr<exporter::ProcessPods> process_pods = StartProcessPods(options, err);
+  auto started = exporter::Exporter::Start(
+      ExporterOptionsFor(options, attribution.get(), jobs.get(), process_pods.get()));
   if (!started.ok()) return Fail(started.error(), err);
   exporter::Exporter& exp = **started;
   if (jobs != nullptr && !options.job_mapping_dir.empty()) {

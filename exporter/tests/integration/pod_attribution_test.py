@@ -28,6 +28,11 @@ def pods_of(found):
     return sorted(dict(labels).get("pod", "") for labels in found)
 
 
+def holders(serve, device):
+    samples = parse_exposition(serve.http().get("/metrics")[2].decode())
+    return series(samples, "xpuperf_device_pod_info", device=device)
+
+
 def memory_used(serve, device):
     samples = parse_exposition(serve.http().get("/metrics")[2].decode())
     return series(samples, "xpuperf_memory_used_bytes", device=device)
@@ -72,6 +77,105 @@ def check_mig(args, work):
         kubelet.wait()
 
 
+POD_UIDS = ["0f5c2f5e-7c1d-4b7a-9d55-1e0f3c2b9a10", "7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"]
+
+
+def check_process_pods(args, work):
+    """Two pods share nvidia1 (time-slicing): two real processes, each in its pod's container
+    cgroup (cgroup v1 freezer, as the kubelet's cgroupfs driver makes them), are the GPU's
+    processes; the kubelet's pod list comes over HTTPS with a bearer token. Each process's series
+    carries its own pod. Root only (cgroups)."""
+    if os.geteuid() != 0 or not os.path.isdir("/sys/fs/cgroup/freezer"):
+        print("process pods: skipped (needs root and the cgroup v1 freezer hierarchy)")
+        return
+    import http.server
+    import json
+    import ssl
+    import threading
+    base = f"/sys/fs/cgroup/freezer/kubepods-xpuperf-{os.getpid()}"
+    containers = ["%064x" % (0xabc0 + i) for i in range(2)]
+    processes, groups = [], []
+    token = os.path.join(work, "token")
+    with open(token, "w") as f:
+        f.write("kubelet-token\n")
+    cert, key = os.path.join(work, "kubelet.crt"), os.path.join(work, "kubelet.key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                    "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    pod_list = {"kind": "PodList", "items": [
+        {"metadata": {"name": f"infer-{i + 1}", "namespace": "serving", "uid": POD_UIDS[i]},
+         "status": {"containerStatuses": [
+             {"name": "server", "containerID": f"containerd://{containers[i]}"}]}}
+        for i in range(2)]}
+
+    class Kubelet(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            if self.headers.get("Authorization") != "Bearer kubelet-token":
+                self.send_response(401)
+                self.end_headers()
+                return
+            body = json.dumps(pod_list).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Kubelet)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    serve = None
+    try:
+        for i in range(2):
+            group = os.path.join(base, f"pod{POD_UIDS[i]}", containers[i])
+            os.makedirs(group)
+            groups.append(group)
+            p = subprocess.Popen(["sleep", "600"])
+            processes.append(p)
+            with open(os.path.join(group, "cgroup.procs"), "w") as f:
+                f.write(str(p.pid))
+        scenario = os.path.join(work, "shared.conf")
+        shutil.copy(args.nvml_scenario, scenario)
+        processes_file = os.path.join(work, "gpu1-processes")
+        with open(processes_file, "w") as f:
+            f.write(",".join(f"{p.pid}:{(i + 1) << 30}" for i, p in enumerate(processes)) + "\n")
+        with open(scenario, "a") as f:
+            f.write(f"\ngpu.1.processes_file = {processes_file}\n")
+        serve = Serve(args, extra_args=[
+            "--kubelet-pods-url", f"https://127.0.0.1:{server.server_port}/pods",
+            "--kubelet-ca-file", cert, "--kubelet-token-file", token, "--pod-refresh", "0.3"],
+            env={"XPUPERF_FAKE_NVML_SCENARIO": scenario})
+
+        def process_pods():
+            samples = parse_exposition(serve.http().get("/metrics")[2].decode())
+            found = series(samples, "xpuperf_process_memory_bytes", device="nvidia1")
+            return {dict(l).get("pid"): (dict(l).get("pod"), dict(l).get("container"))
+                    for l in found}
+
+        want = {str(processes[0].pid): ("infer-1", "server"),
+                str(processes[1].pid): ("infer-2", "server")}
+        wait_until(lambda: process_pods() == want, 30, f"each process's pod {want}")
+        check("kubelet pods" not in serve.log_text(), serve.log_text())
+    finally:
+        if serve is not None:
+            serve.stop()
+        server.shutdown()
+        for p in processes:
+            p.kill()
+            p.wait()
+        for group in groups:
+            os.rmdir(group)
+            os.rmdir(os.path.dirname(group))
+        if os.path.isdir(base):
+            os.rmdir(base)
+    print("process pods: each process of the shared GPU labelled with its own pod")
+
+
 def main():
     parser = argparse.ArgumentParser()
     common_arguments(parser)
@@ -95,8 +199,12 @@ def main():
         labels = dict(found[0])
         check(labels["namespace"] == "ml" and labels["container"] == "trainer", labels)
         # Each collector assembles its own snapshot: wait for the TPU's and the other GPU's too.
-        wait_until(lambda: pods_of(duty(serve, "nvidia1")) == ["infer-1", "infer-2"], 30,
+        # The time-sliced GPU shared by two pods: its series once, without pod labels, and
+        # xpuperf_device_pod_info naming both.
+        wait_until(lambda: pods_of(holders(serve, "nvidia1")) == ["infer-1", "infer-2"], 30,
                    "the time-sliced GPU shared by two pods")
+        check(pods_of(duty(serve, "nvidia1")) == [""],
+              f"a shared GPU's series repeated per pod: {duty(serve, 'nvidia1')}")
         wait_until(lambda: pods_of(duty(serve, "tpu0")) == ["tpu-job"], 30,
                    "TPU chip 0 held by tpu-job")
         check(all(("pod", "noise") not in l for l in duty(serve, "nvidia0")),
@@ -138,6 +246,7 @@ def main():
                    "the GPU's pod from a 5,000-pod answer")
         serve.stop()
         check_mig(args, work)
+        check_process_pods(args, work)
         print("ok")
     finally:
         serve.stop()

@@ -47,6 +47,9 @@ struct JobAttribution {
   std::function<std::vector<Labels>(const Device&)> device_jobs;
   std::function<std::optional<Labels>(int pid)> process_job;
   std::function<Labels(int pid)> process_labels;
+  // The pod of a process ({pod, namespace, container}; empty when unknown), for its per-process
+  // series on a device several pods share.
+  std::function<Labels(int pid)> process_pod;
 };
 
 struct ExporterOptions {

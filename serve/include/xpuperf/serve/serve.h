@@ -37,6 +37,12 @@ struct ServeOptions {
   // Workload identity from the environment of processes using devices (--process-env-labels: the
   // default names; --process-env-label VAR: more).
   bool process_env_defaults = false;
+  // The pod of each process on a shared device, from its cgroup and the kubelet's pod list
+  // (process_pods.h): --kubelet-pods-url URL enables it.
+  std::string kubelet_pods_url;
+  std::string kubelet_token_file = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+  std::string kubelet_ca_file;
+  bool kubelet_insecure_tls = false;
   std::vector<std::string> process_env_labels;
   // Built-in alerting (`--rules`): rule files, receivers and the state file.
   std::vector<std::string> rule_files;
