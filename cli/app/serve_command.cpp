@@ -72,6 +72,9 @@ void AddServeCommand(CLI::App& app, CommandActions& actions) {
                       "CA that signed the kubelet's serving certificate");
   command->add_flag("--kubelet-insecure-tls", config.kubelet_insecure_tls,
                     "Do not verify the kubelet's certificate (a self-signed one)");
+  command->add_option("--pod-label", config.pod_labels,
+                      "A pod label (metadata.labels key) to put on xpuperf_device_pod_info as "
+                      "label_<key> (repeatable; needs --kubelet-pods-url)");
   command->add_option("--process-env-label", config.process_env_labels,
                       "Another environment variable to label per-process series with "
                       "(repeatable; env_<name>)");

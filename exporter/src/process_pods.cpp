@@ -80,6 +80,12 @@ std::optional<CgroupPod> PodOfCgroup(std::string_view cgroup_text) {
   return std::nullopt;
 }
 
+std::string PodLabelName(std::string_view key) {
+  std::string name = "label_";
+  for (char c : key) name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+  return name;
+}
+
 Result<std::map<std::string, KubeletPod>> ParseKubeletPods(std::string_view json) {
   const nlohmann::json list = nlohmann::json::parse(json, nullptr, false);
   if (list.is_discarded() || !list.is_object() || !list.contains("items") ||
@@ -96,6 +102,11 @@ Result<std::map<std::string, KubeletPod>> ParseKubeletPods(std::string_view json
     KubeletPod pod;
     pod.name = metadata.value("name", "");
     pod.namespace_name = metadata.value("namespace", "");
+    if (metadata.contains("labels") && metadata["labels"].is_object()) {
+      for (const auto& [key, value] : metadata["labels"].items()) {
+        if (value.is_string()) pod.labels[key] = value.get<std::string>();
+      }
+    }
     const nlohmann::json& status = item.value("status", nlohmann::json::object());
     if (status.is_object()) {
       for (const char* key :
@@ -197,6 +208,25 @@ class ProcessPods::Impl {
   ProcessPodsState state() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return state_;
+  }
+
+  Labels LabelsOfPod(const std::string& namespace_name, const std::string& name) const {
+    Labels labels;
+    if (options_.pod_labels.empty()) return labels;
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [uid, pod] : pods_) {
+      if (pod.name != name || pod.namespace_name != namespace_name) continue;
+      for (const std::string& key : options_.pod_labels) {
+        auto it = pod.labels.find(key);
+        if (it == pod.labels.end() || it->second.empty() || it->second.size() > 256) continue;
+        const bool printable = std::all_of(it->second.begin(), it->second.end(), [](char c) {
+          return std::isprint(static_cast<unsigned char>(c)) != 0;
+        });
+        if (printable) labels.Set(PodLabelName(key), it->second);
+      }
+      break;
+    }
+    return labels;
   }
 
  private:
@@ -303,6 +333,9 @@ std::unique_ptr<ProcessPods> ProcessPods::Start(ProcessPodsOptions options) {
 
 Labels ProcessPods::ForProcess(int pid) const { return impl_->ForProcess(pid); }
 ProcessPodsState ProcessPods::state() const { return impl_->state(); }
+Labels ProcessPods::LabelsOfPod(const std::string& namespace_name, const std::string& pod) const {
+  return impl_->LabelsOfPod(namespace_name, pod);
+}
 void ProcessPods::Refresh() { impl_->Refresh(); }
 
 }  // namespace xpuperf::exporter

@@ -233,6 +233,13 @@ BuildOutput BuildSnapshot(const BuildInput& input) {
     for (const Labels& consumer : dev.consumers) {
       Labels labels = dev.identity;
       for (const auto& [key, value] : consumer.items()) labels.Set(key, value);
+      if (input.jobs != nullptr && input.jobs->pod_labels) {
+        const Labels extra = input.jobs->pod_labels(std::string(consumer.Get("namespace")),
+                                                    std::string(consumer.Get("pod")));
+        for (const auto& [key, value] : extra.items()) {
+          if (labels.Get(key).empty()) labels.Set(key, value);
+        }
+      }
       pods.points.push_back(ScalarPoint{std::move(labels), 1});
     }
   }

@@ -44,7 +44,7 @@ TEST(ProcessPodsTest, ThePodOfACgroup) {
 std::string PodList() {
   return R"({"kind":"PodList","items":[
     {"metadata":{"name":"infer-1","namespace":"serving","uid":")" +
-         kUid + R"("},
+         kUid + R"(","labels":{"app.kubernetes.io/name":"llm","team":"x\u0001y"}},
      "status":{"containerStatuses":[{"name":"server","containerID":"containerd://)" +
          kContainer + R"("}]}},
     {"metadata":{"name":"no-uid"}},
@@ -59,6 +59,8 @@ TEST(ProcessPodsTest, TheKubeletsPodList) {
   EXPECT_EQ(pod.name, "infer-1");
   EXPECT_EQ(pod.namespace_name, "serving");
   EXPECT_EQ(pod.containers.at(kContainer), "server");
+  EXPECT_EQ(pod.labels.at("app.kubernetes.io/name"), "llm");
+  EXPECT_EQ(PodLabelName("app.kubernetes.io/name"), "label_app_kubernetes_io_name");
   EXPECT_FALSE(ParseKubeletPods("{\"kind\":\"Status\"}").ok());
   EXPECT_FALSE(ParseKubeletPods("not json").ok());
 }
@@ -87,6 +89,7 @@ TEST(ProcessPodsTest, ProcessesGetTheirPodFromTheKubelet) {
   options.root = root.string();
   options.refresh_seconds = 3600;  // refreshed by hand
   options.max_bytes = 4096;
+  options.pod_labels = {"app.kubernetes.io/name", "team", "missing"};
   auto pods = ProcessPods::Start(options);
   EXPECT_TRUE(pods->ForProcess(300).empty());  // noted, looked up at the next refresh
   pods->Refresh();
@@ -94,6 +97,10 @@ TEST(ProcessPodsTest, ProcessesGetTheirPodFromTheKubelet) {
   EXPECT_EQ(labels.ToString(), "{container=\"server\",namespace=\"serving\",pod=\"infer-1\"}");
   EXPECT_EQ(seen_token, "Bearer secret-token");
   EXPECT_EQ(pods->state().pods, 2u);
+  // Only the allowed labels, and only printable values ("team" holds a control character).
+  EXPECT_EQ(pods->LabelsOfPod("serving", "infer-1").ToString(),
+            "{label_app_kubernetes_io_name=\"llm\"}");
+  EXPECT_TRUE(pods->LabelsOfPod("serving", "infer-9").empty());
   EXPECT_EQ(pods->state().processes_in_pods, 1u);
   EXPECT_TRUE(pods->state().error.empty()) << pods->state().error;
 

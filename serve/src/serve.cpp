@@ -59,6 +59,9 @@ Status CheckOptions(const ServeOptions& options) {
   }
   if (options.process_env_labels.size() > 32)
     return InvalidOption("--process-env-label: at most 32 variables");
+  if (!options.pod_labels.empty() && options.kubelet_pods_url.empty())
+    return InvalidOption("--pod-label needs --kubelet-pods-url (the pods' labels come from it)");
+  if (options.pod_labels.size() > 32) return InvalidOption("--pod-label: at most 32 labels");
   for (const std::string& url : options.alertmanagers)
     if (Status s = alerts::ValidateReceiverUrl(url, "--alertmanager"); !s.ok())
       return InvalidOption(s.error().message);
@@ -139,6 +142,7 @@ std::unique_ptr<exporter::ProcessPods> StartProcessPods(const ServeOptions& opti
   pods.insecure = options.kubelet_insecure_tls;
   pods.root = options.common.root;
   pods.refresh_seconds = options.pod_refresh_seconds;
+  pods.pod_labels = options.pod_labels;
   auto started = exporter::ProcessPods::Start(pods);
   if (const std::string error = started->state().error; !error.empty()) {
     err << "xpuperf serve: warning: kubelet pods: " << error
@@ -165,6 +169,9 @@ exporter::ExporterOptions ExporterOptionsFor(const ServeOptions& options,
   if (jobs != nullptr) ex.jobs = jobs->AsAttribution();
   if (process_pods != nullptr) {
     ex.jobs.process_pod = [process_pods](int pid) { return process_pods->ForProcess(pid); };
+    ex.jobs.pod_labels = [process_pods](const std::string& namespace_name, const std::string& pod) {
+      return process_pods->LabelsOfPod(namespace_name, pod);
+    };
   }
   return ex;
 }

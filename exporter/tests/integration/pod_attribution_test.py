@@ -103,7 +103,8 @@ def check_process_pods(args, work):
                     "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
                     "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
     pod_list = {"kind": "PodList", "items": [
-        {"metadata": {"name": f"infer-{i + 1}", "namespace": "serving", "uid": POD_UIDS[i]},
+        {"metadata": {"name": f"infer-{i + 1}", "namespace": "serving", "uid": POD_UIDS[i],
+                      "labels": {"app.kubernetes.io/name": f"llm-{i + 1}", "secret": "no"}},
          "status": {"containerStatuses": [
              {"name": "server", "containerID": f"containerd://{containers[i]}"}]}}
         for i in range(2)]}
@@ -130,6 +131,12 @@ def check_process_pods(args, work):
     server.socket = context.wrap_socket(server.socket, server_side=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     serve = None
+    socket_path = os.path.join(work, "kubelet-shared.sock")
+    resources = os.path.join(work, "shared-pods.txt")
+    with open(resources, "w") as f:
+        f.write("serving infer-1 server nvidia.com/gpu nvidia1::0\n"
+                "serving infer-2 server nvidia.com/gpu nvidia1::1\n")
+    kubelet = start_kubelet(args.fake_kubelet, socket_path, resources)
     try:
         for i in range(2):
             group = os.path.join(base, f"pod{POD_UIDS[i]}", containers[i])
@@ -148,7 +155,8 @@ def check_process_pods(args, work):
             f.write(f"\ngpu.1.processes_file = {processes_file}\n")
         serve = Serve(args, extra_args=[
             "--kubelet-pods-url", f"https://127.0.0.1:{server.server_port}/pods",
-            "--kubelet-ca-file", cert, "--kubelet-token-file", token, "--pod-refresh", "0.3"],
+            "--kubelet-ca-file", cert, "--kubelet-token-file", token, "--pod-refresh", "0.3",
+            "--pod-label", "app.kubernetes.io/name", "--pod-resources-socket", socket_path],
             env={"XPUPERF_FAKE_NVML_SCENARIO": scenario})
 
         def process_pods():
@@ -160,11 +168,20 @@ def check_process_pods(args, work):
         want = {str(processes[0].pid): ("infer-1", "server"),
                 str(processes[1].pid): ("infer-2", "server")}
         wait_until(lambda: process_pods() == want, 30, f"each process's pod {want}")
+        # The allowed pod label on the join series (and no other).
+        labelled = wait_until(lambda: {dict(l).get("pod"): dict(l).get(
+            "label_app_kubernetes_io_name") for l in holders(serve, "nvidia1")}, 30,
+            "pod labels on xpuperf_device_pod_info")
+        check(labelled == {"infer-1": "llm-1", "infer-2": "llm-2"}, labelled)
+        check(all("label_secret" not in dict(l) for l in holders(serve, "nvidia1")),
+              "a pod label that was not asked for")
         check("kubelet pods" not in serve.log_text(), serve.log_text())
     finally:
         if serve is not None:
             serve.stop()
         server.shutdown()
+        kubelet.kill()
+        kubelet.wait()
         for p in processes:
             p.kill()
             p.wait()

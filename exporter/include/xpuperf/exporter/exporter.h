@@ -50,6 +50,8 @@ struct JobAttribution {
   // The pod of a process ({pod, namespace, container}; empty when unknown), for its per-process
   // series on a device several pods share.
   std::function<Labels(int pid)> process_pod;
+  // The allowed labels of a pod (label_<key>) for its xpuperf_device_pod_info series.
+  std::function<Labels(const std::string& namespace_name, const std::string& pod)> pod_labels;
 };
 
 struct ExporterOptions {

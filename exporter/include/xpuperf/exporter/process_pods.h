@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "xpuperf/core/sample.h"
 #include "xpuperf/core/status.h"
@@ -33,7 +34,13 @@ struct KubeletPod {
   std::string name;
   std::string namespace_name;
   std::map<std::string, std::string> containers;  // container id (no runtime prefix) -> name
+  std::map<std::string, std::string> labels;      // metadata.labels
 };
+
+// A pod label's key as a Prometheus label name, as kube-state-metrics writes them:
+// "label_" + the key with every character outside [a-zA-Z0-9_] replaced by '_'
+// ("app.kubernetes.io/name" -> "label_app_kubernetes_io_name").
+std::string PodLabelName(std::string_view key);
 
 // The kubelet's PodList JSON (`/pods`): pod UID -> its name, namespace and containers (from the
 // container, init container and ephemeral container statuses). kParse for text that is not a
@@ -49,6 +56,9 @@ struct ProcessPodsOptions {
   double refresh_seconds = 10;
   double timeout_seconds = 5;           // the whole request
   size_t max_bytes = size_t{64} << 20;  // a larger answer is refused
+  // Pod labels (metadata.labels keys) to put on xpuperf_device_pod_info as PodLabelName(key);
+  // values of at most 256 printable characters (others are left out).
+  std::vector<std::string> pod_labels;
 };
 
 struct ProcessPodsState {
@@ -67,6 +77,8 @@ class ProcessPods {
 
   // {pod, namespace, container} of a process; empty when unknown (noted for the next refresh).
   Labels ForProcess(int pid) const;
+  // The allowed labels of a pod, by namespace and name; empty when unknown or none allowed.
+  Labels LabelsOfPod(const std::string& namespace_name, const std::string& pod) const;
   ProcessPodsState state() const;
   void Refresh();
 

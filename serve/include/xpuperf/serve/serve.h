@@ -43,6 +43,7 @@ struct ServeOptions {
   std::string kubelet_token_file = "/var/run/secrets/kubernetes.io/serviceaccount/token";
   std::string kubelet_ca_file;
   bool kubelet_insecure_tls = false;
+  std::vector<std::string> pod_labels;  // --pod-label KEY: pod labels on xpuperf_device_pod_info
   std::vector<std::string> process_env_labels;
   // Built-in alerting (`--rules`): rule files, receivers and the state file.
   std::vector<std::string> rule_files;
