@@ -158,13 +158,12 @@ ClockProbe ProbeCoreClock(int64_t adds) {
 ClockFigure MeasureClockAfter(int threads, const std::string& after, int probes, int64_t adds) {
   threads = std::max(threads, 1);
   probes = std::max(probes, 1);
-  std::vector<ClockProbe> results(static_cast<size_t>(threads * probes));
+  const auto per_thread = static_cast<size_t>(probes);
+  std::vector<ClockProbe> results(static_cast<size_t>(threads) * per_thread);
 #pragma omp parallel num_threads(threads)
   {
-    const int thread = omp_get_thread_num();
-    for (int p = 0; p < probes; ++p) {
-      results[static_cast<size_t>(thread * probes + p)] = ProbeCoreClock(adds);
-    }
+    const auto thread = static_cast<size_t>(omp_get_thread_num());
+    for (size_t p = 0; p < per_thread; ++p) results[thread * per_thread + p] = ProbeCoreClock(adds);
   }
   std::vector<double> hertz;
   for (const ClockProbe& probe : results) {
