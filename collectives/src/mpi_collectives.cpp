@@ -7,20 +7,10 @@
 #include <algorithm>
 #include <climits>
 
+#include "mpi_error.h"
+
 namespace xpuperf::collectives {
 namespace {
-
-Error MpiError(const char* call, int code) {
-  char text[MPI_MAX_ERROR_STRING] = {};
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  return MakeError(ErrorCode::kInternal, fmt::format("{} failed: {}", call, text));
-}
-
-#define XPUPERF_MPI(call)                                                                       \
-  do {                                                                                          \
-    if (const int mpi_code = (call); mpi_code != MPI_SUCCESS) return MpiError(#call, mpi_code); \
-  } while (0)
 
 int64_t PhysicalMemoryBytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "mpi_error.h"
 #include "xpuperf/core/cancellation.h"
 
 namespace xpuperf::collectives {
@@ -17,13 +18,6 @@ constexpr int kSizeTag = 2026;
 constexpr int kReadyTag = 2027;
 constexpr int kTag = 2028;
 constexpr int64_t kPieceBytes = int64_t{1} << 30;  // fits an int count
-
-Error MpiError(const char* call, int code) {
-  char text[MPI_MAX_ERROR_STRING] = {};
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  return MakeError(ErrorCode::kInternal, fmt::format("{} failed: {}", call, text));
-}
 
 // Waits for `request` without spinning (see the header); cancels it on SIGINT/SIGTERM.
 Status Wait(MPI_Request* request, const char* call) {
@@ -43,20 +37,15 @@ Status Wait(MPI_Request* request, const char* call) {
   }
 }
 
-#define XPUPERF_MPI_START(call)                                                                 \
-  do {                                                                                          \
-    if (const int mpi_code = (call); mpi_code != MPI_SUCCESS) return MpiError(#call, mpi_code); \
-  } while (0)
-
 // A small message (one eager send), waited for without spinning.
 Status SendSmall(int to, int tag, const void* data, int size) {
   MPI_Request request;
-  XPUPERF_MPI_START(MPI_Isend(data, size, MPI_BYTE, to, tag, MPI_COMM_WORLD, &request));
+  XPUPERF_MPI(MPI_Isend(data, size, MPI_BYTE, to, tag, MPI_COMM_WORLD, &request));
   return Wait(&request, "MPI_Isend");
 }
 Status ReceiveSmall(int from, int tag, void* data, int size) {
   MPI_Request request;
-  XPUPERF_MPI_START(MPI_Irecv(data, size, MPI_BYTE, from, tag, MPI_COMM_WORLD, &request));
+  XPUPERF_MPI(MPI_Irecv(data, size, MPI_BYTE, from, tag, MPI_COMM_WORLD, &request));
   return Wait(&request, "MPI_Irecv");
 }
 
@@ -66,7 +55,7 @@ Status ReceiveSmall(int from, int tag, void* data, int size) {
 Status SendPieces(int to, const char* data, int64_t size) {
   for (int64_t at = 0; at < size; at += kPieceBytes) {
     const int count = static_cast<int>(std::min(kPieceBytes, size - at));
-    XPUPERF_MPI_START(MPI_Send(data + at, count, MPI_BYTE, to, kTag, MPI_COMM_WORLD));
+    XPUPERF_MPI(MPI_Send(data + at, count, MPI_BYTE, to, kTag, MPI_COMM_WORLD));
   }
   return Status::Ok();
 }
@@ -74,7 +63,7 @@ Status SendPieces(int to, const char* data, int64_t size) {
 Status ReceivePieces(int from, char* data, int64_t size) {
   for (int64_t at = 0; at < size; at += kPieceBytes) {
     const int count = static_cast<int>(std::min(kPieceBytes, size - at));
-    XPUPERF_MPI_START(
+    XPUPERF_MPI(
         MPI_Recv(data + at, count, MPI_BYTE, from, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
   }
   return Status::Ok();
@@ -84,7 +73,7 @@ Status BroadcastPieces(char* data, int64_t size) {
   for (int64_t at = 0; at < size; at += kPieceBytes) {
     const int count = static_cast<int>(std::min(kPieceBytes, size - at));
     MPI_Request request;
-    XPUPERF_MPI_START(MPI_Ibcast(data + at, count, MPI_BYTE, 0, MPI_COMM_WORLD, &request));
+    XPUPERF_MPI(MPI_Ibcast(data + at, count, MPI_BYTE, 0, MPI_COMM_WORLD, &request));
     XPUPERF_RETURN_IF_ERROR(Wait(&request, "MPI_Ibcast"));
   }
   return Status::Ok();
@@ -131,8 +120,7 @@ Result<int64_t> MinimumOverRanks(const MpiSession& mpi, int64_t value) {
   (void)mpi;
   int64_t out = value;
   MPI_Request request;
-  XPUPERF_MPI_START(
-      MPI_Iallreduce(&value, &out, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD, &request));
+  XPUPERF_MPI(MPI_Iallreduce(&value, &out, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD, &request));
   XPUPERF_RETURN_IF_ERROR(Wait(&request, "MPI_Iallreduce"));
   return out;
 }

@@ -10,23 +10,12 @@
 #include <cstring>
 #include <vector>
 
+#include "mpi_error.h"
 #include "xpuperf/collectives/mpi_collectives.h"
 #include "xpuperf/collectives/pattern.h"
 
 namespace xpuperf::collectives {
 namespace {
-
-Error MpiError(const char* call, int code) {
-  char text[MPI_MAX_ERROR_STRING] = {};
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  return MakeError(ErrorCode::kInternal, fmt::format("{} failed: {}", call, text));
-}
-
-#define XPUPERF_MPI(call)                                                                       \
-  do {                                                                                          \
-    if (const int mpi_code = (call); mpi_code != MPI_SUCCESS) return MpiError(#call, mpi_code); \
-  } while (0)
 
 // A 2-byte element reduced through double, rounded to the type once per step.
 template <DataType kType, ReduceOp kOp>

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "periodic_thread.h"
 #include "podresources_v1.grpc.pb.h"
 #include "podresources_v1alpha1.grpc.pb.h"
 
@@ -46,28 +47,10 @@ class PodAttribution::Impl {
  public:
   explicit Impl(PodAttributionOptions options) : options_(std::move(options)) {}
 
-  ~Impl() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
-
+  // The first refresh before the thread starts; the thread is stopped first on destruction.
   void Run() {
     Refresh();
-    thread_ = std::thread([this] {
-      std::unique_lock<std::mutex> lock(mutex_);
-      while (!stop_) {
-        wake_.wait_for(lock, std::chrono::duration<double>(options_.refresh_seconds),
-                       [this] { return stop_; });
-        if (stop_) break;
-        lock.unlock();
-        Refresh();
-        lock.lock();
-      }
-    });
+    thread_ = std::make_unique<PeriodicThread>(options_.refresh_seconds, [this] { Refresh(); });
   }
 
   // One List over the socket; the mapping is swapped in whole.
@@ -115,13 +98,10 @@ class PodAttribution::Impl {
   }
 
   PodAttributionOptions options_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stop_ = false;
-  std::thread thread_;
   mutable std::mutex data_mutex_;
   PodMapping mapping_;
   PodAttributionState state_;
+  std::unique_ptr<PeriodicThread> thread_;  // last: stopped before the members it uses
 };
 
 PodAttribution::PodAttribution(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -17,6 +17,8 @@
 #include <set>
 #include <thread>
 
+#include "periodic_thread.h"
+#include "text_pieces.h"
 #include "xpuperf/core/sysfs_file.h"
 #include "xpuperf/core/version.h"
 
@@ -39,27 +41,18 @@ constexpr size_t kMaxProcesses = 65536;
 }  // namespace
 
 std::optional<CgroupPod> PodOfCgroup(std::string_view cgroup_text) {
-  size_t start = 0;
-  while (start < cgroup_text.size()) {
-    size_t end = cgroup_text.find('\n', start);
-    if (end == std::string_view::npos) end = cgroup_text.size();
-    const std::string_view line = cgroup_text.substr(start, end - start);
-    start = end + 1;
-    const size_t first = line.find(':');
-    const size_t second = first == std::string_view::npos ? first : line.find(':', first + 1);
-    if (second == std::string_view::npos) continue;
-    std::string_view path = line.substr(second + 1);
+  std::optional<CgroupPod> found;
+  ForEachPiece(cgroup_text, '\n', [&found](std::string_view line) {
+    const std::optional<std::string_view> path = CgroupPath(line);
+    if (!path) return true;
     CgroupPod pod;
     std::string_view last;
-    while (!path.empty()) {
-      const size_t slash = path.find('/');
-      std::string_view component = path.substr(0, slash);
-      path = slash == std::string_view::npos ? std::string_view() : path.substr(slash + 1);
-      if (component.empty()) continue;
+    ForEachPiece(*path, '/', [&](std::string_view component) {
+      if (component.empty()) return true;
       last = component;
       // "pod<uid>", or the systemd driver's "kubepods-burstable-pod<uid_with_underscores>.slice".
       const size_t at = component.rfind("pod");
-      if (at == std::string_view::npos) continue;
+      if (at == std::string_view::npos) return true;
       std::string_view uid = component.substr(at + 3);
       if (uid.ends_with(".slice")) uid.remove_suffix(6);
       std::string normalised(uid);
@@ -69,15 +62,17 @@ std::optional<CgroupPod> PodOfCgroup(std::string_view cgroup_text) {
             return std::isxdigit(static_cast<unsigned char>(c)) || c == '-';
           });
       if (looks_like_uid) pod.uid = normalised;
-    }
-    if (pod.uid.empty()) continue;
+      return true;
+    });
+    if (pod.uid.empty()) return true;
     std::string_view id = last;
     if (id.ends_with(".scope")) id.remove_suffix(6);
     if (const size_t dash = id.rfind('-'); dash != std::string_view::npos) id = id.substr(dash + 1);
     if (id.size() == 64 && IsHex(id)) pod.container_id = std::string(id);
-    return pod;
-  }
-  return std::nullopt;
+    found = std::move(pod);
+    return false;
+  });
+  return found;
 }
 
 std::string PodLabelName(std::string_view key) {
@@ -127,28 +122,11 @@ Result<std::map<std::string, KubeletPod>> ParseKubeletPods(std::string_view json
 class ProcessPods::Impl {
  public:
   explicit Impl(ProcessPodsOptions options) : options_(std::move(options)) {}
-  ~Impl() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
 
+  // The first refresh before the thread starts; the thread is stopped first on destruction.
   void Run() {
     Refresh();
-    thread_ = std::thread([this] {
-      std::unique_lock<std::mutex> lock(mutex_);
-      while (!stop_) {
-        wake_.wait_for(lock, std::chrono::duration<double>(options_.refresh_seconds),
-                       [this] { return stop_; });
-        if (stop_) break;
-        lock.unlock();
-        Refresh();
-        lock.lock();
-      }
-    });
+    thread_ = std::make_unique<PeriodicThread>(options_.refresh_seconds, [this] { Refresh(); });
   }
 
   void Refresh() {
@@ -313,13 +291,11 @@ class ProcessPods::Impl {
 
   ProcessPodsOptions options_;
   mutable std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stop_ = false;
-  std::thread thread_;
   std::map<std::string, KubeletPod> pods_;
   std::map<int, Labels> processes_;
   mutable std::set<int> asked_;
   ProcessPodsState state_;
+  std::unique_ptr<PeriodicThread> thread_;  // last: stopped before the members it uses
 };
 
 ProcessPods::ProcessPods(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

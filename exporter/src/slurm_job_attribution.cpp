@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "periodic_thread.h"
 #include "xpuperf/core/sysfs_file.h"
 #include "xpuperf/exporter/slurm_jobs.h"
 
@@ -33,28 +34,10 @@ class SlurmJobs::Impl {
  public:
   explicit Impl(SlurmJobsOptions options) : options_(std::move(options)) {}
 
-  ~Impl() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
-
+  // The first refresh before the thread starts; the thread is stopped first on destruction.
   void Run() {
     Refresh();
-    thread_ = std::thread([this] {
-      std::unique_lock<std::mutex> lock(mutex_);
-      while (!stop_) {
-        wake_.wait_for(lock, std::chrono::duration<double>(options_.refresh_seconds),
-                       [this] { return stop_; });
-        if (stop_) break;
-        lock.unlock();
-        Refresh();
-        lock.lock();
-      }
-    });
+    thread_ = std::make_unique<PeriodicThread>(options_.refresh_seconds, [this] { Refresh(); });
   }
 
   void Refresh() {
@@ -144,14 +127,12 @@ class SlurmJobs::Impl {
  private:
   SlurmJobsOptions options_;
   mutable std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stop_ = false;
-  std::thread thread_;
   JobMapping mapping_;
   std::map<int, std::optional<SlurmJob>> processes_;
   std::map<int, Labels> identities_;
   mutable std::set<int> asked_;
   SlurmJobsState state_;
+  std::unique_ptr<PeriodicThread> thread_;  // last: stopped before the members it uses
 };
 
 SlurmJobs::SlurmJobs(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

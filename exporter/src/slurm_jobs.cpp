@@ -13,6 +13,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "text_pieces.h"
+
 namespace xpuperf::exporter {
 namespace {
 
@@ -98,20 +100,13 @@ void ReadJobDetails(const std::string& dir, uid_t trusted_uid, SlurmJob& job) {
   struct stat st {};
   if (::fstat(fd, &st) == 0 && OwnershipProblem(st, trusted_uid).empty()) {
     if (auto text = ReadTrustedFile(fd, jobs_dir, job.job_id, trusted_uid); text.ok()) {
-      size_t start = 0;
-      while (start < text->size()) {
-        size_t end = text->find('\n', start);
-        if (end == std::string::npos) end = text->size();
-        const std::string_view line = Trimmed(std::string_view(*text).substr(start, end - start));
-        start = end + 1;
-        const size_t equals = line.find('=');
-        if (equals == std::string_view::npos) continue;
-        const std::string_view key = line.substr(0, equals);
-        const std::string_view value = line.substr(equals + 1);
-        if (!IsSlurmName(value)) continue;
-        if (key == "user") job.user = std::string(value);
-        if (key == "partition") job.partition = std::string(value);
-      }
+      ForEachPiece(*text, '\n', [&job](std::string_view line) {
+        const auto entry = SplitKeyValue(Trimmed(line));
+        if (!entry || !IsSlurmName(entry->second)) return true;
+        if (entry->first == "user") job.user = std::string(entry->second);
+        if (entry->first == "partition") job.partition = std::string(entry->second);
+        return true;
+      });
     }
   }
   ::close(fd);
@@ -133,50 +128,37 @@ bool IsSlurmName(std::string_view text) {
 }
 
 std::optional<std::string> SlurmJobIdFromCgroup(std::string_view cgroup_text) {
-  size_t start = 0;
-  while (start < cgroup_text.size()) {
-    size_t end = cgroup_text.find('\n', start);
-    if (end == std::string_view::npos) end = cgroup_text.size();
-    std::string_view line = cgroup_text.substr(start, end - start);
-    start = end + 1;
-    // hierarchy-id:controllers:path; the path may itself hold ':'.
-    const size_t first = line.find(':');
-    const size_t second = first == std::string_view::npos ? first : line.find(':', first + 1);
-    if (second == std::string_view::npos) continue;
-    std::string_view path = line.substr(second + 1);
+  std::optional<std::string> job;
+  ForEachPiece(cgroup_text, '\n', [&job](std::string_view line) {
+    const std::optional<std::string_view> path = CgroupPath(line);
+    if (!path) return true;
     bool in_slurm = false;
-    while (!path.empty()) {
-      const size_t slash = path.find('/');
-      const std::string_view component = path.substr(0, slash);
-      path = slash == std::string_view::npos ? std::string_view() : path.substr(slash + 1);
+    ForEachPiece(*path, '/', [&](std::string_view component) {
       if (component.starts_with("slurm")) in_slurm = true;
       if (in_slurm && component.starts_with("job_") && IsSlurmJobId(component.substr(4))) {
-        return std::string(component.substr(4));
+        job = std::string(component.substr(4));
       }
-    }
-  }
-  return std::nullopt;
+      return !job;
+    });
+    return !job;
+  });
+  return job;
 }
 
 std::optional<SlurmJob> SlurmJobFromEnviron(std::string_view environ_text) {
   SlurmJob job;
   job.source = "environment";
   std::string job_id, jobid;
-  size_t start = 0;
-  while (start < environ_text.size()) {
-    size_t end = environ_text.find('\0', start);
-    if (end == std::string_view::npos) end = environ_text.size();
-    const std::string_view entry = environ_text.substr(start, end - start);
-    start = end + 1;
-    const size_t equals = entry.find('=');
-    if (equals == std::string_view::npos) continue;
-    const std::string_view key = entry.substr(0, equals);
-    const std::string_view value = entry.substr(equals + 1);
+  ForEachPiece(environ_text, '\0', [&](std::string_view piece) {
+    const auto entry = SplitKeyValue(piece);
+    if (!entry) return true;
+    const auto [key, value] = *entry;
     if (key == "SLURM_JOB_ID" && IsSlurmJobId(value)) job_id = std::string(value);
     if (key == "SLURM_JOBID" && IsSlurmJobId(value)) jobid = std::string(value);
     if (key == "SLURM_JOB_USER" && IsSlurmName(value)) job.user = std::string(value);
     if (key == "SLURM_JOB_PARTITION" && IsSlurmName(value)) job.partition = std::string(value);
-  }
+    return true;
+  });
   job.job_id = !job_id.empty() ? job_id : jobid;
   if (job.job_id.empty()) return std::nullopt;
   return job;
@@ -207,22 +189,19 @@ Labels EnvironmentLabels(std::string_view environ_text, const std::vector<std::s
                     std::string_view("._:/@+=-").find(c) != std::string_view::npos;
            });
   };
-  size_t start = 0;
-  while (start < environ_text.size()) {
-    size_t end = environ_text.find('\0', start);
-    if (end == std::string_view::npos) end = environ_text.size();
-    const std::string_view entry = environ_text.substr(start, end - start);
-    start = end + 1;
-    const size_t equals = entry.find('=');
-    if (equals == std::string_view::npos) continue;
-    const std::string_view key = entry.substr(0, equals);
-    if (std::find(names.begin(), names.end(), key) == names.end()) continue;
-    const std::string_view value = entry.substr(equals + 1);
-    if (!valid(value)) continue;
+  ForEachPiece(environ_text, '\0', [&](std::string_view piece) {
+    const auto entry = SplitKeyValue(piece);
+    if (!entry || std::find(names.begin(), names.end(), entry->first) == names.end() ||
+        !valid(entry->second)) {
+      return true;
+    }
     std::string label = "env_";
-    for (char c : key) label += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    labels.Set(label, value);
-  }
+    for (char c : entry->first) {
+      label += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    labels.Set(label, entry->second);
+    return true;
+  });
   return labels;
 }
 
@@ -281,23 +260,20 @@ Result<JobMapping> ReadJobMappingDirectory(const std::string& dir, uid_t trusted
       break;
     }
     std::vector<SlurmJob>& jobs = mapping[name];
-    size_t start = 0;
-    while (start < text->size() && jobs.size() < kMaxJobsPerDevice) {
-      size_t end = text->find('\n', start);
-      if (end == std::string::npos) end = text->size();
-      const std::string_view line = Trimmed(std::string_view(*text).substr(start, end - start));
-      start = end + 1;
-      if (!IsSlurmJobId(line)) continue;
-      SlurmJob job;
-      job.job_id = std::string(line);
-      job.source = "mapping_dir";
-      if (std::find_if(jobs.begin(), jobs.end(),
-                       [&](const SlurmJob& j) { return j.job_id == job.job_id; }) != jobs.end()) {
-        continue;
+    ForEachPiece(*text, '\n', [&](std::string_view piece) {
+      const std::string_view line = Trimmed(piece);
+      const bool known = std::find_if(jobs.begin(), jobs.end(), [&](const SlurmJob& j) {
+                           return j.job_id == line;
+                         }) != jobs.end();
+      if (IsSlurmJobId(line) && !known) {
+        SlurmJob job;
+        job.job_id = std::string(line);
+        job.source = "mapping_dir";
+        ReadJobDetails(dir, trusted_uid, job);
+        jobs.push_back(std::move(job));
       }
-      ReadJobDetails(dir, trusted_uid, job);
-      jobs.push_back(std::move(job));
-    }
+      return jobs.size() < kMaxJobsPerDevice;
+    });
     if (jobs.empty()) mapping.erase(name);
   }
   ::close(fd);
