@@ -299,15 +299,10 @@ Status RunNccl(const co::MpiSession& mpi, const Plan& plan, const bench::RunInfo
   base.benchmark = "gpu_collectives";
   base.backend = "nccl";
   base.timing_source = cuda_bench::kNcclRanksTimingSource;
-  return RunSweep(
-      mpi, plan, base, run, directory, out, err,
-      [&](co::CollectiveOp op, int64_t bytes, bool in_place) -> Result<co::CollectiveResult> {
-        if (in_place) {
-          return MakeError(ErrorCode::kUnsupported,
-                           "unsupported: in place over NCCL is not measured yet");
-        }
-        return nccl.Run(op, bytes, plan.timing);
-      });
+  return RunSweep(mpi, plan, base, run, directory, out, err,
+                  [&](co::CollectiveOp op, int64_t bytes, bool in_place) {
+                    return nccl.Run(op, bytes, plan.timing, in_place);
+                  });
 }
 
 // Everything one rank does; rank 0 alone prints and writes. Returns rank 0's status on rank 0.

@@ -73,11 +73,17 @@ class NcclRankSession final : public NcclOverRanks {
   }
 
   Result<collectives::CollectiveResult> Run(CollectiveOp op, int64_t bytes,
-                                            const collectives::TimingOptions& timing) override {
+                                            const collectives::TimingOptions& timing,
+                                            bool in_place) override {
     if (timing.iterations < 1 || timing.samples < 1 || timing.warmup_iterations < 0) {
       return MakeError(ErrorCode::kInvalidArgument,
                        "collectives need iterations >= 1, samples >= 1 and warm-up >= 0");
     }
+    if (in_place && (op == CollectiveOp::kAllToAll || op == CollectiveOp::kSendRecv)) {
+      return MakeError(ErrorCode::kUnsupported,
+                       "unsupported: NCCL has no in-place all_to_all or send_recv");
+    }
+    in_place_ = in_place;
     const int n = group_.ranks();
     collectives::CollectiveResult result;
     result.op = op;
@@ -86,8 +92,16 @@ class NcclRankSession final : public NcclOverRanks {
     XPUPERF_RETURN_IF_ERROR(AgreeOnStatus(group_, Allocate(op, result.shape)));
 
     const auto once = [&] { return AgreeOnStatus(group_, Enqueue(op, result.shape.count)); };
-    XPUPERF_RETURN_IF_ERROR(once());
-    XPUPERF_RETURN_IF_ERROR(Verify(op, result));
+    // One checked operation: in place, from the pattern again and with the result brought to
+    // recv_ where Verify reads it.
+    const auto checked = [&]() -> Status {
+      if (in_place_) XPUPERF_RETURN_IF_ERROR(AgreeOnStatus(group_, ResetInPlace(op, result.shape)));
+      XPUPERF_RETURN_IF_ERROR(once());
+      if (in_place_)
+        XPUPERF_RETURN_IF_ERROR(AgreeOnStatus(group_, CollectInPlace(op, result.shape)));
+      return Verify(op, result);
+    };
+    XPUPERF_RETURN_IF_ERROR(checked());
     for (int i = 0; i < timing.warmup_iterations; ++i) XPUPERF_RETURN_IF_ERROR(once());
     CudaEvent start;
     CudaEvent stop;
@@ -107,7 +121,9 @@ class NcclRankSession final : public NcclOverRanks {
       }
       XPUPERF_RETURN_IF_ERROR(AgreeOnStatus(group_, local));
       XPUPERF_RETURN_IF_ERROR(RecordSample(group_, ms * 1e-3, timing.iterations, result));
-      if (timing.check_every_sample) XPUPERF_RETURN_IF_ERROR(Verify(op, result));
+      if (timing.check_every_sample) {
+        XPUPERF_RETURN_IF_ERROR(in_place_ ? checked() : Verify(op, result));
+      }
     }
     return result;
   }
@@ -126,6 +142,52 @@ class NcclRankSession final : public NcclOverRanks {
     // A stale value no collective produces.
     XPUPERF_CUDA_RETURN_IF_ERROR(
         kernels::LaunchFillPattern(recv_.as<float>(), recv_elements, -1.0f, 0.0f, 0, stream_));
+    return CudaCheck(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  }
+
+  // In place: the input where the result will land, from the pattern (recv_ otherwise unwritten).
+  Status ResetInPlace(CollectiveOp op, const collectives::CollectiveShape& shape) {
+    const auto count = static_cast<uint64_t>(shape.count);
+    for (const PatternSegment& s : SendPattern(op, group_.rank(), group_.ranks(), count)) {
+      XPUPERF_CUDA_RETURN_IF_ERROR(kernels::LaunchFillPattern(send_.as<float>() + s.start, s.count,
+                                                              s.a, s.b, s.offset, stream_));
+    }
+    const auto recv_elements = static_cast<uint64_t>(shape.recv_elements);
+    XPUPERF_CUDA_RETURN_IF_ERROR(
+        kernels::LaunchFillPattern(recv_.as<float>(), recv_elements, -1.0f, 0.0f, 0, stream_));
+    const size_t block = count * sizeof(float);
+    float* recv = recv_.as<float>();
+    const float* send = send_.as<float>();
+    switch (op) {
+      case CollectiveOp::kAllReduce:
+        XPUPERF_CUDA_RETURN_IF_ERROR(
+            cudaMemcpyAsync(recv, send, block, cudaMemcpyDeviceToDevice, stream_));
+        break;
+      case CollectiveOp::kBroadcast:
+        if (group_.rank() == 0) {
+          XPUPERF_CUDA_RETURN_IF_ERROR(
+              cudaMemcpyAsync(recv, send, block, cudaMemcpyDeviceToDevice, stream_));
+        }
+        break;
+      case CollectiveOp::kAllGather:
+        XPUPERF_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(recv + group_.rank() * count, send, block,
+                                                     cudaMemcpyDeviceToDevice, stream_));
+        break;
+      case CollectiveOp::kReduceScatter:  // the input is send_ itself
+      case CollectiveOp::kAllToAll:
+      case CollectiveOp::kSendRecv:
+        break;
+    }
+    return CudaCheck(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  }
+
+  // In place, reduce_scatter's result is this rank's block of send_: copied to recv_ for Verify.
+  Status CollectInPlace(CollectiveOp op, const collectives::CollectiveShape& shape) {
+    if (op != CollectiveOp::kReduceScatter) return Status::Ok();
+    const auto count = static_cast<uint64_t>(shape.count);
+    XPUPERF_CUDA_RETURN_IF_ERROR(
+        cudaMemcpyAsync(recv_.as<float>(), send_.as<float>() + group_.rank() * count,
+                        count * sizeof(float), cudaMemcpyDeviceToDevice, stream_));
     return CudaCheck(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }
 
@@ -156,6 +218,23 @@ class NcclRankSession final : public NcclOverRanks {
     const int r = group_.rank();
     const float* s = send_.as<float>();
     float* d = recv_.as<float>();
+    if (in_place_) {  // the buffers of nccl-tests' in-place column
+      switch (op) {
+        case CollectiveOp::kAllReduce:
+        case CollectiveOp::kBroadcast:
+          s = d;
+          break;
+        case CollectiveOp::kAllGather:
+          s = d + static_cast<size_t>(r) * count;
+          break;
+        case CollectiveOp::kReduceScatter:
+          d = send_.as<float>() + static_cast<size_t>(r) * count;
+          break;
+        case CollectiveOp::kAllToAll:
+        case CollectiveOp::kSendRecv:
+          break;
+      }
+    }
     switch (op) {
       case CollectiveOp::kAllReduce:
         return nccl_.Check(nccl_.AllReduce(s, d, count, ncclFloat, ncclSum, comm_, stream_),
@@ -205,6 +284,7 @@ class NcclRankSession final : public NcclOverRanks {
   ncclComm_t comm_ = nullptr;
   DeviceBuffer send_;
   DeviceBuffer recv_;
+  bool in_place_ = false;  // of the Run in progress
 };
 
 }  // namespace

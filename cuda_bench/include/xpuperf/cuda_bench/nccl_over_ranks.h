@@ -58,8 +58,14 @@ class NcclOverRanks {
   virtual std::string description() const = 0;
   // Verifies the result once (and after every sample with check_every_sample), warms up, times
   // the samples. Collective over the group. The result's times and #wrong are on rank 0.
+  // in_place: the result lands in the input buffer, as nccl-tests' in-place column (all_reduce
+  // and broadcast in one buffer, all_gather from this rank's block of the output, reduce_scatter
+  // into this rank's block of the input); kUnsupported for all_to_all and send_recv, which NCCL
+  // has no in-place form of. In place the timed operations change their own input, so each check
+  // starts again from the pattern with one untimed operation.
   virtual Result<collectives::CollectiveResult> Run(collectives::CollectiveOp op, int64_t bytes,
-                                                    const collectives::TimingOptions& timing) = 0;
+                                                    const collectives::TimingOptions& timing,
+                                                    bool in_place) = 0;
 };
 
 // Joins the communicator. kUnsupported, agreed on every rank, when a rank has no CUDA driver, no
