@@ -11,6 +11,30 @@ std::string DeviceKey(const Labels& labels) {
   return std::string(labels.Get("hostname")) + "/" + std::string(labels.Get("device"));
 }
 
+// Each owner's share of a device's interval: its processes' share of the busy time (`owner_of`:
+// pid -> owner, for the processes known to be one's); evenly among `owners` when nothing was busy
+// or no busy process is known to be an owner's.
+std::map<std::string, double> Shares(const std::set<std::string>& owners,
+                                     const std::map<std::string, double>& busy,
+                                     const std::map<std::string, std::string>& owner_of) {
+  std::map<std::string, double> share;
+  double total_busy = 0;
+  for (const auto& [pid, b] : busy) total_busy += b;
+  double attributed = 0;
+  if (total_busy > 0) {
+    for (const auto& [pid, owner] : owner_of) {
+      const double fraction = busy.at(pid) / total_busy;
+      share[owner] += fraction;
+      attributed += fraction;
+    }
+  }
+  if (!(attributed > 0)) {
+    share.clear();
+    for (const std::string& owner : owners) share[owner] = 1.0 / static_cast<double>(owners.size());
+  }
+  return share;
+}
+
 Labels WithHost(const Labels& from, std::initializer_list<std::string_view> keys) {
   Labels labels;
   for (std::string_view key : keys) {
@@ -27,7 +51,7 @@ void WorkloadEnergy::Observe(const Snapshot& snapshot) {
   // Per device: its counter (the series without extra labels beyond the pod's, once), its pods.
   struct DeviceState {
     double joules = -1;
-    std::set<std::pair<std::string, std::string>> pods;  // namespace, pod
+    std::set<std::string> pods;  // "namespace/pod"
     Labels host;
   };
   std::map<std::string, DeviceState> devices;
@@ -41,8 +65,8 @@ void WorkloadEnergy::Observe(const Snapshot& snapshot) {
     for (const ScalarPoint& p : holders->points) {
       auto d = devices.find(DeviceKey(p.labels));
       if (d == devices.end() || p.labels.Get("pod").empty()) continue;
-      d->second.pods.emplace(std::string(p.labels.Get("namespace")),
-                             std::string(p.labels.Get("pod")));
+      d->second.pods.insert(std::string(p.labels.Get("namespace")) + "/" +
+                            std::string(p.labels.Get("pod")));
     }
   }
   // Jobs per device, and each job's busy share from its processes.
@@ -54,6 +78,7 @@ void WorkloadEnergy::Observe(const Snapshot& snapshot) {
   }
   std::map<std::string, std::map<std::string, double>> busy;  // device -> pid -> largest engine
   std::map<std::string, std::map<std::string, std::string>> job_of;  // device -> pid -> job
+  std::map<std::string, std::map<std::string, std::string>> pod_of;  // device -> pid -> ns/pod
   if (const MetricFamily* engines = snapshot.Find("xpuperf_process_engine_busy_ratio")) {
     for (const ScalarPoint& p : engines->points) {
       const std::string device = DeviceKey(p.labels);
@@ -61,6 +86,10 @@ void WorkloadEnergy::Observe(const Snapshot& snapshot) {
       double& b = busy[device][pid];
       b = std::max(b, p.value);
       if (!p.labels.Get("job_id").empty()) job_of[device][pid] = p.labels.Get("job_id");
+      if (!p.labels.Get("pod").empty()) {
+        pod_of[device][pid] =
+            std::string(p.labels.Get("namespace")) + "/" + std::string(p.labels.Get("pod"));
+      }
     }
   }
 
@@ -74,36 +103,21 @@ void WorkloadEnergy::Observe(const Snapshot& snapshot) {
     const double delta = state.joules - previous;
     if (!(delta > 0)) continue;  // first look, no change, or a counter that went down
     // Jobs.
-    const std::set<std::string>& device_jobs = jobs[device];
-    if (!device_jobs.empty()) {
-      std::map<std::string, double> share;
-      double total_busy = 0;
-      for (const auto& [pid, b] : busy[device]) total_busy += b;
-      if (total_busy > 0) {
-        for (const auto& [pid, job] : job_of[device]) share[job] += busy[device][pid] / total_busy;
-      }
-      // Nothing busy, or no busy process known to belong to a job (processes in another pid
-      // namespace): the device's jobs share it evenly.
-      double attributed = 0;
-      for (const auto& [job, fraction] : share) attributed += fraction;
-      if (!(attributed > 0)) {
-        share.clear();
-        for (const std::string& job : device_jobs) {
-          share[job] = 1.0 / static_cast<double>(device_jobs.size());
-        }
-      }
-      for (const auto& [job, fraction] : share) {
+    if (!jobs[device].empty()) {
+      for (const auto& [job, fraction] : Shares(jobs[device], busy[device], job_of[device])) {
         Labels labels = state.host;
         labels.Set("job_id", job);
         Add(jobs_, labels, delta * fraction, now);
       }
     }
-    // Pods.
-    for (const auto& [namespace_name, pod] : state.pods) {
-      Labels labels = state.host;
-      labels.Set("namespace", namespace_name);
-      labels.Set("pod", pod);
-      Add(pods_, labels, delta / static_cast<double>(state.pods.size()), now);
+    if (!state.pods.empty()) {
+      for (const auto& [pod, fraction] : Shares(state.pods, busy[device], pod_of[device])) {
+        const size_t slash = pod.find('/');
+        Labels labels = state.host;
+        labels.Set("namespace", pod.substr(0, slash));
+        labels.Set("pod", pod.substr(slash + 1));
+        Add(pods_, labels, delta * fraction, now);
+      }
     }
   }
   Expire(jobs_, now);

@@ -117,6 +117,22 @@ TEST(WorkloadEnergyTest, PodsSplitADeviceEvenlyAndEndedJobsExpire) {
   auto families = energy.Families();
   EXPECT_DOUBLE_EQ(Value(families, "xpuperf_pod_energy_joules_total", "pod", "infer-1"), 200);
   EXPECT_DOUBLE_EQ(Value(families, "xpuperf_pod_energy_joules_total", "pod", "infer-2"), 200);
+  // The pods' processes report busy time (each with its pod, from process_pods.h): 0.3 and 0.1
+  // split the next 400 J 300 / 100.
+  Snapshot busy = pods(10, 1300);
+  busy.families.push_back(MetricFamily{
+      "xpuperf_process_engine_busy_ratio",
+      "",
+      FamilyType::kGauge,
+      {ScalarPoint{Device("nvidia1", {{"pid", "1"}, {"namespace", "serving"}, {"pod", "infer-1"}}),
+                   0.3},
+       ScalarPoint{Device("nvidia1", {{"pid", "2"}, {"namespace", "serving"}, {"pod", "infer-2"}}),
+                   0.1}},
+      {}});
+  energy.Observe(busy);
+  families = energy.Families();
+  EXPECT_DOUBLE_EQ(Value(families, "xpuperf_pod_energy_joules_total", "pod", "infer-1"), 500);
+  EXPECT_DOUBLE_EQ(Value(families, "xpuperf_pod_energy_joules_total", "pod", "infer-2"), 300);
   EXPECT_EQ(Value(families, "xpuperf_job_energy_joules_total", "job_id", "11"), -1);  // no jobs
   // A job seen once, then gone for longer than the retention: its counter is dropped.
   energy.Observe(At(10, 1000, 1, 0));

@@ -10,8 +10,9 @@
 //    is left unattributed); when no process was busy (idle, or no per-process utilisation) or no
 //    busy process is known to be a job's (its processes in another pid namespace), ΔE is split
 //    evenly among the device's jobs: an allocated device's idle power is its jobs';
-//  - pods (xpuperf_device_pod_info, from the kubelet's pod-resources): ΔE split evenly among the
-//    pods holding the device (the kubelet does not say which process is whose);
+//  - pods (xpuperf_device_pod_info, from the kubelet's pod-resources): the same rule with the pod
+//    labels of the busy processes (a shared device's processes get theirs from process_pods.h),
+//    else ΔE split evenly among the pods holding the device;
 //  - an interval with no job (no pod) on the device is not attributed; a counter that went down
 //    (a restart) adds nothing for that interval.
 // Counters of a job or pod that gained nothing for `retention_seconds` are dropped, and at most
