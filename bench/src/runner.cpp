@@ -12,6 +12,7 @@
 #include "xpuperf/bench/machine_state.h"
 #include "xpuperf/core/cancellation.h"
 #include "xpuperf/core/error_context.h"
+#include "xpuperf/core/units_text.h"
 
 namespace xpuperf::bench {
 namespace {
@@ -62,12 +63,6 @@ struct PlannedPoint {
   const Device* target;
   std::string label;
 };
-
-std::string Duration(double seconds) {
-  if (seconds < 90) return fmt::format("{:.0f} s", seconds);
-  if (seconds < 5400) return fmt::format("{:.0f} min", seconds / 60);
-  return fmt::format("{:.1f} h", seconds / 3600);
-}
 
 }  // namespace
 
@@ -214,11 +209,11 @@ Result<SuiteOutcome> RunSuite(const Suite& suite, const RunFilter& filter,
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
     const size_t left = plan.size() - i - 1;
-    progress << fmt::format("; {} elapsed", Duration(elapsed));
+    progress << fmt::format("; {} elapsed", FormatDuration(elapsed));
     if (left > 0) {
       progress << fmt::format(
           ", about {} left ({} points to go at {:.1f} s each so far)",
-          Duration(measured_seconds / measured_points * static_cast<double>(left)), left,
+          FormatDuration(measured_seconds / measured_points * static_cast<double>(left)), left,
           measured_seconds / measured_points);
     }
     progress << "\n";

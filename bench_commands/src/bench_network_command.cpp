@@ -10,6 +10,7 @@
 #include "xpuperf/collectives/mpirun.h"
 #include "xpuperf/core/exit_code.h"
 #include "xpuperf/core/host_name.h"
+#include "xpuperf/core/units_text.h"
 
 #ifdef XPUPERF_HAVE_MPI
 #include <unistd.h>
@@ -158,12 +159,6 @@ std::string VariantNotes(const co::CollectiveVariant& v) {
   return notes;
 }
 
-std::string Duration(double seconds) {
-  if (seconds < 90) return fmt::format("{:.0f} s", seconds);
-  if (seconds < 5400) return fmt::format("{:.0f} min", seconds / 60);
-  return fmt::format("{:.1f} h", seconds / 3600);
-}
-
 // What is left of a sweep, from the points' own times: a least-squares line through (bytes, wall
 // seconds) of the points so far (a fixed cost per point and a cost per byte, neither below 0)
 // summed over the sizes to go. One point so far: its time per byte.
@@ -238,9 +233,10 @@ Status RunSweep(const co::MpiSession& mpi, const Plan& plan, const co::Collectiv
       const std::vector<double> left(sizes_to_go.begin() + static_cast<long>(index),
                                      sizes_to_go.end());
       progress << fmt::format("[{}/{}] {} {} B: {} elapsed", index, total, co::CollectiveName(op),
-                              bytes, Duration(std::chrono::duration<double>(now - start).count()));
+                              bytes,
+                              FormatDuration(std::chrono::duration<double>(now - start).count()));
       if (!left.empty()) {
-        progress << fmt::format(", about {} left", Duration(estimate.SecondsFor(left)));
+        progress << fmt::format(", about {} left", FormatDuration(estimate.SecondsFor(left)));
       }
       progress << "\n" << std::flush;
       if (!placed[0] && !placed[1]) continue;

@@ -6,62 +6,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "xpuperf/core/half_float.h"
+
 namespace xpuperf::collectives {
 namespace {
-
-uint32_t FloatBits(float value) {
-  uint32_t bits = 0;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
-
-float FloatFromBits(uint32_t bits) {
-  float value = 0;
-  std::memcpy(&value, &bits, sizeof(value));
-  return value;
-}
-
-// IEEE binary16, round to nearest even (overflow to infinity, subnormals kept).
-uint16_t FloatToHalf(float value) {
-  const uint32_t bits = FloatBits(value);
-  const uint32_t sign = (bits >> 16) & 0x8000u;
-  const uint32_t magnitude = bits & 0x7fffffffu;
-  if (magnitude >= 0x7f800000u) {  // inf or NaN
-    return static_cast<uint16_t>(sign | 0x7c00u | (magnitude > 0x7f800000u ? 0x200u : 0u));
-  }
-  if (magnitude >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to inf
-  if (magnitude < 0x38800000u) {  // below the smallest normal half: a subnormal or zero
-    const float scaled = FloatFromBits(magnitude) * 16777216.0f;  // / 2^-24, exact
-    return static_cast<uint16_t>(sign | static_cast<uint32_t>(std::nearbyint(scaled)));
-  }
-  const uint32_t exponent = ((magnitude >> 23) - 127 + 15) << 10;
-  uint32_t mantissa = magnitude & 0x7fffffu;
-  uint32_t half = exponent | (mantissa >> 13);
-  const uint32_t rest = mantissa & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;
-  return static_cast<uint16_t>(sign | half);
-}
-
-float HalfToFloat(uint16_t half) {
-  const uint32_t sign = static_cast<uint32_t>(half & 0x8000u) << 16;
-  const uint32_t exponent = (half >> 10) & 0x1fu;
-  const uint32_t mantissa = half & 0x3ffu;
-  if (exponent == 0) {
-    const float value = static_cast<float>(mantissa) / 16777216.0f;
-    return sign ? -value : value;
-  }
-  if (exponent == 31) return FloatFromBits(sign | 0x7f800000u | (mantissa << 13));
-  return FloatFromBits(sign | ((exponent - 15 + 127) << 23) | (mantissa << 13));
-}
-
-uint16_t FloatToBfloat16(float value) {
-  const uint32_t bits = FloatBits(value);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40u);
-  const uint32_t rounding = 0x7fffu + ((bits >> 16) & 1u);
-  return static_cast<uint16_t>((bits + rounding) >> 16);
-}
-
-float Bfloat16ToFloat(uint16_t value) { return FloatFromBits(static_cast<uint32_t>(value) << 16); }
 
 // The unit roundoff of a floating type; 0 for int32.
 double UnitRoundoff(DataType type) {

@@ -25,6 +25,12 @@ std::string FormatSeconds(double seconds) {
   return fmt::format("{:.3g}s", seconds);
 }
 
+std::string FormatDuration(double seconds) {
+  if (seconds < 90) return fmt::format("{:.0f} s", seconds);
+  if (seconds < 5400) return fmt::format("{:.0f} min", seconds / 60);
+  return fmt::format("{:.1f} h", seconds / 3600);
+}
+
 std::string FormatPercent(double percent) { return fmt::format("{:.1f}%", percent); }
 
 std::string FormatSi(double value, std::string_view unit) {
