@@ -86,15 +86,22 @@ class SlurmJobs::Impl {
     }
     state.processes = processes.size();
     for (const auto& [pid, job] : processes) state.processes_in_jobs += job.has_value();
-    std::lock_guard<std::mutex> lock(mutex_);
-    mapping_ = std::move(mapping);
-    processes_ = std::move(processes);
-    identities_ = std::move(identities);
-    // What exited is forgotten; what is asked from now on is looked up next time.
-    for (auto it = asked_.begin(); it != asked_.end();) {
-      it = processes_.count(*it) == 0 && asked.count(*it) != 0 ? asked_.erase(it) : std::next(it);
+    const bool mapping_changed = !options_.mapping_dir.empty() &&
+                                 (first_refresh_ || state.mapping_error != state_.mapping_error);
+    first_refresh_ = false;
+    const std::string problem = state.mapping_error;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      mapping_ = std::move(mapping);
+      processes_ = std::move(processes);
+      identities_ = std::move(identities);
+      // What exited is forgotten; what is asked from now on is looked up next time.
+      for (auto it = asked_.begin(); it != asked_.end();) {
+        it = processes_.count(*it) == 0 && asked.count(*it) != 0 ? asked_.erase(it) : std::next(it);
+      }
+      state_ = std::move(state);
     }
-    state_ = std::move(state);
+    if (mapping_changed && options_.on_mapping_change) options_.on_mapping_change(problem);
   }
 
   std::vector<SlurmJob> ForDevice(const Device& device) const {
@@ -132,6 +139,7 @@ class SlurmJobs::Impl {
   std::map<int, Labels> identities_;
   mutable std::set<int> asked_;
   SlurmJobsState state_;
+  bool first_refresh_ = true;  // only the refreshing thread (and Start before it) touches it
   std::unique_ptr<PeriodicThread> thread_;  // last: stopped before the members it uses
 };
 

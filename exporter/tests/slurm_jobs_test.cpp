@@ -181,7 +181,10 @@ TEST_F(MappingDirTest, TheCacheResolvesProcessesAtItsNextRefreshAndForgetsExited
   options.root = root.string();
   options.refresh_seconds = 3600;  // refreshed by hand
   options.environment_labels = {"RANK"};
+  std::vector<std::string> said;  // each change of the directory's state, once
+  options.on_mapping_change = [&said](const std::string& problem) { said.push_back(problem); };
   auto jobs = SlurmJobs::Start(options);
+  EXPECT_EQ(said, std::vector<std::string>{""});   // read at start
   EXPECT_EQ(jobs->ForProcess(100), std::nullopt);  // noted, looked up at the next refresh
   EXPECT_EQ(jobs->ForProcess(200), std::nullopt);
   jobs->Refresh();
@@ -244,6 +247,15 @@ TEST_F(MappingDirTest, TheCacheResolvesProcessesAtItsNextRefreshAndForgetsExited
       std::string::npos)
       << text;
 
+  // Made writable by others, the directory is refused and said so once; fixed, said again.
+  ::chmod(dir_.c_str(), 0777);
+  jobs->Refresh();
+  jobs->Refresh();
+  ::chmod(dir_.c_str(), 0755);
+  jobs->Refresh();
+  ASSERT_EQ(said.size(), 3u);
+  EXPECT_NE(said[1].find("writable by its group or others"), std::string::npos) << said[1];
+  EXPECT_EQ(said[2], "");
   // The job ends: its process exits and the epilog empties the device's file.
   fs::remove_all(root / "proc/100");
   Write(dir_ / "0", "");

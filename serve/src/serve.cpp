@@ -94,9 +94,9 @@ std::unique_ptr<exporter::PodAttribution> StartPodAttribution(const ServeOptions
   return exporter::PodAttribution::Start(pods);
 }
 
-// Slurm jobs when asked for: the mapping directory read once before the first collection (a
-// problem with it said on err; xpuperf_job_mapping_up says it at every scrape), then on its own
-// thread.
+// Slurm jobs when asked for: the mapping directory read once before the first collection, then
+// on its own thread; each change of its state is said on err, and xpuperf_job_mapping_up says it
+// at every scrape.
 std::unique_ptr<exporter::SlurmJobs> StartSlurmJobs(const ServeOptions& options,
                                                     std::ostream& err) {
   std::vector<std::string> environment = options.process_env_labels;
@@ -118,13 +118,16 @@ std::unique_ptr<exporter::SlurmJobs> StartSlurmJobs(const ServeOptions& options,
   jobs.mapping_dir = options.job_mapping_dir;
   jobs.root = options.common.root;
   jobs.refresh_seconds = options.job_refresh_seconds;
-  auto started = exporter::SlurmJobs::Start(jobs);
-  const exporter::SlurmJobsState state = started->state();
-  if (!state.mapping_error.empty()) {
-    err << "xpuperf serve: warning: job mapping: " << state.mapping_error
-        << " (no jobs from it until it is fixed; xpuperf_job_mapping_up 0)\n";
-  }
-  return started;
+  // Each change of the directory's state is said once, as one write of one line (later ones come
+  // from the refresh thread).
+  jobs.on_mapping_change = [&err, dir = options.job_mapping_dir](const std::string& problem) {
+    const std::string line =
+        problem.empty() ? "xpuperf serve: job mapping read from " + dir + "\n"
+                        : "xpuperf serve: warning: job mapping: " + problem +
+                              " (no jobs from it until it is fixed; xpuperf_job_mapping_up 0)\n";
+    err << line << std::flush;
+  };
+  return exporter::SlurmJobs::Start(jobs);
 }
 
 // Processes to pods when the kubelet's pod list is given: fetched once before the first

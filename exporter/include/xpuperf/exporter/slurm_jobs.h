@@ -21,6 +21,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -88,6 +89,9 @@ struct SlurmJobsOptions {
   std::string root = "/";           // where /proc is (tests point it at a recorded tree)
   double refresh_seconds = 5;       // between two refreshes
   uid_t trusted_uid = ::geteuid();  // besides root, the owner the mapping directory may have
+  // Called on the refreshing thread (the first time before Start returns) whenever the mapping
+  // directory's problem changes: its message, or "" once it reads again. May be empty.
+  std::function<void(const std::string& problem)> on_mapping_change;
 };
 
 struct SlurmJobsState {
