@@ -33,6 +33,9 @@ void AddMetricsCommand(CLI::App& app, CommandActions& actions) {
   command->add_option("--metric,-m", metrics.metrics, "Metric name (repeatable); default all");
   command->add_option("--device,-d", metrics.devices, "Device id (repeatable); default all");
   command->add_flag("--list", metrics.list, "Print the metric catalog");
+  command->add_flag("--tpu-sdk", metrics.tpu_sdk,
+                    "Every metric libtpu's monitoring SDK lists, its values as libtpu gives them "
+                    "and where xpuperf maps it (XPUPERF_TPU_SDK_PYTHON: the Python with libtpu)");
   command->add_flag("--json", metrics.json, "JSON output (JSON Lines with --watch)");
   command
       ->add_option("--format", metrics.format,

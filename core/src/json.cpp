@@ -88,6 +88,7 @@ json ToJson(const Reading& reading) {
     out["kind"] = MetricKindName(info->kind);
   }
   if (!reading.reason.empty()) out["reason"] = reading.reason;
+  if (!reading.source.empty()) out["source"] = reading.source;
   json samples = json::array();
   for (const Sample& s : reading.samples) samples.push_back(ToJson(s));
   out["samples"] = std::move(samples);

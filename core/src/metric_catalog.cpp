@@ -112,6 +112,22 @@ constexpr std::array kCatalog = {
                "1 while the runtime reports the core in error (its message in `error`), 0 for a "
                "core without error",
                "device,core,error"},
+    MetricInfo{metrics::kThrottleScore, "score", K::kGauge,
+               "How much the chip is throttled, as libtpu scores it: 0 not throttled, n = 1..10 "
+               "throttled by n x 10 %",
+               "device"},
+    MetricInfo{metrics::kIciLinkHealth, "score", K::kGauge,
+               "Health of each ICI link, as libtpu scores it: 0 healthy, 1-5 a transient problem, "
+               "6-9 a persistent minor problem, 10 not usable (link = its location)",
+               "device,link"},
+    MetricInfo{metrics::kLatencySummary, "seconds", K::kGauge,
+               "Latency statistics libtpu computes itself (mean and percentiles, no histogram): "
+               "transfers by type and buffer size, collectives, HLO execution per core",
+               "device,type,buffer_size,collective,core,statistic"},
+    MetricInfo{metrics::kTcpDeliveryRate, "bytes_per_second", K::kGauge,
+               "Delivery rate of the runtime's TCP connections, as libtpu summarises it (mean and "
+               "percentiles)",
+               "device,statistic"},
 };
 }  // namespace
 

@@ -76,6 +76,7 @@ int RunMetrics(const MetricsOptions& given, std::ostream& out, std::ostream& err
     options.format = "json";
   }
   options.json = options.format == "json";
+  if (options.tpu_sdk) return RunTpuSdkListing(options, out, err);
   if (options.list) {
     if (options.json) {
       out << CatalogJson().dump(2) << "\n";

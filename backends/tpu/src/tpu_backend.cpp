@@ -9,6 +9,8 @@
 #include "runtime_client.h"
 #include "runtime_fetch.h"
 #include "runtime_owner.h"
+#include "sdk_readings.h"
+#include "sdk_source.h"
 #include "tpu_chips.h"
 #include "tpu_devices.h"
 #include "tpu_readings.h"
@@ -21,9 +23,7 @@ namespace m = metrics;
 
 constexpr std::string_view kNoChipReason =
     "no TPU found: no PCI device with vendor 0x1ae0 under /sys/bus/pci/devices";
-constexpr std::string_view kTensorCoreReason =
-    "tensor-core utilisation is served only by libtpu's in-process SDK (tensorcore_util), not by "
-    "the runtime metric service";
+constexpr std::string_view kSdkOff = "libtpu's SDK is not read (XPUPERF_TPU_SDK=off)";
 
 const GaugeMapping* FindGauge(std::string_view catalog) {
   for (const GaugeMapping& g : GaugeMappings()) {
@@ -48,38 +48,41 @@ std::vector<Reading> QueueSize(std::string_view metric, ReadingContext& context)
   return GaugeReadings(gauge, context);
 }
 
-// One metric the TPU backend reports and how its readings are made.
+// One metric the TPU backend reports and how its readings are made. `sdk`: the metric comes from
+// libtpu's SDK alone (kOnly), or from the runtime service with the SDK's value where the service
+// has none for a chip (kFallback), or never from the SDK (kNever).
+enum class SdkUse { kNever, kFallback, kOnly };
 struct TpuMetric {
   std::string_view metric;
   std::vector<Reading> (*read)(std::string_view metric, ReadingContext& context);
+  SdkUse sdk = SdkUse::kNever;
 };
+
+std::vector<Reading> NoRuntimeReading(std::string_view, ReadingContext&) { return {}; }
 
 // Every metric of the backend, in catalog order: the one place a metric is added (a gauge also
 // needs its runtime name in metric_map.cpp).
 const std::vector<TpuMetric>& TpuMetrics() {
   static const std::vector<TpuMetric> handlers = {
-      {m::kTensorCoreUtilization,
-       [](std::string_view metric, ReadingContext& context) {
-         std::vector<Reading> out;
-         for (const Device& d : context.devices) {
-           out.push_back(Reading::Unsupported(metric, d.id, std::string(kTensorCoreReason)));
-         }
-         return out;
-       }},
-      {m::kDutyCycle, Gauge},
-      {m::kMemoryTotal, Gauge},
-      {m::kMemoryUsed, Gauge},
+      {m::kTensorCoreUtilization, NoRuntimeReading, SdkUse::kOnly},
+      {m::kDutyCycle, Gauge, SdkUse::kFallback},
+      {m::kMemoryTotal, Gauge, SdkUse::kFallback},
+      {m::kMemoryUsed, Gauge, SdkUse::kFallback},
       {m::kTransferLatency,
        [](std::string_view, ReadingContext& context) { return TransferLatencyReadings(context); }},
       {m::kOpExecutionTime,
        [](std::string_view, ReadingContext& context) { return HloExecutionReadings(context); }},
-      {m::kQueueSize, QueueSize},
-      {m::kIdleDuration, Gauge},
-      {m::kMemoryBandwidthUtilization, Gauge},
+      {m::kQueueSize, QueueSize, SdkUse::kFallback},
+      {m::kIdleDuration, Gauge, SdkUse::kFallback},
+      {m::kMemoryBandwidthUtilization, Gauge, SdkUse::kFallback},
       {m::kCoreErrorActive,
        [](std::string_view, ReadingContext& context) { return CoreErrorReadings(context); }},
       {m::kHostLinkGeneration, PciLinkReadings},
       {m::kHostLinkWidth, PciLinkReadings},
+      {m::kThrottleScore, NoRuntimeReading, SdkUse::kOnly},
+      {m::kIciLinkHealth, NoRuntimeReading, SdkUse::kOnly},
+      {m::kLatencySummary, NoRuntimeReading, SdkUse::kOnly},
+      {m::kTcpDeliveryRate, NoRuntimeReading, SdkUse::kOnly},
   };
   return handlers;
 }
@@ -87,14 +90,17 @@ const std::vector<TpuMetric>& TpuMetrics() {
 class TpuBackend final : public Backend {
  public:
   TpuBackend(std::vector<Device> devices, std::vector<RuntimeClient> clients,
-             std::vector<int> ports, int cores_per_chip, std::string root, const Clock& clock)
-      : devices_(std::move(devices)),
+             std::vector<int> ports, int cores_per_chip, std::string root, const Clock& clock,
+             std::unique_ptr<SdkSource> sdk)
+      : sdk_(std::move(sdk)),
+        devices_(std::move(devices)),
         clients_(std::move(clients)),
         ports_(std::move(ports)),
         cores_per_chip_(cores_per_chip),
         root_(std::move(root)),
         clock_(clock) {}
 
+  ~TpuBackend() override = default;
   std::string_view name() const override { return "tpu"; }
   const std::vector<Device>& devices() const override { return devices_; }
 
@@ -119,11 +125,26 @@ class TpuBackend final : public Backend {
     if (names.empty()) {
       for (std::string_view n : metrics()) names.emplace_back(n);
     }
+    std::optional<SdkView> sdk;  // read once per Collect, when a metric needs it
+    auto sdk_view = [this, &sdk]() -> const SdkView& {
+      if (!sdk) sdk = ReadSdk();
+      return *sdk;
+    };
     for (const std::string& name : names) {
       const auto handler = std::find_if(TpuMetrics().begin(), TpuMetrics().end(),
                                         [&name](const TpuMetric& h) { return h.metric == name; });
       if (handler != TpuMetrics().end()) {
-        append(handler->read(name, context));
+        std::vector<Reading> readings = handler->read(name, context);
+        for (Reading& r : readings) {
+          if (r.source.empty()) r.source = "runtime";
+        }
+        if (handler->sdk == SdkUse::kOnly) {
+          readings = SdkReadings(name, sdk_view(), devices_, cores_per_chip_, context.wall_ns)
+                         .value_or(std::vector<Reading>{});
+        } else if (handler->sdk == SdkUse::kFallback) {
+          FillFromSdk(name, readings, sdk_view, context.wall_ns);
+        }
+        append(std::move(readings));
         continue;
       }
       for (const Device& d : devices_) {
@@ -134,6 +155,40 @@ class TpuBackend final : public Backend {
   }
 
  private:
+  SdkView ReadSdk() {
+    SdkView view;
+    if (sdk_ == nullptr) {
+      view.reason = std::string(kSdkOff);
+      return view;
+    }
+    auto latest = sdk_->Latest();
+    if (latest.ok()) {
+      view.snapshot = std::move(latest).value();
+    } else {
+      view.reason = latest.error().message;
+    }
+    return view;
+  }
+
+  // A chip the runtime service has no value for gets the SDK's, where the SDK has one.
+  template <typename ViewFn>
+  void FillFromSdk(std::string_view metric, std::vector<Reading>& readings, ViewFn& sdk_view,
+                   int64_t wall_ns) {
+    const bool all_ok = std::all_of(readings.begin(), readings.end(), [](const Reading& r) {
+      return r.state == ReadingState::kOk;
+    });
+    if (all_ok || sdk_ == nullptr) return;
+    std::optional<std::vector<Reading>> from_sdk =
+        SdkReadings(metric, sdk_view(), devices_, cores_per_chip_, wall_ns);
+    if (!from_sdk) return;
+    for (Reading& r : readings) {
+      if (r.state == ReadingState::kOk) continue;
+      for (Reading& s : *from_sdk) {
+        if (s.device == r.device && s.state == ReadingState::kOk) r = std::move(s);
+      }
+    }
+  }
+
   // The process serving each port, for matching runtimes to chips and labelling their
   // distributions (loopback targets only: /proc cannot see another host's processes). Scanning
   // /proc/*/fd costs milliseconds on a busy host, so the answer is kept for kPidCacheNs; a runtime
@@ -152,6 +207,7 @@ class TpuBackend final : public Backend {
   }
 
   static constexpr int64_t kPidCacheNs = 10'000'000'000;  // 10 s
+  std::unique_ptr<SdkSource> sdk_;  // null when XPUPERF_TPU_SDK=off
   std::vector<std::optional<int>> pids_;
   int64_t pids_checked_ns_ = -1;
   std::vector<Device> devices_;
@@ -165,7 +221,9 @@ class TpuBackend final : public Backend {
 }  // namespace
 
 Result<std::unique_ptr<Backend>> CreateTpuBackend(const BackendOptions& options) {
-  return CreateTpuBackend(options, TpuBackendConfig{});
+  TpuBackendConfig config;
+  config.sdk = SdkOptionsFromEnvironment();
+  return CreateTpuBackend(options, config);
 }
 
 Result<std::unique_ptr<Backend>> CreateTpuBackend(const BackendOptions& options,
@@ -210,9 +268,11 @@ Result<std::unique_ptr<Backend>> CreateTpuBackend(const BackendOptions& options,
                                    kNoChipReason, clients.front().target()));
     }
   }
-  return std::unique_ptr<Backend>(
-      std::make_unique<TpuBackend>(std::move(devices), std::move(clients), std::move(ports),
-                                   cores_per_chip, options.root, *options.clock));
+  std::unique_ptr<SdkSource> sdk;
+  if (config.sdk) sdk = std::make_unique<SdkSource>(*config.sdk);
+  return std::unique_ptr<Backend>(std::make_unique<TpuBackend>(
+      std::move(devices), std::move(clients), std::move(ports), cores_per_chip, options.root,
+      *options.clock, std::move(sdk)));
 }
 
 void RegisterTpuBackend(BackendRegistry& registry) {

@@ -52,6 +52,12 @@ inline constexpr std::string_view kHostLinkGeneration = "host_link_generation";
 inline constexpr std::string_view kHostLinkWidth = "host_link_width_lanes";
 // A core the runtime reports in error (TPU runtime status), with the runtime's message.
 inline constexpr std::string_view kCoreErrorActive = "core_error_active";
+// libtpu's monitoring SDK: throttling, ICI link health, and the latency summaries it gives instead
+// of histograms.
+inline constexpr std::string_view kThrottleScore = "throttle_score";
+inline constexpr std::string_view kIciLinkHealth = "ici_link_health_score";
+inline constexpr std::string_view kLatencySummary = "latency_summary_seconds";
+inline constexpr std::string_view kTcpDeliveryRate = "tcp_delivery_rate_bytes_per_second";
 }  // namespace metrics
 
 // Common label keys.
@@ -72,6 +78,9 @@ inline constexpr std::string_view kPipe = "pipe";            // execution pipe: 
 inline constexpr std::string_view kEngine = "engine";        // GPU engine class: gfx, render, ccs
 inline constexpr std::string_view kMode = "mode";            // device mode: persistence, ecc
 inline constexpr std::string_view kError = "error";          // an error message (one line)
+inline constexpr std::string_view kLink = "link";            // an ICI link's location
+inline constexpr std::string_view kStatistic = "statistic";  // mean, p50, p90, p95, p999
+inline constexpr std::string_view kCollective = "collective";  // ALL_REDUCE, ALL_GATHER, ...
 }  // namespace labels
 
 struct MetricInfo {

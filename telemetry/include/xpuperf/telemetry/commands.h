@@ -40,6 +40,7 @@ struct MetricsOptions {
   std::optional<int> count;   // with --watch: stop after this many updates [1, 1e9]; unset = until
                               // interrupted
   double window_seconds = 0.5;  // span over which rates are computed for a one-shot snapshot
+  bool tpu_sdk = false;         // --tpu-sdk: every metric of libtpu's SDK as libtpu gives it
 };
 
 struct TopOptions {
@@ -52,6 +53,8 @@ struct TopOptions {
 
 int RunDevices(const DevicesOptions& options, std::ostream& out, std::ostream& err);
 int RunMetrics(const MetricsOptions& options, std::ostream& out, std::ostream& err);
+// `metrics --tpu-sdk` (options.format table or json).
+int RunTpuSdkListing(const MetricsOptions& options, std::ostream& out, std::ostream& err);
 int RunTop(const TopOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace xpuperf::telemetry
