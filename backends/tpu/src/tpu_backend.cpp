@@ -23,7 +23,8 @@ namespace m = metrics;
 
 constexpr std::string_view kNoChipReason =
     "no TPU found: no PCI device with vendor 0x1ae0 under /sys/bus/pci/devices";
-constexpr std::string_view kSdkOff = "libtpu's SDK is not read (XPUPERF_TPU_SDK=off)";
+constexpr std::string_view kSdkOff =
+    "libtpu's SDK is not read (XPUPERF_TPU_SDK=off, or the backend was opened without it)";
 
 const GaugeMapping* FindGauge(std::string_view catalog) {
   for (const GaugeMapping& g : GaugeMappings()) {

@@ -90,9 +90,11 @@ TEST(TpuBackendTest, GaugesMapOntoTheCatalog) {
   EXPECT_EQ(Find(readings, m::kIdleDuration, "tpu1").Overall()->scalar(), 42);
   EXPECT_EQ(Find(readings, m::kQueueSize, "tpu0").Overall()->scalar(), 3);  // "0" ordinal
   EXPECT_EQ(Find(readings, m::kQueueSize, "tpu1").Overall()->scalar(), 1);  // int ordinal
+  EXPECT_EQ(Find(readings, m::kDutyCycle, "tpu0").source, "runtime");
+  // Without the SDK (the config asks for none), its metrics say so.
   const Reading& tensor = Find(readings, m::kTensorCoreUtilization, "tpu0");
   EXPECT_EQ(tensor.state, ReadingState::kUnsupported);
-  EXPECT_NE(tensor.reason.find("tensorcore_util"), std::string::npos);
+  EXPECT_NE(tensor.reason.find("libtpu's SDK is not read"), std::string::npos) << tensor.reason;
 }
 
 TEST(TpuBackendTest, HloExecutionTimePercentilesInSeconds) {
@@ -317,7 +319,9 @@ TEST(TpuBackendTest, ChipsWithoutServer) {
     if (r.metric == m::kHostLinkGeneration || r.metric == m::kHostLinkWidth) {
       // sysfs, not the runtime: the recorded v4 tree has no link files.
       EXPECT_EQ(r.reason.rfind("unsupported: ", 0), 0u) << r.reason;
-    } else if (r.metric != m::kTensorCoreUtilization && r.metric != m::kTransferLatency) {
+    } else if (r.source == "sdk") {
+      EXPECT_NE(r.reason.find("libtpu's SDK is not read"), std::string::npos) << r.reason;
+    } else if (r.metric != m::kTransferLatency) {
       EXPECT_EQ(r.reason, expected) << r.metric;
     }
   }
