@@ -112,6 +112,19 @@ constexpr std::array kCatalog = {
                "1 while the runtime reports the core in error (its message in `error`), 0 for a "
                "core without error",
                "device,core,error"},
+    MetricInfo{metrics::kCoreState, "info", K::kGauge,
+               "1 per TPU core as the runtime reports it: its type, the program it runs "
+               "(fingerprint, hex), whether its debugger (xdb) server runs",
+               "device,core,global_core,core_type,program,xdb_server"},
+    MetricInfo{metrics::kSequencerState, "info", K::kGauge,
+               "1 per sequencer of a TPU core: its program counter, tracemark, program and run "
+               "(changes with every read: not exported by serve)",
+               "device,core,global_core,sequencer,sequencer_type,pc,tracemark,program_id,run_id",
+               false},
+    MetricInfo{metrics::kQueuedProgram, "info", K::kGauge,
+               "1 per program queued on a TPU core: its run, launch and fingerprint (not exported "
+               "by serve; queue_size counts them)",
+               "device,core,global_core,run_id,launch_id,program", false},
     MetricInfo{metrics::kThrottleScore, "score", K::kGauge,
                "How much the chip is throttled, as libtpu scores it: 0 not throttled, n = 1..10 "
                "throttled by n x 10 %",

@@ -160,7 +160,7 @@ BuildOutput BuildSnapshot(const BuildInput& input) {
 
   // Catalog metrics, in catalog order; readings without a value are not exported.
   for (const MetricInfo& info : MetricCatalog()) {
-    if (!Wanted(input.metrics, info.name)) continue;
+    if (!info.exported || !Wanted(input.metrics, info.name)) continue;
     const SeriesNaming naming = NamingFor(info);
     MetricFamily family;
     family.name = naming.name;

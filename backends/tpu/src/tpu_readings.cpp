@@ -339,27 +339,9 @@ std::vector<Reading> TransferLatencyReadings(ReadingContext& context) {
   return out;
 }
 
-namespace {
-
-// Each core state of every runtime status, with the device and core it belongs to.
-template <typename Visit>
-void ForEachCoreState(ReadingContext& context, Visit visit) {
-  const auto& statuses = context.fetch.RuntimeStatuses();
-  for (size_t port = 0; port < statuses.size(); ++port) {
-    if (!statuses[port]) continue;
-    for (const auto& [ordinal, state] : statuses[port]->core_states()) {
-      const int global =
-          state.core_id().has_global_core_id() ? state.core_id().global_core_id() : ordinal;
-      if (auto where = context.cores.Locate(port, global)) visit(where->device, where->core, state);
-    }
-  }
-}
-
-}  // namespace
-
 std::vector<Reading> QueueReadingsFromStatus(ReadingContext& context) {
   std::vector<std::map<int, double>> queued(context.devices.size());
-  ForEachCoreState(context, [&queued](size_t device, int core, const auto& state) {
+  ForEachCoreState(context, [&queued](size_t device, int core, int, const auto& state) {
     queued[device][core] = static_cast<double>(state.queued_program_info_size());
   });
   std::vector<Reading> out;
@@ -403,7 +385,7 @@ std::string OneLine(const std::string& message) {
 std::vector<Reading> CoreErrorReadings(ReadingContext& context) {
   // device → core → error message ("" for a core without error).
   std::vector<std::map<int, std::string>> errors(context.devices.size());
-  ForEachCoreState(context, [&errors](size_t device, int core, const auto& state) {
+  ForEachCoreState(context, [&errors](size_t device, int core, int, const auto& state) {
     errors[device][core] = OneLine(state.error_message());
   });
   std::vector<Reading> out;

@@ -65,6 +65,22 @@ struct ReadingContext {
   std::string root = "/";  // the machine's root, for sysfs (recorded trees in tests)
 };
 
+// Each core state of every runtime status: visit(device, core on the chip, global core id, state).
+template <typename Visit>
+void ForEachCoreState(ReadingContext& context, Visit visit) {
+  const auto& statuses = context.fetch.RuntimeStatuses();
+  for (size_t port = 0; port < statuses.size(); ++port) {
+    if (!statuses[port]) continue;
+    for (const auto& [ordinal, state] : statuses[port]->core_states()) {
+      const int global =
+          state.core_id().has_global_core_id() ? state.core_id().global_core_id() : ordinal;
+      if (auto where = context.cores.Locate(port, global)) {
+        visit(where->device, where->core, global, state);
+      }
+    }
+  }
+}
+
 std::vector<Reading> GaugeReadings(const GaugeMapping& mapping, ReadingContext& context);
 // op_execution_time_seconds{op="hlo"}: the per-core distributions of a chip merged into one.
 std::vector<Reading> HloExecutionReadings(ReadingContext& context);
@@ -77,6 +93,9 @@ std::vector<Reading> TransferLatencyReadings(ReadingContext& context);
 std::vector<Reading> QueueReadingsFromStatus(ReadingContext& context);
 // core_error_active{core, error}: the runtime status's error_message per core (TPU-Z's view).
 std::vector<Reading> CoreErrorReadings(ReadingContext& context);
+// TPU-Z's view (tpu-info's core_state, sequencer_state and queued_programs): core_state_info,
+// sequencer_state_info and queued_program_info, value 1, the state in labels.
+std::vector<Reading> CoreStateReadings(std::string_view metric, ReadingContext& context);
 // host_link_generation or host_link_width_lanes {type=current|max}: each chip's PCIe link from
 // sysfs (its function 0's current/max_link_speed and _width), as the AMD and Intel backends read
 // theirs; unsupported for chips known only from the runtime, or whose function has no link files.

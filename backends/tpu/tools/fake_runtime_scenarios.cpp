@@ -75,6 +75,34 @@ FakeRuntimeScript Busy() {
       NamedMetric("megascale.host_to_device_transfer_latencies.microsecond.cumulative.distribution",
                   {LatencySeries("4MB", LinearDistribution(4, 50, 0, {0, 2, 6, 2}, 80))}));
   s.status = StatusWithChips(2, 1);
+  // TPU-Z's view of the cores: chip 0 runs a program with two more queued and its debugger server
+  // up; chip 1 idles with its sequencer at 0.
+  auto& busy = (*s.status->mutable_core_states())[0];
+  busy.set_program_fingerprint(std::string("\xde\xad\xbe\xef\x01", 5));
+  busy.set_xdb_server_running(true);
+  busy.set_launch_id(7);
+  auto* sequencer = busy.add_sequencer_info();
+  sequencer->set_sequencer_type(::tpu_telemetry::TPU_SEQUENCER_TYPE_TENSOR_CORE_SEQUENCER);
+  sequencer->set_sequencer_index(0);
+  sequencer->set_pc(4096);
+  sequencer->set_tag(1);
+  sequencer->set_tracemark(12);
+  sequencer->set_program_id(3);
+  sequencer->set_run_id(41);
+  const std::pair<int64_t, std::string> queued[] = {{42, std::string("\x01\x02", 2)},
+                                                    {43, std::string("\x0a\x0b\x0c", 3)}};
+  int64_t launch = 8;
+  for (const auto& [run, fingerprint] : queued) {
+    auto* program = busy.add_queued_program_info();
+    program->set_run_id(run);
+    program->set_launch_id(launch++);
+    program->set_program_fingerprint(fingerprint);
+  }
+  auto* idle = (*s.status->mutable_core_states())[1].add_sequencer_info();
+  idle->set_sequencer_type(::tpu_telemetry::TPU_SEQUENCER_TYPE_TENSOR_CORE_SEQUENCER);
+  idle->set_sequencer_index(0);
+  idle->set_pc(0);
+  (*s.status->mutable_core_states())[1].set_xdb_server_running(false);
   return s;
 }
 

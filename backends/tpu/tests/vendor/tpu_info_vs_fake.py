@@ -1,6 +1,6 @@
 """Runs Google's tpu-info against xpuperf's fake libtpu runtime, then xpuperf against the same fake.
 
-Usage: tpu_info_vs_fake.py FAKE_RUNTIME_SERVER XPUPERF
+Usage: tpu_info_vs_fake.py FAKE_RUNTIME_SERVER XPUPERF FAKE_LIBTPU_DIR
 
 tpu-info reads chips from /sys/bus/pci/devices and metrics from localhost:8431, both fixed. So the
 check runs in private network, mount and pid namespaces (root, `unshare`): loopback of its own,
@@ -15,6 +15,13 @@ unshare it is skipped (exit 77) and says why.
    idle time, HLO queue size, HLO execution time (mean, P50, P90, P95, P999) and transfer latency
    per buffer size (P50, P90, P95, P999), with tpu-info's rule on both sides (no clamping to the
    observed range; tpu_percentiles_vs_tpu_info.py checks the rule itself on generated histograms).
+3. Tensor-core utilisation, which both read through libtpu's SDK: the fake libtpu package
+   (FAKE_LIBTPU_DIR, on PYTHONPATH for both) serves 0 % and 100 % ("busy.json"), then a list
+   shorter than the chips ("short.json": tpu-info prints the one core it has, xpuperf says the
+   other chip has no value).
+4. TPU-Z's view of the cores (tpu-info's core_state, sequencer_state and queued_programs, from the
+   runtime status) against xpuperf's core_state_info, sequencer_state_info and
+   queued_program_info, field by field.
 tpu-info reads every histogram as exponential buckets; for series with explicit or linear buckets
 it prints 0.00 (checked, and reported as its limitation, not compared).
 """
@@ -116,9 +123,12 @@ def tables(text):
   return out
 
 
+FAKE_LIBTPU = {}  # PYTHONPATH and XPUPERF_FAKE_LIBTPU for both clients, set in main()
+
+
 def run_tpu_info(*arguments):
   tpu_info = os.path.join(os.path.dirname(sys.executable), "tpu-info")
-  env = dict(os.environ, COLUMNS="200", TERM="dumb", NO_COLOR="1")
+  env = dict(os.environ, COLUMNS="250", TERM="dumb", NO_COLOR="1", **FAKE_LIBTPU)
   result = subprocess.run([tpu_info] + list(arguments), env=env, capture_output=True, text=True,
                           timeout=120, check=False)
   if result.returncode != 0:
@@ -178,7 +188,8 @@ def check_tpu_info_tables(check, out):
 
 
 def xpuperf_readings(xpuperf):
-  env = dict(os.environ, TPU_RUNTIME_METRICS_PORTS="8431")
+  env = dict(os.environ, TPU_RUNTIME_METRICS_PORTS="8431", XPUPERF_TPU_SDK_PYTHON=sys.executable,
+             XPUPERF_TPU_SDK_DEADLINE="60", **FAKE_LIBTPU)
   result = subprocess.run([xpuperf, "metrics", "--backend", "tpu", "--json", "--window", "0"],
                           env=env, capture_output=True, text=True, timeout=120, check=False)
   if result.returncode != 0:
@@ -256,12 +267,91 @@ def compare_xpuperf(check, t, doc):
       check.equal(f"xpuperf DCN {size} {key}", got, want)
 
 
+def use_fake_libtpu(directory, scenario):
+  FAKE_LIBTPU.update(PYTHONPATH=directory,
+                     XPUPERF_FAKE_LIBTPU=os.path.join(directory, scenario))
+
+
+def reading(doc, metric, device):
+  for r in doc["readings"]:
+    if r["metric"] == metric and r["device"] == device:
+      return r
+  return None
+
+
+def percent_cell(doc, device):
+  """xpuperf's tensor-core utilisation of a chip as tpu-info prints it, or its state."""
+  r = reading(doc, "tensorcore_utilization_percent", device)
+  if r is None or r["state"] != "ok":
+    return r["state"] if r else None
+  return f"{r['samples'][0]['value']:.2f}%"
+
+
+def compare_tensorcore(check, table, doc, scenario):
+  """tpu-info prints each value libtpu gives with a %; xpuperf the same value to 2 decimals."""
+  rows = rows_by(table, "Core ID")
+  want = {"busy.json": {"0": "0.00%", "1": "100.00%"}, "short.json": {"0": "55.5%"}}[scenario]
+  check.equal(f"tpu-info tensor-core utilisation ({scenario})",
+              {k: r.get("TensorCore Utilization") for k, r in rows.items()}, want)
+  for core in ("0", "1"):
+    theirs = rows.get(core, {}).get("TensorCore Utilization")
+    ours = percent_cell(doc, "tpu" + core)
+    if theirs is None:
+      check.equal(f"xpuperf tensor-core tpu{core} ({scenario}, tpu-info has no row)", ours,
+                  "no_data")
+    else:
+      check.equal(f"xpuperf tensor-core tpu{core} ({scenario})", ours,
+                  f"{float(theirs.rstrip('%')):.2f}%")
+
+
+def info_rows(doc, metric, fields):
+  rows = []
+  for r in doc["readings"]:
+    if r["metric"] != metric or r["state"] != "ok":
+      continue
+    for sample in r["samples"]:
+      labels = dict(sample["labels"], chip=r["device"][len("tpu"):])
+      rows.append(tuple(labels.get(f, "") for f in fields))
+  return sorted(rows)
+
+
+def compare_core_states(check, t, doc):
+  """TPU-Z's tables of tpu-info against xpuperf's info readings, field by field."""
+  states = [(r["Chip ID"], r["Global Core ID"], r["Core Type"], r["xdb Server"])
+            for r in t.get("Core States", [])]
+  check.equal("tpu-info core states", sorted(states),
+              [("0", "0", "TPU_CORE_TYPE_TENSOR_CORE", "True"),
+               ("1", "1", "TPU_CORE_TYPE_TENSOR_CORE", "False")])
+  ours = [(c, g, ty, x.capitalize()) for c, g, ty, x in
+          info_rows(doc, "core_state_info", ("chip", "global_core", "core_type", "xdb_server"))]
+  check.equal("xpuperf core states", ours, sorted(states))
+  sequencers = [(r["Chip ID"], r["Global Core ID"], r["Program Counter"], r["Tracemark"],
+                 r["Program ID"], r["Run ID"], r["Sequence Type"])
+                for r in t.get("Sequencer States", [])]
+  check.equal("tpu-info sequencer of chip 0",
+              [s for s in sequencers if s[0] == "0"],
+              [("0", "0", "4096", "12", "3", "41", "TPU_SEQUENCER_TYPE_TENSOR_CORE_SEQUENCER")])
+  check.equal("xpuperf sequencers",
+              info_rows(doc, "sequencer_state_info", ("chip", "global_core", "pc", "tracemark",
+                                                      "program_id", "run_id", "sequencer_type")),
+              sorted(sequencers))
+  queued = [(r["Chip ID"], r["Global Core ID"], r["Run ID"], r["Launch ID"],
+             r["Program Fingerprint"]) for r in t.get("TPUz Queued Programs", [])]
+  check.equal("tpu-info queued programs", sorted(queued),
+              [("0", "0", "42", "8", "0102"), ("0", "0", "43", "9", "0a0b0c")])
+  check.equal("xpuperf queued programs",
+              info_rows(doc, "queued_program_info",
+                        ("chip", "global_core", "run_id", "launch_id", "program")),
+              sorted(queued))
+
+
 def main():
-  if len(sys.argv) != 3:
-    print("usage: tpu_info_vs_fake.py FAKE_RUNTIME_SERVER XPUPERF", file=sys.stderr)
+  if len(sys.argv) != 4:
+    print("usage: tpu_info_vs_fake.py FAKE_RUNTIME_SERVER XPUPERF FAKE_LIBTPU_DIR", file=sys.stderr)
     return 2
   enter_namespace()
-  server_binary, xpuperf = sys.argv[1], sys.argv[2]
+  server_binary, xpuperf, fake_libtpu = sys.argv[1], sys.argv[2], sys.argv[3]
+  use_fake_libtpu(fake_libtpu, "busy.json")
   loopback_up()
   with tempfile.TemporaryDirectory() as root:
     fake_sysfs(root)
@@ -282,8 +372,20 @@ def main():
                             "tensorcore_idle_duration", "--metric", "hlo_queue_size",
                             "--metric", "hlo_exec_timing", "--metric", "buffer_transfer_latency")
       t = check_tpu_info_tables(check, detail)
+      doc = xpuperf_readings(xpuperf)
       if not check.failures:
-        compare_xpuperf(check, t, xpuperf_readings(xpuperf))
+        compare_xpuperf(check, t, doc)
+      compare_tensorcore(check, tables(overview).get("TensorCore Utilization", []), doc,
+                         "busy.json")
+      tpuz = run_tpu_info("--metric", "core_state", "--metric", "sequencer_state",
+                          "--metric", "queued_programs")
+      detail += tpuz
+      compare_core_states(check, tables(tpuz), doc)
+      use_fake_libtpu(fake_libtpu, "short.json")
+      short = run_tpu_info("--metric", "tensorcore_utilization")
+      detail += short
+      compare_tensorcore(check, tables(short).get("TensorCore Utilization", []),
+                         xpuperf_readings(xpuperf), "short.json")
     finally:
       server.kill()
       server.wait()

@@ -52,6 +52,10 @@ inline constexpr std::string_view kHostLinkGeneration = "host_link_generation";
 inline constexpr std::string_view kHostLinkWidth = "host_link_width_lanes";
 // A core the runtime reports in error (TPU runtime status), with the runtime's message.
 inline constexpr std::string_view kCoreErrorActive = "core_error_active";
+// TPU-Z's view of each core (TPU runtime status): its state, its sequencers, its queued programs.
+inline constexpr std::string_view kCoreState = "core_state_info";
+inline constexpr std::string_view kSequencerState = "sequencer_state_info";
+inline constexpr std::string_view kQueuedProgram = "queued_program_info";
 // libtpu's monitoring SDK: throttling, ICI link health, and the latency summaries it gives instead
 // of histograms.
 inline constexpr std::string_view kThrottleScore = "throttle_score";
@@ -90,6 +94,9 @@ struct MetricInfo {
   MetricKind kind;
   std::string_view description;
   std::string_view labels;  // comma-separated label keys the samples may carry
+  // False for states whose labels change with every read (a program counter): `metrics` and
+  // `top` show them, `serve` does not export them.
+  bool exported = true;
 };
 
 // All metrics, in display order.
