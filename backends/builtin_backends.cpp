@@ -40,7 +40,8 @@ const BackendRegistry& BuiltinBackendRegistry() {
 Result<nlohmann::json> ReadTpuSdkJson(const std::string& root) {
 #if XPUPERF_WITH_TPU
   std::optional<tpu::TpuSdkOptions> options = tpu::SdkOptionsFromEnvironment();
-  if (!options) return MakeError(ErrorCode::kUnsupported, "libtpu's SDK is off (XPUPERF_TPU_SDK=off)");
+  if (!options)
+    return MakeError(ErrorCode::kUnsupported, "libtpu's SDK is off (XPUPERF_TPU_SDK=off)");
   XPUPERF_ASSIGN_OR_RETURN(tpu::TpuSdkListing listing, tpu::ReadTpuSdk(*options, root));
   nlohmann::json doc = {{"python", listing.python}, {"libtpu_version", listing.libtpu_version}};
   nlohmann::json metrics = nlohmann::json::array();

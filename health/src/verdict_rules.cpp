@@ -403,14 +403,49 @@ Verdict NvlinkVerdict(const DeviceReadings& readings) {
   return Pass(Subsystem::kInterconnect, evidence, "NVML fields 38, 45, 52, 59");
 }
 
+std::string WhyUnread(const Reading* r, std::string_view metric);  // below
+
+// libtpu's ICI link health scores (0 healthy, 1-5 a transient problem, 6-9 a persistent minor
+// problem, 10 not usable), on the host's first chip.
+Verdict IciVerdict(const DeviceReadings& readings) {
+  const std::string source = "ici_link_health_score (libtpu SDK)";
+  const Reading* r = readings.Find(metrics::kIciLinkHealth);
+  if (r == nullptr || r->state != ReadingState::kOk || r->samples.empty()) {
+    return Unknown(Subsystem::kInterconnect, WhyUnread(r, metrics::kIciLinkHealth), source);
+  }
+  std::vector<std::string> down, degraded;
+  double worst = 0;
+  for (const Sample& s : r->samples) {
+    if (s.is_distribution()) continue;
+    const std::string link = fmt::format("{} scored {:g}", s.labels.Get(labels::kLink), s.scalar());
+    if (s.scalar() >= 10) {
+      down.push_back(link);
+    } else if (s.scalar() >= 6) {
+      degraded.push_back(link);
+    }
+    worst = std::max(worst, s.scalar());
+  }
+  if (!down.empty()) {
+    return Finding(Subsystem::kInterconnect, Status::kFail, "TPU_ICI_LINK_DOWN", Action::kDrainNode,
+                   "libtpu scores an ICI link not usable (10 of 10): the slice's collectives "
+                   "cross it; drain the node and have the link repaired",
+                   fmt::format("{}", fmt::join(down, "; ")), source);
+  }
+  if (!degraded.empty()) {
+    return Finding(Subsystem::kInterconnect, Status::kWarn, "TPU_ICI_LINK_DEGRADED", Action::kNone,
+                   "libtpu scores an ICI link with a persistent minor problem (6-9 of 10)",
+                   fmt::format("{}", fmt::join(degraded, "; ")), source);
+  }
+  return Pass(Subsystem::kInterconnect,
+              fmt::format("{} ICI links, worst score {:g} of 10", r->samples.size(), worst),
+              source);
+}
+
 }  // namespace
 
 Verdict InterconnectVerdict(const Device& device, const DeviceReadings& readings) {
   if (device.backend == "nvidia") return NvlinkVerdict(readings);
-  if (device.backend == "tpu") {
-    return Unknown(Subsystem::kInterconnect,
-                   "the TPU runtime's metric service serves no ICI link health", "TPU runtime");
-  }
+  if (device.backend == "tpu") return IciVerdict(readings);
   if (device.backend == "amd") {
     const Reading* r = readings.Find(metrics::kErrors);
     if (r != nullptr && r->state == ReadingState::kOk) {

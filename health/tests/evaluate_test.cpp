@@ -315,5 +315,46 @@ TEST(HealthRulesTest, RasBlocksLandInTheirSubsystems) {
   EXPECT_NE(link->evidence.find("xgmi_wafl_uncorrectable=1"), std::string::npos);
 }
 
+TEST(HealthRulesTest, IciLinksFromLibtpuScores) {
+  HealthInput in;
+  Device tpu;
+  tpu.backend = "tpu";
+  tpu.id = "tpu0";
+  in.devices = {tpu};
+  auto links = [](std::vector<std::pair<std::string, double>> scores) {
+    Reading r;
+    r.metric = std::string(metrics::kIciLinkHealth);
+    r.device = "tpu0";
+    for (const auto& [link, score] : scores) {
+      Sample s;
+      s.labels.Set(labels::kDevice, "tpu0");
+      s.labels.Set(labels::kLink, link);
+      s.value = score;
+      r.samples.push_back(std::move(s));
+    }
+    return r;
+  };
+  in.readings = {links({{"tray1.chip0.ici0.int", 0}, {"tray1.chip0.ici1.int", 3}})};
+  std::optional<Verdict> v = Find(Evaluate(in), "tpu0", Subsystem::kInterconnect);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->status, Status::kPass);
+  EXPECT_EQ(v->evidence, "2 ICI links, worst score 3 of 10");
+  in.readings = {links({{"tray1.chip0.ici0.int", 7}, {"tray1.chip0.ici1.int", 0}})};
+  v = Find(Evaluate(in), "tpu0", Subsystem::kInterconnect);
+  EXPECT_EQ(v->code, "TPU_ICI_LINK_DEGRADED");
+  EXPECT_EQ(v->status, Status::kWarn);
+  in.readings = {links({{"tray1.chip0.ici0.int", 7}, {"tray1.chip0.ici1.int", 10}})};
+  v = Find(Evaluate(in), "tpu0", Subsystem::kInterconnect);
+  EXPECT_EQ(v->code, "TPU_ICI_LINK_DOWN");
+  EXPECT_EQ(v->action, Action::kDrainNode);
+  EXPECT_EQ(v->evidence, "tray1.chip0.ici1.int scored 10");
+  // No scores: unknown, with the reason the reading gives.
+  in.readings = {Reading::Unsupported(metrics::kIciLinkHealth, "tpu0",
+                                      "libtpu 0.0.52 returned no ici_link_health values")};
+  v = Find(Evaluate(in), "tpu0", Subsystem::kInterconnect);
+  EXPECT_EQ(v->status, Status::kUnknown);
+  EXPECT_EQ(v->evidence, "libtpu 0.0.52 returned no ici_link_health values");
+}
+
 }  // namespace
 }  // namespace xpuperf::health

@@ -1,4 +1,5 @@
-// `xpuperf metrics --tpu-sdk`: libtpu's monitoring SDK as libtpu gives it, beside xpuperf's catalog.
+// `xpuperf metrics --tpu-sdk`: libtpu's monitoring SDK as libtpu gives it, beside xpuperf's
+// catalog.
 #include <fmt/format.h>
 
 #include <ostream>

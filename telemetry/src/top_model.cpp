@@ -55,6 +55,42 @@ void Push(std::deque<double>& history, double value) {
   while (history.size() > TopModel::kHistory) history.pop_front();
 }
 
+// What each TPU core is doing, from core_state_info, queued_program_info and core_error_active.
+struct CoreActivity {
+  std::string program;
+  int queued = 0;
+  std::string error;
+};
+
+std::string CoreStatesText(const std::map<std::string, CoreActivity>& cores) {
+  std::string text;
+  for (const auto& [core, a] : cores) {
+    if (!text.empty()) text += "; ";
+    if (cores.size() > 1) text += "core " + core + ": ";
+    if (!a.error.empty()) {
+      text += "ERROR " + a.error;
+      continue;
+    }
+    text += a.program.empty() ? "idle" : "runs " + a.program;
+    if (a.queued > 0) text += fmt::format(", {} queued", a.queued);
+  }
+  return text;
+}
+
+void ApplyCoreState(std::map<std::string, CoreActivity>& cores, const Reading& r) {
+  if (r.state != ReadingState::kOk) return;
+  for (const Sample& s : r.samples) {
+    CoreActivity& a = cores[std::string(s.labels.Get(labels::kCore))];
+    if (r.metric == m::kCoreState) {
+      a.program = std::string(s.labels.Get("program"));
+    } else if (r.metric == m::kQueuedProgram) {
+      ++a.queued;
+    } else if (s.scalar() > 0) {
+      a.error = std::string(s.labels.Get(labels::kError));
+    }
+  }
+}
+
 void Apply(DeviceSummary& d, const Reading& r) {
   if (r.state != ReadingState::kOk) {
     d.missing[r.metric] = r.reason;
@@ -135,6 +171,9 @@ void Apply(DeviceSummary& d, const Reading& r) {
     if (!r.samples.empty()) d.performance_state = static_cast<int>(r.samples.front().scalar());
   } else if (r.metric == m::kClockEventActive) {
     d.held_by = ActiveClockEventsText(r);
+  } else if (r.metric == m::kThrottleScore) {
+    // libtpu scores throttling 0-10 (n: clocks held down by n x 10 %).
+    if (value() > 0) d.held_by = fmt::format("throttled {:.0f} %", value() * 10);
   } else if (r.metric == m::kTemperature) {
     for (const Sample& s : r.samples) {
       d.temperatures.push_back({std::string(s.labels.Get(labels::kSensor)), s.scalar()});
@@ -153,7 +192,9 @@ Status TopModel::Refresh() {
       std::string(m::kTemperature),       std::string(m::kProcessMemory),
       std::string(m::kProcessEngineBusy), std::string(m::kClock),
       std::string(m::kClockMax),          std::string(m::kPowerLimit),
-      std::string(m::kPerformanceState),  std::string(m::kClockEventActive)};
+      std::string(m::kPerformanceState),  std::string(m::kClockEventActive),
+      std::string(m::kThrottleScore),     std::string(m::kCoreState),
+      std::string(m::kQueuedProgram),     std::string(m::kCoreErrorActive)};
   XPUPERF_ASSIGN_OR_RETURN(auto readings, session_->Collect(kMetrics));
   for (DeviceSummary& d : devices_) {
     d.duty_percent = d.simd_percent = d.memory_used_bytes = d.memory_total_bytes = kNoValue;
@@ -165,9 +206,18 @@ Status TopModel::Refresh() {
     d.core_duty.clear();
     d.missing.clear();
     d.processes.clear();
+    d.core_states.clear();
+    std::map<std::string, CoreActivity> cores;
     for (const Reading& r : readings) {
-      if (r.device == d.device.id) Apply(d, r);
+      if (r.device != d.device.id) continue;
+      if (r.metric == m::kCoreState || r.metric == m::kQueuedProgram ||
+          r.metric == m::kCoreErrorActive) {
+        ApplyCoreState(cores, r);
+      } else {
+        Apply(d, r);
+      }
     }
+    d.core_states = CoreStatesText(cores);
     // TPU chips: the processes holding the device node open (no per-process HBM in the runtime
     // service); names from /proc, where they are visible.
     for (const std::string& f : d.device.features) {

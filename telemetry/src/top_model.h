@@ -47,10 +47,13 @@ struct DeviceSummary {
   std::vector<SensorTemperature> temperatures;
   double queue = kNoValue;
   std::vector<std::pair<std::string, double>> core_duty;  // (core, percent)
-  std::deque<double> duty_history;                        // oldest first, at most kHistory
-  std::deque<double> memory_history;                      // percent of total
-  std::map<std::string, std::string> missing;             // metric -> why it cannot be shown
-  std::vector<DeviceProcess> processes;                   // accelerators only, by pid
+  // TPU cores as TPU-Z shows them ("core 0: runs deadbeef01, 2 queued; core 1: ERROR ..."), empty
+  // where the runtime gives no core states.
+  std::string core_states;
+  std::deque<double> duty_history;             // oldest first, at most kHistory
+  std::deque<double> memory_history;           // percent of total
+  std::map<std::string, std::string> missing;  // metric -> why it cannot be shown
+  std::vector<DeviceProcess> processes;        // accelerators only, by pid
 };
 
 // What identifies a device on its title line: "(8 cores, 16 threads)" for a CPU; for an

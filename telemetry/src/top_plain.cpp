@@ -55,6 +55,7 @@ std::string RenderTopPlain(const TopModel& model, size_t processes) {
       for (const auto& [core, duty] : d.core_duty) cores += fmt::format(" {}={:.0f}%", core, duty);
       cores += "\n";
     }
+    if (!d.core_states.empty()) cores += d.device.id + " state: " + d.core_states + "\n";
   }
   // Per accelerator, the processes using it (as nvtop, nvitop and tpu-info show them).
   render::TextTable device_procs("", {{"Device"},

@@ -73,8 +73,8 @@ Reading Filled(std::string_view catalog, const Device& device, std::vector<Sampl
 
 // Per chip: item i is chip i.
 std::vector<Reading> PerChip(std::string_view catalog, const SdkMetric& metric,
-                             std::string_view sdk, const std::vector<Device>& devices,
-                             double scale, int64_t wall_ns) {
+                             std::string_view sdk, const std::vector<Device>& devices, double scale,
+                             int64_t wall_ns) {
   std::map<size_t, double> values;
   for (const IndexedValue& v : ParseIndexedNumbers(metric.data)) values[v.index] = v.value;
   std::vector<Reading> out;
@@ -87,7 +87,8 @@ std::vector<Reading> PerChip(std::string_view catalog, const SdkMetric& metric,
                             true));
       continue;
     }
-    out.push_back(Filled(catalog, devices[i], {MakeSample(devices[i], it->second * scale, wall_ns)}));
+    out.push_back(
+        Filled(catalog, devices[i], {MakeSample(devices[i], it->second * scale, wall_ns)}));
   }
   return out;
 }
@@ -95,9 +96,8 @@ std::vector<Reading> PerChip(std::string_view catalog, const SdkMetric& metric,
 // Per core: core c of the host is core c % cores_per_chip of chip c / cores_per_chip; the chip's
 // overall value is the mean of its cores, and multi-core chips also get one sample per core.
 std::vector<Reading> PerCore(std::string_view catalog, const std::map<int, double>& by_core,
-                             std::string_view sdk, size_t items,
-                             const std::vector<Device>& devices, int cores_per_chip,
-                             bool sum, int64_t wall_ns) {
+                             std::string_view sdk, size_t items, const std::vector<Device>& devices,
+                             int cores_per_chip, bool sum, int64_t wall_ns) {
   std::vector<std::map<int, double>> cores(devices.size());
   for (const auto& [core, value] : by_core) {
     const size_t chip = static_cast<size_t>(core / cores_per_chip);
@@ -106,10 +106,9 @@ std::vector<Reading> PerCore(std::string_view catalog, const std::map<int, doubl
   std::vector<Reading> out;
   for (size_t i = 0; i < devices.size(); ++i) {
     if (cores[i].empty()) {
-      out.push_back(Missing(catalog, devices[i],
-                            fmt::format("libtpu's {} has no value for chip {} ({} items)", sdk, i,
-                                        items),
-                            true));
+      out.push_back(Missing(
+          catalog, devices[i],
+          fmt::format("libtpu's {} has no value for chip {} ({} items)", sdk, i, items), true));
       continue;
     }
     double total = 0;
@@ -219,7 +218,8 @@ const SdkMetric* SdkView::Find(std::string_view name, std::string* why, bool* no
   if (it->second.data.empty()) {
     *no_data = true;
     *why = fmt::format("libtpu {} returned no {} values", snapshot->libtpu_version, name);
-    if (!snapshot->messages.empty()) *why += fmt::format(" (libtpu: {})", snapshot->messages.back());
+    if (!snapshot->messages.empty())
+      *why += fmt::format(" (libtpu: {})", snapshot->messages.back());
     return nullptr;
   }
   return &it->second;

@@ -139,14 +139,14 @@ void SdkSource::StartLocked() {
   posix_spawnattr_setflags(&attributes,
                            POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   pid_t pid = -1;
-  const int spawned = ::posix_spawnp(&pid, python.c_str(), &actions, &attributes, argv.data(),
-                                     environ);
+  const int spawned =
+      ::posix_spawnp(&pid, python.c_str(), &actions, &attributes, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   if (spawned != 0) {
-    failure_ = fmt::format(
-        "cannot start {}: {} (set XPUPERF_TPU_SDK_PYTHON to a Python that has libtpu)", python,
-        std::strerror(spawned));
+    failure_ =
+        fmt::format("cannot start {}: {} (set XPUPERF_TPU_SDK_PYTHON to a Python that has libtpu)",
+                    python, std::strerror(spawned));
     ended_ns_ = NowNs();
     return;
   }
@@ -317,21 +317,23 @@ Result<std::shared_ptr<const SdkSnapshot>> SdkSource::Latest() {
     answered_.wait_for(lock, std::chrono::nanoseconds(first_deadline - NowNs()));
   }
   const double stale = std::max(10.0, 5 * options_.interval_seconds);
-  const double age =
-      latest_ ? static_cast<double>(NowNs() - latest_->received_ns) / 1e9 : 0.0;
+  const double age = latest_ ? static_cast<double>(NowNs() - latest_->received_ns) / 1e9 : 0.0;
   if (latest_ && age <= stale) return latest_;
   if (!running_) return MakeError(ErrorCode::kUnavailable, failure_);
   if (latest_) {
-    return MakeError(ErrorCode::kUnavailable,
-                     WithLibtpuMessage(fmt::format("libtpu's SDK has not answered for {:.0f} s", age)));
+    return MakeError(
+        ErrorCode::kUnavailable,
+        WithLibtpuMessage(fmt::format("libtpu's SDK has not answered for {:.0f} s", age)));
   }
   // libtpu's first message off Google Cloud comes after ~30 s of metadata-server retries.
   const std::string reason =
       fmt::format("libtpu's SDK did not answer within {:g} s", options_.first_answer_seconds);
-  if (!libtpu_messages_.empty()) return MakeError(ErrorCode::kUnavailable, WithLibtpuMessage(reason));
+  if (!libtpu_messages_.empty())
+    return MakeError(ErrorCode::kUnavailable, WithLibtpuMessage(reason));
   return MakeError(ErrorCode::kUnavailable,
-                   reason + " (off Google Cloud libtpu waits for the GCE metadata server: set "
-                            "TPU_SKIP_MDS_QUERY=1; XPUPERF_TPU_SDK_DEADLINE=S waits longer)");
+                   reason +
+                       " (off Google Cloud libtpu waits for the GCE metadata server: set "
+                       "TPU_SKIP_MDS_QUERY=1; XPUPERF_TPU_SDK_DEADLINE=S waits longer)");
 }
 
 }  // namespace xpuperf::tpu

@@ -38,7 +38,7 @@ struct SdkSnapshot {
   std::map<std::string, SdkMetric, std::less<>> values;
   std::map<std::string, std::string, std::less<>> descriptions;
   std::vector<std::string> messages;  // libtpu's last messages on its standard error
-  int64_t received_ns = 0;  // steady clock
+  int64_t received_ns = 0;            // steady clock
 };
 
 using SdkOptions = TpuSdkOptions;

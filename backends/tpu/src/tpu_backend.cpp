@@ -178,9 +178,8 @@ class TpuBackend final : public Backend {
   template <typename ViewFn>
   void FillFromSdk(std::string_view metric, std::vector<Reading>& readings, ViewFn& sdk_view,
                    int64_t wall_ns) {
-    const bool all_ok = std::all_of(readings.begin(), readings.end(), [](const Reading& r) {
-      return r.state == ReadingState::kOk;
-    });
+    const bool all_ok = std::all_of(readings.begin(), readings.end(),
+                                    [](const Reading& r) { return r.state == ReadingState::kOk; });
     if (all_ok || sdk_ == nullptr) return;
     std::optional<std::vector<Reading>> from_sdk =
         SdkReadings(metric, sdk_view(), devices_, cores_per_chip_, wall_ns);
@@ -211,7 +210,7 @@ class TpuBackend final : public Backend {
   }
 
   static constexpr int64_t kPidCacheNs = 10'000'000'000;  // 10 s
-  std::unique_ptr<SdkSource> sdk_;  // null when XPUPERF_TPU_SDK=off
+  std::unique_ptr<SdkSource> sdk_;                        // null when XPUPERF_TPU_SDK=off
   std::vector<std::optional<int>> pids_;
   int64_t pids_checked_ns_ = -1;
   std::vector<Device> devices_;
@@ -274,9 +273,9 @@ Result<std::unique_ptr<Backend>> CreateTpuBackend(const BackendOptions& options,
   }
   std::unique_ptr<SdkSource> sdk;
   if (config.sdk) sdk = std::make_unique<SdkSource>(*config.sdk);
-  return std::unique_ptr<Backend>(std::make_unique<TpuBackend>(
-      std::move(devices), std::move(clients), std::move(ports), cores_per_chip, options.root,
-      *options.clock, std::move(sdk)));
+  return std::unique_ptr<Backend>(
+      std::make_unique<TpuBackend>(std::move(devices), std::move(clients), std::move(ports),
+                                   cores_per_chip, options.root, *options.clock, std::move(sdk)));
 }
 
 void RegisterTpuBackend(BackendRegistry& registry) {

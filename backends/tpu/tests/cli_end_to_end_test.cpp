@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -193,6 +194,41 @@ TEST(TpuCliTest, ACoreInErrorIsASeriesAndAHealthVerdict) {
   }
   EXPECT_TRUE(found) << health.out;
   EXPECT_TRUE(healthy_chip) << health.out;
+}
+
+// libtpu's SDK (the fake package) beside the runtime service: top shows the TPU-Z state and the
+// throttling of each chip, health judges the ICI links libtpu scores, metrics --tpu-sdk lists it.
+TEST(TpuCliTest, TheSdkInTopHealthAndTheListing) {
+  FakeServerProcess server("core-error");
+  ASSERT_GT(server.port(), 0);
+  const std::string port = std::to_string(server.port());
+  const std::string fake = XPUPERF_FAKE_LIBTPU_DIR;
+  ::setenv("PYTHONPATH", fake.c_str(), 1);
+  ::setenv("XPUPERF_FAKE_LIBTPU", (fake + "/busy.json").c_str(), 1);
+  ::setenv("XPUPERF_TPU_SDK_DEADLINE", "60", 1);
+  CommandRun top = RunXpuperf(port, "top --plain --count 1 --rate 0.1 --backend tpu");
+  CommandRun health = RunXpuperf(port, "health --json --backend tpu --window 0");
+  CommandRun listing = RunXpuperf(port, "metrics --tpu-sdk");
+  ::unsetenv("PYTHONPATH");
+  ::unsetenv("XPUPERF_FAKE_LIBTPU");
+  ::unsetenv("XPUPERF_TPU_SDK_DEADLINE");
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_NE(top.out.find("tpu0 state: runs deadbeef01, 2 queued"), std::string::npos) << top.out;
+  EXPECT_NE(top.out.find("tpu1 state: ERROR TensorCore halted"), std::string::npos) << top.out;
+  EXPECT_NE(top.out.find("throttled 30 %"), std::string::npos) << top.out;
+  bool ici = false;
+  const json report = json::parse(health.out);
+  for (const json& v : report["verdicts"]) {
+    if (v["subsystem"] == "interconnect" && v["device"] == "tpu0") {
+      ici = true;
+      EXPECT_EQ(v["code"], "TPU_ICI_LINK_DOWN");
+      EXPECT_EQ(v["evidence"], "tray1.chip1.ici1.int scored 10");
+    }
+  }
+  EXPECT_TRUE(ici) << health.out;
+  ASSERT_EQ(listing.exit_code, 0) << listing.err;
+  EXPECT_NE(listing.out.find("libtpu 0.0.0+xpuperf.fake"), std::string::npos) << listing.out;
+  EXPECT_NE(listing.out.find("tpu_throttle_score"), std::string::npos) << listing.out;
 }
 
 TEST(TpuCliTest, DevicesListsTheRuntimeChips) {

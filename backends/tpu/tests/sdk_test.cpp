@@ -143,8 +143,7 @@ TEST(SdkSourceTest, AHungLibtpuCostsOneDeadline) {
   SdkSource source(SdkOptions{.first_answer_seconds = 1});
   auto first = source.Latest();
   ASSERT_FALSE(first.ok());
-  EXPECT_NE(first.error().message.find("libtpu's SDK did not answer within 1 s"),
-            std::string::npos)
+  EXPECT_NE(first.error().message.find("libtpu's SDK did not answer within 1 s"), std::string::npos)
       << first.error().message;
   auto again = source.Latest();
   ASSERT_FALSE(again.ok());

@@ -143,6 +143,7 @@ std::string DeviceStateLine(const DeviceSummary& d) {
   }
   line += "   Temp " + FormatTemperatures(d.temperatures);
   if (!std::isnan(d.queue)) line += fmt::format("   Queue {:g}", d.queue);
+  if (!d.core_states.empty()) line += "   Cores: " + d.core_states;
   return line;
 }
 

@@ -75,15 +75,15 @@ inline constexpr std::string_view kSensor = "sensor";  // temperature sensor
 inline constexpr std::string_view kPid = "pid";
 inline constexpr std::string_view kCommand =
     "command";  // process name, as the device driver gives it
-inline constexpr std::string_view kDirection = "direction";  // host-link: tx / rx
-inline constexpr std::string_view kType = "type";            // error kind, clock domain
-inline constexpr std::string_view kReason = "reason";        // clock-event reason
-inline constexpr std::string_view kPipe = "pipe";            // execution pipe: fp64, fp32, fp16
-inline constexpr std::string_view kEngine = "engine";        // GPU engine class: gfx, render, ccs
-inline constexpr std::string_view kMode = "mode";            // device mode: persistence, ecc
-inline constexpr std::string_view kError = "error";          // an error message (one line)
-inline constexpr std::string_view kLink = "link";            // an ICI link's location
-inline constexpr std::string_view kStatistic = "statistic";  // mean, p50, p90, p95, p999
+inline constexpr std::string_view kDirection = "direction";    // host-link: tx / rx
+inline constexpr std::string_view kType = "type";              // error kind, clock domain
+inline constexpr std::string_view kReason = "reason";          // clock-event reason
+inline constexpr std::string_view kPipe = "pipe";              // execution pipe: fp64, fp32, fp16
+inline constexpr std::string_view kEngine = "engine";          // GPU engine class: gfx, render, ccs
+inline constexpr std::string_view kMode = "mode";              // device mode: persistence, ecc
+inline constexpr std::string_view kError = "error";            // an error message (one line)
+inline constexpr std::string_view kLink = "link";              // an ICI link's location
+inline constexpr std::string_view kStatistic = "statistic";    // mean, p50, p90, p95, p999
 inline constexpr std::string_view kCollective = "collective";  // ALL_REDUCE, ALL_GATHER, ...
 }  // namespace labels
 
