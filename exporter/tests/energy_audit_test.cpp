@@ -10,11 +10,11 @@ namespace xpuperf::exporter {
 namespace {
 
 std::vector<Reading> Collection(double energy_joules, double power_watts, bool with_power = true) {
-  Reading energy{std::string(metrics::kEnergy), "nvidia0", ReadingState::kOk, "", {}};
+  Reading energy{std::string(metrics::kEnergy), "nvidia0", ReadingState::kOk, "", {}, ""};
   energy.samples.push_back(Sample{Labels{}, 0, energy_joules});
   std::vector<Reading> readings{energy};
   if (with_power) {
-    Reading power{std::string(metrics::kPower), "nvidia0", ReadingState::kOk, "", {}};
+    Reading power{std::string(metrics::kPower), "nvidia0", ReadingState::kOk, "", {}, ""};
     power.samples.push_back(Sample{Labels{}, 0, power_watts});
     readings.push_back(power);
   }

@@ -80,6 +80,7 @@ nb::dict ReadingDict(const Reading& r) {
   out["device"] = r.device;
   out["state"] = std::string(ReadingStateName(r.state));
   out["reason"] = r.reason;
+  out["source"] = r.source;
   nb::list samples;
   for (const Sample& s : r.samples) samples.append(SampleDict(s));
   out["samples"] = samples;

@@ -3,6 +3,7 @@ and reasons for metrics this machine cannot provide."""
 
 import json
 import math
+import os
 import subprocess
 
 import pytest
@@ -97,3 +98,34 @@ def test_python_m_runs_the_cli(cli_path):
     done = subprocess.run([sys.executable, "-m", "xpuperf", "devices"], env=env,
                           capture_output=True, text=True)
     assert done.returncode == 127 and "XPUPERF_CLI" in done.stderr
+
+
+def test_tpu_sdk_metrics_say_their_source(tmp_path, monkeypatch):
+    """A TPU host: libtpu's runtime service (the fake server) and its SDK (the fake libtpu
+    package) side by side; each reading says which one gave it, as `metrics --json` does."""
+    build = os.environ.get("XPUPERF_BUILD_DIR", "")
+    server_path = os.path.join(build, "backends", "tpu", "tpu_fake_runtime_server")
+    if not os.access(server_path, os.X_OK):
+        pytest.skip(f"skipped: no fake TPU runtime server in the build ({server_path})")
+    fake = os.path.join(os.environ["XPUPERF_SOURCE_DIR"], "backends", "tpu", "tests",
+                        "fake_libtpu")
+    server = subprocess.Popen([server_path, "busy", "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        port = server.stdout.readline().split()[1]
+        monkeypatch.setenv("TPU_RUNTIME_METRICS_PORTS", port)
+        monkeypatch.setenv("PYTHONPATH", fake)
+        monkeypatch.setenv("XPUPERF_FAKE_LIBTPU", os.path.join(fake, "busy.json"))
+        monkeypatch.setenv("XPUPERF_TPU_SDK_DEADLINE", "60")
+        session = xpuperf.Session(backends=["tpu"])
+        readings = xpuperf.metrics(["tensorcore_utilization_percent", "duty_cycle_percent",
+                                    "ici_link_health_score"], window=0, session=session)
+        by = {(r.metric, r.device): r for r in readings}
+        tensor = by[("tensorcore_utilization_percent", "tpu1")]
+        assert tensor.ok and tensor.source == "sdk" and tensor.samples[0].value == 100.0
+        assert by[("duty_cycle_percent", "tpu0")].source == "runtime"
+        links = by[("ici_link_health_score", "tpu0")]
+        assert {s.labels["link"]: s.value for s in links.samples} == {
+            "tray1.chip0.ici0.int": 0.0, "tray1.chip1.ici1.int": 10.0}
+    finally:
+        server.kill()
+        server.wait()

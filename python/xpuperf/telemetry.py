@@ -73,6 +73,9 @@ class Reading:
     state: str  # "ok", "unsupported", "no_data"
     reason: str  # "" when ok
     samples: List[Sample]
+    # Which source gave the values where a backend has several (TPU: "runtime" for libtpu's
+    # runtime metric service, "sdk" for libtpu's monitoring SDK); "" otherwise.
+    source: str = ""
 
     @property
     def ok(self) -> bool:
@@ -111,7 +114,7 @@ class Readings(list):
 
 def _reading(raw: Dict[str, Any]) -> Reading:
     return Reading(raw["metric"], raw["device"], raw["state"], raw["reason"],
-                   [Sample(**s) for s in raw["samples"]])
+                   [Sample(**s) for s in raw["samples"]], raw.get("source", ""))
 
 
 class Session:

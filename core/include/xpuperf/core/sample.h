@@ -56,10 +56,10 @@ struct Reading {
   std::string device;  // device id, e.g. "cpu0"
   ReadingState state = ReadingState::kOk;
   std::string reason;  // empty when kOk; otherwise a one-line explanation
+  std::vector<Sample> samples;
   // Which of the backend's sources gave the values, where it has several (TPU: "runtime",
   // "sdk", "sysfs"); empty otherwise.
   std::string source;
-  std::vector<Sample> samples;
 
   static Reading Unsupported(std::string_view metric, std::string_view device, std::string reason);
   static Reading NoData(std::string_view metric, std::string_view device, std::string reason);
