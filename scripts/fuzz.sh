@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers with libFuzzer (clang + ASan + UBSan), seeded with the recorded trees' files.
-# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|gpu|exporter|record|alerts|agent|ceilings|xplane|files|all]
+# Usage: scripts/fuzz.sh [SECONDS] [parsers|trace|gpu|exporter|record|alerts|agent|ceilings|xplane|tpu_sdk|files|all]
 #   (default 60 seconds per target, all). files: suites, workloads, spec sheets, result files and
 #   memory timelines (one target each, SECONDS each).
 set -euo pipefail
@@ -26,9 +26,10 @@ case "$targets" in
   agent) fuzz_targets="agent_fuzzer" ;;
   ceilings) fuzz_targets="cpu_ceilings_fuzzer" ;;
   xplane) fuzz_targets="xplane_reader_fuzzer" ;;
+  tpu_sdk) fuzz_targets="tpu_sdk_values_fuzzer" ;;
   files) fuzz_targets="$(for t in $file_targets; do echo -n "${t}_fuzzer "; done)" ;;
-  all) fuzz_targets="parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer exporter_input_fuzzer http_request_fuzzer record_timeline_fuzzer bmc_power_fuzzer alerts_rules_fuzzer agent_fuzzer cpu_ceilings_fuzzer xplane_reader_fuzzer $(for t in $file_targets; do echo -n "${t}_fuzzer "; done)" ;;
-  *) echo "fuzz.sh: unknown target set '$targets' (parsers, trace, gpu, exporter, record, alerts, agent, ceilings, xplane, files, all)" >&2; exit 2 ;;
+  all) fuzz_targets="parsers_fuzzer trace_reader_fuzzer gpu_parsers_fuzzer exporter_input_fuzzer http_request_fuzzer record_timeline_fuzzer bmc_power_fuzzer alerts_rules_fuzzer agent_fuzzer cpu_ceilings_fuzzer xplane_reader_fuzzer tpu_sdk_values_fuzzer $(for t in $file_targets; do echo -n "${t}_fuzzer "; done)" ;;
+  *) echo "fuzz.sh: unknown target set '$targets' (parsers, trace, gpu, exporter, record, alerts, agent, ceilings, xplane, tpu_sdk, files, all)" >&2; exit 2 ;;
 esac
 cmake --build build-fuzz --target $fuzz_targets
 # Seeds: each recorded procfs/sysfs text, prefixed with the byte that selects its parser.
@@ -130,6 +131,26 @@ if [ "$targets" = ceilings ] || [ "$targets" = all ]; then
     { printf '\x00'; cat "$f"; } > "$ceilings_corpus/seed-0-$(echo "$f" | md5sum | cut -c1-8)"
   done
   ./build-fuzz/fuzz/cpu_ceilings_fuzzer -max_total_time="$seconds" -max_len=16384 "$ceilings_corpus"
+fi
+# libtpu's SDK values, seeded with the value lists of the fake libtpu's scenarios (each list's
+# items as lines, after a byte that picks the SDK metric).
+if [ "$targets" = tpu_sdk ] || [ "$targets" = all ]; then
+  sdk_corpus=build-fuzz/corpus-tpu-sdk
+  mkdir -p "$sdk_corpus"
+  python3 - "$sdk_corpus" backends/tpu/tests/fake_libtpu/*.json <<'PY'
+import json, sys
+out, files = sys.argv[1], sys.argv[2:]
+n = 0
+for path in files:
+  for entry in json.load(open(path)).get("metrics", {}).values():
+    data = entry.get("data")
+    if data:
+      for selector in range(19):
+        with open(f"{out}/seed-{n}", "wb") as f:
+          f.write(bytes([selector]) + "\n".join(data).encode())
+        n += 1
+PY
+  ./build-fuzz/fuzz/tpu_sdk_values_fuzzer -max_total_time="$seconds" -max_len=4096 "$sdk_corpus"
 fi
 # The .xplane.pb reader and the XLA profiler's reply decoder, seeded from fuzz/corpus/xplane
 # (XSpaces written by trace/tests/xspace_builder.h).

@@ -151,7 +151,8 @@ TEST(ParseTimelineJsonl, ACutLastLineIsDroppedAndAMalformedLineIsAnError) {
 
 TEST(EnergyInWindow, ApportionsEachIntervalsAveragePower) {
   // 0 J at 0 s, 10 J at 1 s, 30 J at 2 s: 10 W, then 20 W.
-  EnergyTrack track{"cpu0", "package-0", true, {0, 1'000'000'000, 2'000'000'000}, {0, 10, 30}, 0, "", {}};
+  EnergyTrack track{"cpu0",      "package-0", true, {0, 1'000'000'000, 2'000'000'000},
+                    {0, 10, 30}, 0,           "",   {}};
   WindowEnergy w = EnergyInWindow(track, 500'000'000, 1'500'000'000);
   EXPECT_DOUBLE_EQ(w.joules, 15.0);
   EXPECT_DOUBLE_EQ(w.covered_s, 1.0);
