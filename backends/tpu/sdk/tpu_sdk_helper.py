@@ -15,16 +15,22 @@ libtpu writes its own messages to standard error; xpuperf keeps their last lines
 when no answer comes.
 """
 
-import importlib.metadata
+import sys
+
+# `python -c` puts the working directory first on sys.path; xpuperf starts this in "/", and nothing
+# is imported from there either way (a root daemon must not import a module a user dropped).
+sys.path[:] = [entry for entry in sys.path if entry not in ("", ".")]
+
+import importlib.metadata  # pylint: disable=wrong-import-position
 import json
 import os
 import select
 import signal
 import subprocess
-import sys
 import time
 
-CANARY = "import libtpu\nfrom libtpu import sdk\n"
+CANARY = ("import sys\nsys.path[:] = [e for e in sys.path if e not in ('', '.')]\n"
+          "import libtpu\nfrom libtpu import sdk\n")
 
 
 def emit(document):

@@ -125,6 +125,9 @@ void SdkSource::StartLocked() {
   posix_spawn_file_actions_adddup2(&actions, input.read_end(), STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&actions, output.write_end(), STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, errors.write_end(), STDERR_FILENO);
+  // `python -c` puts its working directory first on sys.path: run it from "/", so that a module
+  // dropped in the directory serve (as root) was started from is never imported.
+  posix_spawn_file_actions_addchdir_np(&actions, "/");
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   sigset_t none, defaults;

@@ -137,6 +137,26 @@ TEST(SdkSourceTest, SaysWhyWhenLibtpuCannotBeImported) {
             "XPUPERF_TPU_SDK_PYTHON to a Python that has libtpu)");
 }
 
+// A root daemon started in a directory a user can write must not import the user's modules:
+// `python -c` would put that directory first on sys.path.
+TEST(SdkSourceTest, NeverImportsFromTheWorkingDirectory) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("xpuperf-planted-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "libtpu");
+  std::ofstream(dir / "libtpu" / "__init__.py") << "raise ImportError('planted module ran')\n";
+  std::ofstream(dir / "json.py") << "raise SystemExit('planted json ran')\n";
+  const std::filesystem::path previous = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  SdkSource source(SdkOptions{.first_answer_seconds = 60});
+  auto latest = source.Latest();
+  std::filesystem::current_path(previous);
+  std::filesystem::remove_all(dir);
+  ASSERT_FALSE(latest.ok());
+  EXPECT_EQ(latest.error().message.find("planted"), std::string::npos) << latest.error().message;
+  EXPECT_NE(latest.error().message.find("No module named 'libtpu'"), std::string::npos)
+      << latest.error().message;
+}
+
 // A libtpu that never answers costs one deadline, then every call returns at once with the reason.
 TEST(SdkSourceTest, AHungLibtpuCostsOneDeadline) {
   FakeLibtpu fake(R"({"metrics": {"tensorcore_util": {"hang": true}}})");
