@@ -133,7 +133,7 @@ constexpr std::array kCatalog = {
                "Health of each ICI link, as libtpu scores it: 0 healthy, 1-5 a transient problem, "
                "6-9 a persistent minor problem, 10 not usable (link = its location)",
                "device,link"},
-    MetricInfo{metrics::kLatencySummary, "seconds", K::kGauge,
+    MetricInfo{metrics::kLatencyStatistic, "seconds", K::kGauge,
                "Latency statistics libtpu computes itself (mean and percentiles, no histogram): "
                "transfers by type and buffer size, collectives, HLO execution per core",
                "device,type,buffer_size,collective,core,statistic"},

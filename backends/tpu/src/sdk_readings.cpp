@@ -178,7 +178,7 @@ void SetSummaryKey(const SummarySource& source, const std::string& key, Labels& 
 
 std::vector<Reading> LatencySummaries(const SdkView& view, const std::vector<Device>& devices,
                                       int64_t wall_ns) {
-  if (view.snapshot == nullptr) return AllMissing(m::kLatencySummary, devices, view.reason, false);
+  if (view.snapshot == nullptr) return AllMissing(m::kLatencyStatistic, devices, view.reason, false);
   std::vector<Sample> samples;
   for (const SummarySource& source : SummarySources()) {
     std::string why;
@@ -192,7 +192,7 @@ std::vector<Reading> LatencySummaries(const SdkView& view, const std::vector<Dev
       AddStatistics(row, 1e-6, base, wall_ns, samples);  // µs -> s
     }
   }
-  return OnFirstDevice(m::kLatencySummary, std::move(samples), devices,
+  return OnFirstDevice(m::kLatencyStatistic, std::move(samples), devices,
                        "libtpu's SDK gave no latency summary yet (no transfer, collective or HLO "
                        "recorded)");
 }
@@ -238,14 +238,14 @@ const std::vector<SdkMapping>& SdkMappings() {
       {"hlo_queue_size", m::kQueueSize, "programs per core; the chip's is their sum"},
       {"tpu_throttle_score", m::kThrottleScore, "0-10 per chip"},
       {"ici_link_health", m::kIciLinkHealth, "0-10 per link, on the first chip"},
-      {"buffer_transfer_latency", m::kLatencySummary, "type=dcn, µs -> s"},
-      {"inbound_buffer_transfer_latency", m::kLatencySummary, "type=dcn_inbound, µs -> s"},
-      {"collective_e2e_latency", m::kLatencySummary, "type=collective_e2e, µs -> s"},
-      {"host_to_device_transfer_latency", m::kLatencySummary, "type=host_to_device, µs -> s"},
-      {"device_to_host_transfer_latency", m::kLatencySummary, "type=device_to_host, µs -> s"},
-      {"host_compute_latency", m::kLatencySummary, "type=host_compute, µs -> s"},
-      {"hlo_execution_timing", m::kLatencySummary, "type=hlo_execution per core, µs -> s"},
-      {"tcp_min_rtt", m::kLatencySummary, "type=tcp_min_rtt, µs -> s"},
+      {"buffer_transfer_latency", m::kLatencyStatistic, "type=dcn, µs -> s"},
+      {"inbound_buffer_transfer_latency", m::kLatencyStatistic, "type=dcn_inbound, µs -> s"},
+      {"collective_e2e_latency", m::kLatencyStatistic, "type=collective_e2e, µs -> s"},
+      {"host_to_device_transfer_latency", m::kLatencyStatistic, "type=host_to_device, µs -> s"},
+      {"device_to_host_transfer_latency", m::kLatencyStatistic, "type=device_to_host, µs -> s"},
+      {"host_compute_latency", m::kLatencyStatistic, "type=host_compute, µs -> s"},
+      {"hlo_execution_timing", m::kLatencyStatistic, "type=hlo_execution per core, µs -> s"},
+      {"tcp_min_rtt", m::kLatencyStatistic, "type=tcp_min_rtt, µs -> s"},
       {"tcp_delivery_rate", m::kTcpDeliveryRate, "Mbps -> bytes/s"},
   };
   return mappings;
@@ -267,7 +267,7 @@ std::optional<std::vector<Reading>> SdkReadings(std::string_view catalog, const 
                                                 const std::vector<Device>& devices,
                                                 int cores_per_chip, int64_t wall_ns) {
   if (cores_per_chip < 1) cores_per_chip = 1;
-  if (catalog == m::kLatencySummary) return LatencySummaries(view, devices, wall_ns);
+  if (catalog == m::kLatencyStatistic) return LatencySummaries(view, devices, wall_ns);
   // The first SDK metric of this catalog metric that has values, else the first one's reason.
   std::string first_why;
   bool first_no_data = false;

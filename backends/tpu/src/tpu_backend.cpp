@@ -85,7 +85,7 @@ const std::vector<TpuMetric>& TpuMetrics() {
       {m::kQueuedProgram, CoreStateReadings},
       {m::kThrottleScore, NoRuntimeReading, SdkUse::kOnly},
       {m::kIciLinkHealth, NoRuntimeReading, SdkUse::kOnly},
-      {m::kLatencySummary, NoRuntimeReading, SdkUse::kOnly},
+      {m::kLatencyStatistic, NoRuntimeReading, SdkUse::kOnly},
       {m::kTcpDeliveryRate, NoRuntimeReading, SdkUse::kOnly},
   };
   return handlers;

@@ -238,7 +238,7 @@ TEST(TpuBackendSdkTest, SdkMetricsBesideTheRuntimeService) {
   EXPECT_EQ(links.samples[1].scalar(), 10);
   EXPECT_EQ(Find(readings, m::kIciLinkHealth, "tpu1").reason,
             "libtpu reports it for the host: see tpu0");
-  const Reading& summary = Find(readings, m::kLatencySummary, "tpu0");
+  const Reading& summary = Find(readings, m::kLatencyStatistic, "tpu0");
   bool found = false;
   for (const Sample& s : summary.samples) {
     if (s.labels.Get(labels::kCollective) == "ALL_REDUCE" &&

@@ -60,7 +60,7 @@ inline constexpr std::string_view kQueuedProgram = "queued_program_info";
 // of histograms.
 inline constexpr std::string_view kThrottleScore = "throttle_score";
 inline constexpr std::string_view kIciLinkHealth = "ici_link_health_score";
-inline constexpr std::string_view kLatencySummary = "latency_summary_seconds";
+inline constexpr std::string_view kLatencyStatistic = "latency_statistic_seconds";
 inline constexpr std::string_view kTcpDeliveryRate = "tcp_delivery_rate_bytes_per_second";
 }  // namespace metrics
 
