@@ -58,6 +58,7 @@ Reading Missing(std::string_view catalog, const Device& device, const std::strin
 std::vector<Reading> AllMissing(std::string_view catalog, const std::vector<Device>& devices,
                                 const std::string& why, bool no_data) {
   std::vector<Reading> out;
+  out.reserve(devices.size());
   for (const Device& d : devices) out.push_back(Missing(catalog, d, why, no_data));
   return out;
 }
@@ -127,21 +128,22 @@ std::vector<Reading> PerCore(std::string_view catalog, const std::map<int, doubl
   return out;
 }
 
-// Host-level series (links, latency summaries) on the first device; the others say where.
+// Host-level series (links, latency statistics) on the first device; the others say where.
 std::vector<Reading> OnFirstDevice(std::string_view catalog, std::vector<Sample> samples,
                                    const std::vector<Device>& devices, const std::string& empty) {
   std::vector<Reading> out;
-  for (size_t i = 0; i < devices.size(); ++i) {
-    if (i > 0) {
-      out.push_back(Missing(catalog, devices[i],
-                            fmt::format("libtpu reports it for the host: see {}", devices[0].id),
-                            false));
-    } else if (samples.empty()) {
-      out.push_back(Missing(catalog, devices[i], empty, true));
-    } else {
-      for (Sample& s : samples) s.labels.Set(labels::kDevice, devices[0].id);
-      out.push_back(Filled(catalog, devices[i], std::move(samples)));
-    }
+  if (devices.empty()) return out;
+  out.reserve(devices.size());
+  if (samples.empty()) {
+    out.push_back(Missing(catalog, devices[0], empty, true));
+  } else {
+    for (Sample& s : samples) s.labels.Set(labels::kDevice, devices[0].id);
+    out.push_back(Filled(catalog, devices[0], std::move(samples)));
+  }
+  for (size_t i = 1; i < devices.size(); ++i) {
+    out.push_back(Missing(catalog, devices[i],
+                          fmt::format("libtpu reports it for the host: see {}", devices[0].id),
+                          false));
   }
   return out;
 }
@@ -178,7 +180,8 @@ void SetSummaryKey(const SummarySource& source, const std::string& key, Labels& 
 
 std::vector<Reading> LatencySummaries(const SdkView& view, const std::vector<Device>& devices,
                                       int64_t wall_ns) {
-  if (view.snapshot == nullptr) return AllMissing(m::kLatencyStatistic, devices, view.reason, false);
+  if (view.snapshot == nullptr)
+    return AllMissing(m::kLatencyStatistic, devices, view.reason, false);
   std::vector<Sample> samples;
   for (const SummarySource& source : SummarySources()) {
     std::string why;
@@ -267,6 +270,7 @@ std::optional<std::vector<Reading>> SdkReadings(std::string_view catalog, const 
                                                 const std::vector<Device>& devices,
                                                 int cores_per_chip, int64_t wall_ns) {
   if (cores_per_chip < 1) cores_per_chip = 1;
+  if (devices.empty()) return std::vector<Reading>{};
   if (catalog == m::kLatencyStatistic) return LatencySummaries(view, devices, wall_ns);
   // The first SDK metric of this catalog metric that has values, else the first one's reason.
   std::string first_why;

@@ -118,6 +118,7 @@ void SdkSource::StartLocked() {
   const std::string source(SdkHelperSource());
   std::vector<std::string> args = {python, "-c", source, "--interval", interval};
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;

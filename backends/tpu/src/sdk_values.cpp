@@ -107,6 +107,7 @@ std::vector<SummaryRow> ParseSummaryRows(const std::vector<std::string>& data, b
   if (!any_comma) {
     // The whole list is one row: ["8MB+", "100.00", …] or ["100.00", …].
     std::vector<std::string_view> fields;
+    fields.reserve(data.size());
     for (const std::string& item : data) fields.push_back(Unwrap(item));
     if (std::optional<SummaryRow> row = Row(fields, keyed)) out.push_back(std::move(*row));
     return out;
