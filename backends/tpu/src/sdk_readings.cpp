@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "sdk_values.h"
 #include "xpuperf/core/metric_catalog.h"
@@ -34,6 +35,7 @@ const std::vector<SummarySource>& SummarySources() {
       {"device_to_host_transfer_latency", "device_to_host", labels::kBufferSize},
       {"host_compute_latency", "host_compute", labels::kBufferSize},
       {"hlo_execution_timing", "hlo_execution", labels::kCore},
+      {"hlo_exec_timing", "hlo_execution", labels::kCore},  // its name in other libtpu versions
       {"tcp_min_rtt", "tcp_min_rtt", ""},
   };
   return sources;
@@ -183,7 +185,9 @@ std::vector<Reading> LatencySummaries(const SdkView& view, const std::vector<Dev
   if (view.snapshot == nullptr)
     return AllMissing(m::kLatencyStatistic, devices, view.reason, false);
   std::vector<Sample> samples;
+  std::set<std::string_view> filled;  // a type two names give (hlo_exec_timing) counts once
   for (const SummarySource& source : SummarySources()) {
+    if (filled.contains(source.type)) continue;
     std::string why;
     bool no_data = false;
     const SdkMetric* metric = view.Find(source.sdk, &why, &no_data);
@@ -193,6 +197,7 @@ std::vector<Reading> LatencySummaries(const SdkView& view, const std::vector<Dev
       base.Set(labels::kType, source.type);
       if (!source.key_label.empty()) SetSummaryKey(source, row.key, base);
       AddStatistics(row, 1e-6, base, wall_ns, samples);  // µs -> s
+      filled.insert(source.type);
     }
   }
   return OnFirstDevice(m::kLatencyStatistic, std::move(samples), devices,
@@ -248,6 +253,7 @@ const std::vector<SdkMapping>& SdkMappings() {
       {"device_to_host_transfer_latency", m::kLatencyStatistic, "type=device_to_host, µs -> s"},
       {"host_compute_latency", m::kLatencyStatistic, "type=host_compute, µs -> s"},
       {"hlo_execution_timing", m::kLatencyStatistic, "type=hlo_execution per core, µs -> s"},
+      {"hlo_exec_timing", m::kLatencyStatistic, "type=hlo_execution per core, µs -> s"},
       {"tcp_min_rtt", m::kLatencyStatistic, "type=tcp_min_rtt, µs -> s"},
       {"tcp_delivery_rate", m::kTcpDeliveryRate, "Mbps -> bytes/s"},
   };
@@ -259,6 +265,11 @@ const SdkMapping* FindSdkMapping(std::string_view sdk_name) {
     if (mapping.sdk == sdk_name) return &mapping;
   }
   static const SdkMapping framework{"", "", kFramework};
+  static const SdkMapping zeros{
+      "", "",
+      "not mapped: the older name, which gives only zeros on v5p and v6e; tensorcore_util is read "
+      "instead"};
+  if (sdk_name == "tensorcore_utilization") return &zeros;
   if (sdk_name.starts_with("orbax_") || sdk_name.starts_with("pygrain_") ||
       sdk_name.starts_with("checkpoint_")) {
     return &framework;

@@ -192,6 +192,24 @@ TEST(SdkListingTest, EveryMetricWithItsMappingOrWhyNot) {
   EXPECT_NE(by_name["orbax_write_size"].note.find("not a device metric"), std::string::npos);
 }
 
+// A libtpu that gives HLO timings under both of its names: one set of statistics, not two.
+TEST(SdkReadingsTest, OneMetricUnderTwoNamesCountsOnce) {
+  auto snapshot = std::make_shared<SdkSnapshot>();
+  snapshot->libtpu_version = "test";
+  for (const char* name : {"hlo_execution_timing", "hlo_exec_timing"}) {
+    snapshot->supported.emplace_back(name);
+    snapshot->values[name].data = {"tensorcore_0, 1, 2, 3, 4, 5"};
+  }
+  std::vector<Device> devices(1);
+  devices[0].id = "tpu0";
+  const auto readings =
+      SdkReadings(m::kLatencyStatistic, SdkView{snapshot, ""}, devices, 1, 0).value();
+  ASSERT_EQ(readings.size(), 1u);
+  EXPECT_EQ(readings[0].samples.size(), 5u);  // mean, p50, p90, p95, p999 once
+  EXPECT_EQ(FindSdkMapping("tensorcore_utilization")->catalog, "");
+  EXPECT_EQ(FindSdkMapping("no_such_metric"), nullptr);
+}
+
 struct Opened {
   std::unique_ptr<FakeRuntimeServer> server;
   Result<std::unique_ptr<Backend>> backend = MakeError(ErrorCode::kInternal, "not opened");
