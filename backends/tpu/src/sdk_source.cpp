@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "xpuperf/core/pipe.h"
@@ -65,6 +66,40 @@ std::string SignalText(int status) {
   return fmt::format("exited with status {}", WEXITSTATUS(status));
 }
 
+// The environment for the helper: this process's, with PYTHONPATH's relative entries made
+// absolute, since the helper runs from "/" (an explicit entry is the user's choice; only the
+// working directory Python would add on its own is left out).
+std::vector<std::string> HelperEnvironment() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  const std::filesystem::path cwd = std::filesystem::current_path(ec);
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view entry(*e);
+    if (!entry.starts_with("PYTHONPATH=") || ec) {
+      out.emplace_back(entry);
+      continue;
+    }
+    std::string value = "PYTHONPATH=";
+    std::string_view rest = entry.substr(std::strlen("PYTHONPATH="));
+    bool first = true;
+    while (true) {
+      const size_t colon = rest.find(':');
+      const std::string_view part = rest.substr(0, colon);
+      if (!first) value += ':';
+      first = false;
+      if (!part.empty() && part.front() != '/') {
+        value += (cwd / part).lexically_normal().string();
+      } else {
+        value += part;
+      }
+      if (colon == std::string_view::npos) break;
+      rest.remove_prefix(colon + 1);
+    }
+    out.push_back(std::move(value));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string_view SdkHelperSource() {
@@ -107,7 +142,13 @@ void SdkSource::StartLocked() {
   libtpu_messages_.clear();
   pending_ = SdkSnapshot{};
   latest_.reset();
-  const std::string python = SdkPython(options_);
+  std::string python = SdkPython(options_);
+  if (python.find('/') != std::string::npos && python.front() != '/') {
+    // The helper starts in "/": a relative interpreter is taken from here.
+    std::error_code ec;
+    const std::filesystem::path cwd = std::filesystem::current_path(ec);
+    if (!ec) python = (cwd / python).lexically_normal().string();
+  }
   Pipe input, output, errors;
   if (!input.ok() || !output.ok() || !errors.ok()) {
     failure_ = fmt::format("cannot start {}: pipe: {}", python, std::strerror(errno));
@@ -143,8 +184,13 @@ void SdkSource::StartLocked() {
   posix_spawnattr_setflags(&attributes,
                            POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   pid_t pid = -1;
+  std::vector<std::string> environment = HelperEnvironment();
+  std::vector<char*> envp;
+  envp.reserve(environment.size() + 1);
+  for (std::string& e : environment) envp.push_back(e.data());
+  envp.push_back(nullptr);
   const int spawned =
-      ::posix_spawnp(&pid, python.c_str(), &actions, &attributes, argv.data(), environ);
+      ::posix_spawnp(&pid, python.c_str(), &actions, &attributes, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   if (spawned != 0) {

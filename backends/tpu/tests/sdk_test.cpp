@@ -157,6 +157,45 @@ TEST(SdkSourceTest, NeverImportsFromTheWorkingDirectory) {
       << latest.error().message;
 }
 
+// The helper runs from "/", yet relative paths the user gave (PYTHONPATH entries, the
+// interpreter) still mean what they meant where xpuperf was started.
+TEST(SdkSourceTest, RelativePathsTheUserGaveStillWork) {
+  FakeLibtpu fake(Busy());
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("xpuperf-relative-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "bin");
+  std::filesystem::create_directory_symlink(kFakeLibtpu, dir / "fake");
+  const std::string python = SdkPython(SdkOptions{});  // python3 from PATH
+  std::string resolved;
+  for (std::string_view path : {"/usr/local/bin", "/usr/bin", "/bin"}) {
+    if (std::filesystem::exists(std::filesystem::path(path) / python)) {
+      resolved = (std::filesystem::path(path) / python).string();
+      break;
+    }
+  }
+  if (const char* env_path = std::getenv("PATH"); resolved.empty() && env_path != nullptr) {
+    std::string_view rest(env_path);
+    while (!rest.empty() && resolved.empty()) {
+      const std::string_view part = rest.substr(0, rest.find(':'));
+      if (std::filesystem::exists(std::filesystem::path(part) / python)) {
+        resolved = (std::filesystem::path(part) / python).string();
+      }
+      rest.remove_prefix(std::min(rest.size(), part.size() + 1));
+    }
+  }
+  ASSERT_FALSE(resolved.empty());
+  std::filesystem::create_symlink(resolved, dir / "bin" / "python");
+  const std::filesystem::path previous = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  ::setenv("PYTHONPATH", "fake", 1);
+  SdkSource source(SdkOptions{.python = "bin/python", .first_answer_seconds = 60});
+  auto latest = source.Latest();
+  std::filesystem::current_path(previous);
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(latest.ok()) << latest.error().message;
+  EXPECT_EQ((*latest)->libtpu_version, "0.0.0+xpuperf.fake");
+}
+
 // A libtpu that never answers costs one deadline, then every call returns at once with the reason.
 TEST(SdkSourceTest, AHungLibtpuCostsOneDeadline) {
   FakeLibtpu fake(R"({"metrics": {"tensorcore_util": {"hang": true}}})");
