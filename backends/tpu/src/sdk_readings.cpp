@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "chip_sample.h"
 #include "sdk_values.h"
 #include "xpuperf/core/metric_catalog.h"
 
@@ -39,14 +40,6 @@ const std::vector<SummarySource>& SummarySources() {
       {"tcp_min_rtt", "tcp_min_rtt", ""},
   };
   return sources;
-}
-
-Sample MakeSample(const Device& device, double value, int64_t wall_ns) {
-  Sample s;
-  s.labels.Set(labels::kDevice, device.id);
-  s.timestamp_ns = wall_ns;
-  s.value = value;
-  return s;
 }
 
 Reading Missing(std::string_view catalog, const Device& device, const std::string& why,

@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "chip_sample.h"
 #include "runtime_values.h"
 #include "xpuperf/core/metric_catalog.h"
 #include "xpuperf/core/pci_link.h"
@@ -43,14 +44,6 @@ void LabelRuntime(const RuntimeChips* runtime, Labels& labels) {
   if (runtime == nullptr) return;
   labels.Set(kRuntimeLabel, runtime->target);
   if (runtime->pid) labels.Set(labels::kPid, std::to_string(*runtime->pid));
-}
-
-Sample MakeSample(const Device& device, double value, int64_t wall_ns) {
-  Sample s;
-  s.labels.Set(labels::kDevice, device.id);
-  s.timestamp_ns = wall_ns;
-  s.value = value;
-  return s;
 }
 
 }  // namespace
