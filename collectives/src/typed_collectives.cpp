@@ -13,6 +13,7 @@
 #include "mpi_error.h"
 #include "xpuperf/collectives/mpi_collectives.h"
 #include "xpuperf/collectives/pattern.h"
+#include "xpuperf/collectives/typed_buffers.h"
 
 namespace xpuperf::collectives {
 namespace {
@@ -136,59 +137,19 @@ void DivideByRanks(DataType dtype, unsigned char* data, int64_t elements, int ra
   }
 }
 
-// What rank `rank` puts at `index` of the data it contributes.
-double Contribution(CollectiveOp op, const CollectiveVariant& v, int rank, int64_t index) {
-  return ContributedValue(Reduces(op) ? v.redop : ReduceOp::kSum, rank, index);
-}
-
 class TypedRun {
  public:
   TypedRun(const MpiSession& mpi, CollectiveOp op, const CollectiveShape& shape,
            const CollectiveVariant& variant)
-      : mpi_(mpi), op_(op), shape_(shape), v_(variant), size_(DataTypeSize(variant.dtype)) {
-    const int64_t in_place = std::max(shape.send_elements, shape.recv_elements);
-    // One element more than needed so that an empty buffer still has an address.
-    send_.resize(static_cast<size_t>((v_.in_place ? 0 : shape.send_elements) + 1) * size_);
-    recv_.resize(static_cast<size_t>((v_.in_place ? in_place : shape.recv_elements) + 1) * size_);
-  }
+      : mpi_(mpi), op_(op), shape_(shape), v_(variant) {}
 
   Status Prepare() { return types_.Make(v_); }
 
   // The buffers as before the first operation.
   void Fill() {
-    const int rank = mpi_.rank();
-    const int64_t count = shape_.count;
-    const auto put = [&](std::vector<unsigned char>& buffer, int64_t i, double value) {
-      EncodeValue(v_.dtype, value, buffer.data() + i * size_);
-    };
-    const auto elements = [&](const std::vector<unsigned char>& b) {
-      return static_cast<int64_t>(b.size() / size_) - 1;
-    };
-    for (int64_t i = 0; i < elements(recv_); ++i) put(recv_, i, kUnwritten);
-    if (!v_.in_place) {
-      for (int64_t i = 0; i < elements(send_); ++i) put(send_, i, Contribution(op_, v_, rank, i));
-      if (op_ == CollectiveOp::kBroadcast && rank == 0) {
-        for (int64_t i = 0; i < count; ++i) put(recv_, i, Contribution(op_, v_, 0, i));
-      }
-      return;
-    }
-    switch (op_) {
-      case CollectiveOp::kAllGather:  // this rank's block at its place
-        for (int64_t j = 0; j < count; ++j) {
-          put(recv_, rank * count + j, Contribution(op_, v_, rank, j));
-        }
-        break;
-      case CollectiveOp::kBroadcast:
-        if (rank == 0) {
-          for (int64_t i = 0; i < count; ++i) put(recv_, i, Contribution(op_, v_, 0, i));
-        }
-        break;
-      default:  // the send data, where the result will be
-        for (int64_t i = 0; i < shape_.send_elements; ++i) {
-          put(recv_, i, Contribution(op_, v_, rank, i));
-        }
-        break;
-    }
+    TypedBuffers b = MakeTypedBuffers(op_, shape_, v_, mpi_.rank());
+    send_ = std::move(b.send);
+    recv_ = std::move(b.recv);
   }
 
   // One operation (and avg's division).
@@ -249,42 +210,7 @@ class TypedRun {
 
   // Elements of this rank's result that differ from the exact one beyond the type's rounding.
   int64_t CountWrong() const {
-    const int rank = mpi_.rank();
-    const int ranks = mpi_.ranks();
-    const int64_t block = std::max<int64_t>(shape_.block, 1);
-    int64_t wrong = 0;
-    for (int64_t i = 0; i < shape_.recv_elements; ++i) {
-      const double got = DecodeValue(v_.dtype, recv_.data() + i * size_);
-      double expected = 0;
-      double tolerance = 0;
-      switch (op_) {
-        case CollectiveOp::kAllReduce:
-        case CollectiveOp::kReduceScatter: {
-          const int64_t index = op_ == CollectiveOp::kReduceScatter ? rank * block + i : i;
-          expected = ExpectedReduction(v_.redop, v_.dtype, ranks, index);
-          // The type's rounding of the exact value, and of the arithmetic that led there.
-          alignas(8) unsigned char rounded[8] = {};
-          EncodeValue(v_.dtype, expected, rounded);
-          tolerance = std::abs(DecodeValue(v_.dtype, rounded) - expected) +
-                      Tolerance(v_.redop, v_.dtype, ranks, expected);
-          break;
-        }
-        case CollectiveOp::kAllGather:
-          expected = Contribution(op_, v_, static_cast<int>(i / block), i % block);
-          break;
-        case CollectiveOp::kAllToAll:
-          expected = Contribution(op_, v_, static_cast<int>(i / block), rank * block + i % block);
-          break;
-        case CollectiveOp::kBroadcast:
-          expected = Contribution(op_, v_, 0, i);
-          break;
-        case CollectiveOp::kSendRecv:
-          expected = Contribution(op_, v_, (rank + ranks - 1) % ranks, i);
-          break;
-      }
-      wrong += !(std::abs(got - expected) <= tolerance);
-    }
-    return wrong;
+    return CountWrongTyped(op_, shape_, v_, mpi_.rank(), mpi_.ranks(), recv_.data());
   }
 
  private:
@@ -292,7 +218,6 @@ class TypedRun {
   CollectiveOp op_;
   CollectiveShape shape_;
   CollectiveVariant v_;
-  int size_;
   MpiTypes types_;
   std::vector<unsigned char> send_;
   std::vector<unsigned char> recv_;
