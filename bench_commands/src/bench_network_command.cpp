@@ -70,12 +70,6 @@ Result<Plan> MakePlan(const BenchNetworkOptions& options) {
   if (plan.ops.empty()) plan.ops = co::AllCollectives();
   XPUPERF_ASSIGN_OR_RETURN(plan.variant.dtype, co::ParseDataType(options.dtype));
   XPUPERF_ASSIGN_OR_RETURN(plan.variant.redop, co::ParseReduceOp(options.redop));
-  if (options.backend == "nccl" &&
-      (plan.variant.dtype != co::DataType::kFloat || plan.variant.redop != co::ReduceOp::kSum)) {
-    return MakeError(ErrorCode::kUnsupported,
-                     "unsupported: --backend nccl measures float sums only for now (-d float -o "
-                     "sum); other datatypes and reductions run over MPI");
-  }
   if (options.iterations < 1 || options.samples < 1 || options.warmup < 0) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "--iters and --samples must be at least 1, --warmup at least 0");
@@ -285,11 +279,13 @@ Status RunNccl(const co::MpiSession& mpi, const Plan& plan, const bench::RunInfo
   if (mpi.rank() == 0) {
     out << fmt::format(
         "# xpuperf bench network --backend nccl: {} ranks on {} host(s), one GPU per rank, {}; "
-        "float; per size {} warm-up operations, then {} samples of {} operations\n"
+        "{}, {}; per size and placement {} warm-up operations, then {} samples of {} "
+        "operations\n"
         "# time = median over samples of the slowest rank's time per operation (CUDA events); "
         "{}\n",
-        mpi.ranks(), mpi.hosts(), nccl.description(), plan.timing.warmup_iterations,
-        plan.timing.samples, plan.timing.iterations, kFormulaLine);
+        mpi.ranks(), mpi.hosts(), nccl.description(), co::DataTypeName(plan.variant.dtype),
+        co::ReduceOpName(plan.variant.redop), plan.timing.warmup_iterations, plan.timing.samples,
+        plan.timing.iterations, kFormulaLine);
   }
   co::CollectivePoint base;
   base.benchmark = "gpu_collectives";
@@ -297,7 +293,9 @@ Status RunNccl(const co::MpiSession& mpi, const Plan& plan, const bench::RunInfo
   base.timing_source = cuda_bench::kNcclRanksTimingSource;
   return RunSweep(mpi, plan, base, run, directory, out, err,
                   [&](co::CollectiveOp op, int64_t bytes, bool in_place) {
-                    return nccl.Run(op, bytes, plan.timing, in_place);
+                    co::CollectiveVariant variant = plan.variant;
+                    variant.in_place = in_place;
+                    return nccl.Run(op, bytes, plan.timing, variant);
                   });
 }
 

@@ -81,9 +81,9 @@ Status RecordWrong(collectives::RankGroup& group, int64_t local_wrong,
 }
 
 Result<collectives::CollectiveShape> NcclShapeFor(collectives::CollectiveOp op, int64_t bytes,
-                                                  int ranks) {
+                                                  int ranks, int type_size) {
   XPUPERF_ASSIGN_OR_RETURN(collectives::CollectiveShape shape,
-                           collectives::ShapeFor(op, bytes, ranks, sizeof(float)));
+                           collectives::ShapeFor(op, bytes, ranks, type_size));
   const auto count = static_cast<uint64_t>(shape.count);
   shape.send_elements = static_cast<int64_t>(SendElements(op, count, ranks));
   shape.recv_elements = static_cast<int64_t>(RecvElements(op, count, ranks));

@@ -1,14 +1,16 @@
 // NCCL collectives across ranks, one GPU per rank: ncclCommInitRank with rank 0's ncclUniqueId,
-// the same data patterns and checks as gpu_collectives, CUDA events around each sample.
+// the typed buffers and checks of the MPI collectives (collectives/typed_buffers.h: any -d
+// datatype and -o reduction, both placements) copied to and from the GPU, CUDA events around each
+// sample.
 #include <fmt/format.h>
 
 #include <cstring>
+#include <vector>
 
 #include "cuda/cuda_util.h"
 #include "cuda/nccl.h"
-#include "kernels.h"
+#include "xpuperf/collectives/typed_buffers.h"
 #include "xpuperf/cuda_bench/cuda_benchmarks.h"
-#include "xpuperf/cuda_bench/formulas.h"
 #include "xpuperf/cuda_bench/nccl_over_ranks.h"
 
 namespace xpuperf::cuda_bench {
@@ -30,6 +32,39 @@ class CudaEvent {
  private:
   cudaEvent_t event_ = nullptr;
 };
+
+ncclDataType_t NcclType(collectives::DataType type) {
+  switch (type) {
+    case collectives::DataType::kDouble:
+      return ncclDouble;
+    case collectives::DataType::kHalf:
+      return ncclHalf;
+    case collectives::DataType::kBfloat16:
+      return ncclBfloat16;
+    case collectives::DataType::kInt32:
+      return ncclInt32;
+    case collectives::DataType::kFloat:
+      break;
+  }
+  return ncclFloat;
+}
+
+// avg is NCCL's own ncclAvg (NCCL 2.10 and later): the sum divided by the ranks, in the type.
+ncclRedOp_t NcclOp(collectives::ReduceOp op) {
+  switch (op) {
+    case collectives::ReduceOp::kProd:
+      return ncclProd;
+    case collectives::ReduceOp::kMin:
+      return ncclMin;
+    case collectives::ReduceOp::kMax:
+      return ncclMax;
+    case collectives::ReduceOp::kAvg:
+      return ncclAvg;
+    case collectives::ReduceOp::kSum:
+      break;
+  }
+  return ncclSum;
+}
 
 class NcclRankSession final : public NcclOverRanks {
  public:
@@ -72,33 +107,32 @@ class NcclRankSession final : public NcclOverRanks {
                        version_ % 100, device_, device_name_);
   }
 
-  Result<collectives::CollectiveResult> Run(CollectiveOp op, int64_t bytes,
-                                            const collectives::TimingOptions& timing,
-                                            bool in_place) override {
+  Result<collectives::CollectiveResult> Run(
+      CollectiveOp op, int64_t bytes, const collectives::TimingOptions& timing,
+      const collectives::CollectiveVariant& variant) override {
     if (timing.iterations < 1 || timing.samples < 1 || timing.warmup_iterations < 0) {
       return MakeError(ErrorCode::kInvalidArgument,
                        "collectives need iterations >= 1, samples >= 1 and warm-up >= 0");
     }
-    if (in_place && (op == CollectiveOp::kAllToAll || op == CollectiveOp::kSendRecv)) {
+    if (variant.in_place && (op == CollectiveOp::kAllToAll || op == CollectiveOp::kSendRecv)) {
       return MakeError(ErrorCode::kUnsupported,
                        "unsupported: NCCL has no in-place all_to_all or send_recv");
     }
-    in_place_ = in_place;
+    variant_ = variant;
     const int n = group_.ranks();
     collectives::CollectiveResult result;
     result.op = op;
     result.ranks = n;
-    XPUPERF_ASSIGN_OR_RETURN(result.shape, NcclShapeFor(op, bytes, n));
+    XPUPERF_ASSIGN_OR_RETURN(result.shape,
+                             NcclShapeFor(op, bytes, n, collectives::DataTypeSize(variant.dtype)));
     XPUPERF_RETURN_IF_ERROR(AgreeOnStatus(group_, Allocate(op, result.shape)));
 
     const auto once = [&] { return AgreeOnStatus(group_, Enqueue(op, result.shape.count)); };
-    // One checked operation: in place, from the pattern again and with the result brought to
-    // recv_ where Verify reads it.
+    // One checked operation, from the initial buffers again (in place the timed operations
+    // changed their own input).
     const auto checked = [&]() -> Status {
-      if (in_place_) XPUPERF_RETURN_IF_ERROR(AgreeOnStatus(group_, ResetInPlace(op, result.shape)));
+      XPUPERF_RETURN_IF_ERROR(AgreeOnStatus(group_, Upload()));
       XPUPERF_RETURN_IF_ERROR(once());
-      if (in_place_)
-        XPUPERF_RETURN_IF_ERROR(AgreeOnStatus(group_, CollectInPlace(op, result.shape)));
       return Verify(op, result);
     };
     XPUPERF_RETURN_IF_ERROR(checked());
@@ -122,132 +156,82 @@ class NcclRankSession final : public NcclOverRanks {
       XPUPERF_RETURN_IF_ERROR(AgreeOnStatus(group_, local));
       XPUPERF_RETURN_IF_ERROR(RecordSample(group_, ms * 1e-3, timing.iterations, result));
       if (timing.check_every_sample) {
-        XPUPERF_RETURN_IF_ERROR(in_place_ ? checked() : Verify(op, result));
+        XPUPERF_RETURN_IF_ERROR(variant_.in_place ? checked() : Verify(op, result));
       }
     }
     return result;
   }
 
  private:
+  // The device buffers of the host ones (collectives/typed_buffers.h: in place, recv_ is the one
+  // buffer), filled as before the first operation.
   Status Allocate(CollectiveOp op, const collectives::CollectiveShape& shape) {
-    const auto send_elements = static_cast<uint64_t>(shape.send_elements);
-    const auto recv_elements = static_cast<uint64_t>(shape.recv_elements);
-    XPUPERF_ASSIGN_OR_RETURN(send_, DeviceBuffer::Allocate(send_elements * sizeof(float)));
-    XPUPERF_ASSIGN_OR_RETURN(recv_, DeviceBuffer::Allocate(recv_elements * sizeof(float)));
-    const auto count = static_cast<uint64_t>(shape.count);
-    for (const PatternSegment& s : SendPattern(op, group_.rank(), group_.ranks(), count)) {
-      XPUPERF_CUDA_RETURN_IF_ERROR(kernels::LaunchFillPattern(send_.as<float>() + s.start, s.count,
-                                                              s.a, s.b, s.offset, stream_));
-    }
-    // A stale value no collective produces.
-    XPUPERF_CUDA_RETURN_IF_ERROR(
-        kernels::LaunchFillPattern(recv_.as<float>(), recv_elements, -1.0f, 0.0f, 0, stream_));
+    host_ = collectives::MakeTypedBuffers(op, shape, variant_, group_.rank());
+    XPUPERF_ASSIGN_OR_RETURN(send_, DeviceBuffer::Allocate(host_.send.size()));
+    XPUPERF_ASSIGN_OR_RETURN(recv_, DeviceBuffer::Allocate(host_.recv.size()));
+    return Upload();
+  }
+
+  Status Upload() {
+    XPUPERF_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(send_.get(), host_.send.data(), host_.send.size(),
+                                                 cudaMemcpyHostToDevice, stream_));
+    XPUPERF_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(recv_.get(), host_.recv.data(), host_.recv.size(),
+                                                 cudaMemcpyHostToDevice, stream_));
     return CudaCheck(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }
 
-  // In place: the input where the result will land, from the pattern (recv_ otherwise unwritten).
-  Status ResetInPlace(CollectiveOp op, const collectives::CollectiveShape& shape) {
-    const auto count = static_cast<uint64_t>(shape.count);
-    for (const PatternSegment& s : SendPattern(op, group_.rank(), group_.ranks(), count)) {
-      XPUPERF_CUDA_RETURN_IF_ERROR(kernels::LaunchFillPattern(send_.as<float>() + s.start, s.count,
-                                                              s.a, s.b, s.offset, stream_));
-    }
-    const auto recv_elements = static_cast<uint64_t>(shape.recv_elements);
-    XPUPERF_CUDA_RETURN_IF_ERROR(
-        kernels::LaunchFillPattern(recv_.as<float>(), recv_elements, -1.0f, 0.0f, 0, stream_));
-    const size_t block = count * sizeof(float);
-    float* recv = recv_.as<float>();
-    const float* send = send_.as<float>();
-    switch (op) {
-      case CollectiveOp::kAllReduce:
-        XPUPERF_CUDA_RETURN_IF_ERROR(
-            cudaMemcpyAsync(recv, send, block, cudaMemcpyDeviceToDevice, stream_));
-        break;
-      case CollectiveOp::kBroadcast:
-        if (group_.rank() == 0) {
-          XPUPERF_CUDA_RETURN_IF_ERROR(
-              cudaMemcpyAsync(recv, send, block, cudaMemcpyDeviceToDevice, stream_));
-        }
-        break;
-      case CollectiveOp::kAllGather:
-        XPUPERF_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(recv + group_.rank() * count, send, block,
-                                                     cudaMemcpyDeviceToDevice, stream_));
-        break;
-      case CollectiveOp::kReduceScatter:  // the input is send_ itself
-      case CollectiveOp::kAllToAll:
-      case CollectiveOp::kSendRecv:
-        break;
-    }
-    return CudaCheck(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  // Where this rank's result lies in recv_, in elements: in place, reduce_scatter's lands in
+  // this rank's block of the one buffer; everything else at its start.
+  int64_t ResultOffset(CollectiveOp op, int64_t count) const {
+    return variant_.in_place && op == CollectiveOp::kReduceScatter ? group_.rank() * count : 0;
   }
 
-  // In place, reduce_scatter's result is this rank's block of send_: copied to recv_ for Verify.
-  Status CollectInPlace(CollectiveOp op, const collectives::CollectiveShape& shape) {
-    if (op != CollectiveOp::kReduceScatter) return Status::Ok();
-    const auto count = static_cast<uint64_t>(shape.count);
-    XPUPERF_CUDA_RETURN_IF_ERROR(
-        cudaMemcpyAsync(recv_.as<float>(), send_.as<float>() + group_.rank() * count,
-                        count * sizeof(float), cudaMemcpyDeviceToDevice, stream_));
-    return CudaCheck(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
-  }
-
-  // Every element of this rank's output against the expected pattern, summed over the ranks.
+  // Every element of this rank's result against the exact one within the type's rounding,
+  // summed over the ranks.
   Status Verify(CollectiveOp op, collectives::CollectiveResult& result) {
-    unsigned long long wrong = 0;
+    int64_t wrong = 0;
     const Status local = [&]() -> Status {
-      XPUPERF_ASSIGN_OR_RETURN(DeviceBuffer counter, DeviceBuffer::Allocate(sizeof(uint64_t)));
-      auto* device_wrong = counter.as<unsigned long long>();
-      XPUPERF_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(device_wrong, 0, sizeof(uint64_t), stream_));
-      const auto count = static_cast<uint64_t>(result.shape.count);
-      for (const PatternSegment& s :
-           ExpectedRecvPattern(op, group_.rank(), group_.ranks(), count)) {
-        XPUPERF_CUDA_RETURN_IF_ERROR(kernels::LaunchCheckPattern(
-            recv_.as<float>() + s.start, s.count, s.a, s.b, s.offset, device_wrong, stream_));
-      }
-      XPUPERF_ASSIGN_OR_RETURN(wrong, ReadCounter(device_wrong, stream_));
+      const int size = collectives::DataTypeSize(variant_.dtype);
+      std::vector<unsigned char> got(static_cast<size_t>(result.shape.recv_elements + 1) * size);
+      const char* from = recv_.as<char>() + ResultOffset(op, result.shape.count) * size;
+      XPUPERF_CUDA_RETURN_IF_ERROR(
+          cudaMemcpyAsync(got.data(), from, static_cast<size_t>(result.shape.recv_elements) * size,
+                          cudaMemcpyDeviceToHost, stream_));
+      XPUPERF_RETURN_IF_ERROR(CudaCheck(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"));
+      wrong = collectives::CountWrongTyped(op, result.shape, variant_, group_.rank(),
+                                           group_.ranks(), got.data());
       return Status::Ok();
     }();
     XPUPERF_RETURN_IF_ERROR(AgreeOnStatus(group_, local));
-    return RecordWrong(group_, static_cast<int64_t>(wrong), result);
+    return RecordWrong(group_, wrong, result);
   }
 
   // One operation on this rank's stream (not waited for).
   Status Enqueue(CollectiveOp op, int64_t elements) {
     const auto count = static_cast<size_t>(elements);
+    const size_t block = count * static_cast<size_t>(collectives::DataTypeSize(variant_.dtype));
     const int n = group_.ranks();
     const int r = group_.rank();
-    const float* s = send_.as<float>();
-    float* d = recv_.as<float>();
-    if (in_place_) {  // the buffers of nccl-tests' in-place column
-      switch (op) {
-        case CollectiveOp::kAllReduce:
-        case CollectiveOp::kBroadcast:
-          s = d;
-          break;
-        case CollectiveOp::kAllGather:
-          s = d + static_cast<size_t>(r) * count;
-          break;
-        case CollectiveOp::kReduceScatter:
-          d = send_.as<float>() + static_cast<size_t>(r) * count;
-          break;
-        case CollectiveOp::kAllToAll:
-        case CollectiveOp::kSendRecv:
-          break;
-      }
+    const ncclDataType_t type = NcclType(variant_.dtype);
+    const ncclRedOp_t redop = NcclOp(variant_.redop);
+    const char* s = send_.as<char>();
+    char* d = recv_.as<char>();
+    if (variant_.in_place) {  // the buffers of nccl-tests' in-place column, all in recv_
+      s = d;
+      if (op == CollectiveOp::kAllGather) s = d + static_cast<size_t>(r) * block;
+      if (op == CollectiveOp::kReduceScatter) d += static_cast<size_t>(r) * block;
     }
     switch (op) {
       case CollectiveOp::kAllReduce:
-        return nccl_.Check(nccl_.AllReduce(s, d, count, ncclFloat, ncclSum, comm_, stream_),
+        return nccl_.Check(nccl_.AllReduce(s, d, count, type, redop, comm_, stream_),
                            "ncclAllReduce");
       case CollectiveOp::kAllGather:
-        return nccl_.Check(nccl_.AllGather(s, d, count, ncclFloat, comm_, stream_),
-                           "ncclAllGather");
+        return nccl_.Check(nccl_.AllGather(s, d, count, type, comm_, stream_), "ncclAllGather");
       case CollectiveOp::kReduceScatter:
-        return nccl_.Check(nccl_.ReduceScatter(s, d, count, ncclFloat, ncclSum, comm_, stream_),
+        return nccl_.Check(nccl_.ReduceScatter(s, d, count, type, redop, comm_, stream_),
                            "ncclReduceScatter");
       case CollectiveOp::kBroadcast:
-        return nccl_.Check(nccl_.Broadcast(s, d, count, ncclFloat, 0, comm_, stream_),
-                           "ncclBroadcast");
+        return nccl_.Check(nccl_.Broadcast(s, d, count, type, 0, comm_, stream_), "ncclBroadcast");
       case CollectiveOp::kAllToAll:
       case CollectiveOp::kSendRecv:
         break;
@@ -256,19 +240,17 @@ class NcclRankSession final : public NcclOverRanks {
     Status status;
     if (op == CollectiveOp::kAllToAll) {
       for (int q = 0; q < n && status.ok(); ++q) {
-        status =
-            nccl_.Check(nccl_.Send(s + q * count, count, ncclFloat, q, comm_, stream_), "ncclSend");
+        status = nccl_.Check(nccl_.Send(s + q * block, count, type, q, comm_, stream_), "ncclSend");
         if (status.ok()) {
-          status = nccl_.Check(nccl_.Recv(d + q * count, count, ncclFloat, q, comm_, stream_),
-                               "ncclRecv");
+          status =
+              nccl_.Check(nccl_.Recv(d + q * block, count, type, q, comm_, stream_), "ncclRecv");
         }
       }
     } else {  // send_recv: a ring, rank r sends to r + 1 and receives from r - 1
-      status =
-          nccl_.Check(nccl_.Send(s, count, ncclFloat, (r + 1) % n, comm_, stream_), "ncclSend");
+      status = nccl_.Check(nccl_.Send(s, count, type, (r + 1) % n, comm_, stream_), "ncclSend");
       if (status.ok()) {
-        status = nccl_.Check(nccl_.Recv(d, count, ncclFloat, (r + n - 1) % n, comm_, stream_),
-                             "ncclRecv");
+        status =
+            nccl_.Check(nccl_.Recv(d, count, type, (r + n - 1) % n, comm_, stream_), "ncclRecv");
       }
     }
     const Status end = nccl_.Check(nccl_.GroupEnd(), "ncclGroupEnd");
@@ -284,7 +266,8 @@ class NcclRankSession final : public NcclOverRanks {
   ncclComm_t comm_ = nullptr;
   DeviceBuffer send_;
   DeviceBuffer recv_;
-  bool in_place_ = false;  // of the Run in progress
+  collectives::TypedBuffers host_;          // the initial buffers of the Run in progress
+  collectives::CollectiveVariant variant_;  // of the Run in progress
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "xpuperf/collectives/collective.h"
+#include "xpuperf/collectives/element_type.h"
 #include "xpuperf/collectives/rank_group.h"
 #include "xpuperf/core/status.h"
 
@@ -42,9 +43,10 @@ Status RecordWrong(collectives::RankGroup& group, int64_t local_wrong,
                    collectives::CollectiveResult& result);
 
 // The buffers of `op` for a requested size over `ranks` GPUs: collectives::ShapeFor's count and
-// S (at least one float per rank), with NCCL's out-of-place buffers (broadcast has a send buffer).
+// S (at least one element of `type_size` bytes per rank), with NCCL's out-of-place buffers
+// (broadcast has a send buffer).
 Result<collectives::CollectiveShape> NcclShapeFor(collectives::CollectiveOp op, int64_t bytes,
-                                                  int ranks);
+                                                  int ranks, int type_size = sizeof(float));
 
 inline constexpr const char* kNcclRanksTimingSource =
     "CUDA events on each rank's stream around back-to-back operations after a barrier; sample "
@@ -58,14 +60,16 @@ class NcclOverRanks {
   virtual std::string description() const = 0;
   // Verifies the result once (and after every sample with check_every_sample), warms up, times
   // the samples. Collective over the group. The result's times and #wrong are on rank 0.
+  // variant: nccl-tests' -d datatype and -o reduction (ncclFloat … ncclBfloat16, ncclSum …
+  // ncclAvg), filled and checked as the MPI collectives are (collectives/typed_buffers.h); and
   // in_place: the result lands in the input buffer, as nccl-tests' in-place column (all_reduce
   // and broadcast in one buffer, all_gather from this rank's block of the output, reduce_scatter
   // into this rank's block of the input); kUnsupported for all_to_all and send_recv, which NCCL
   // has no in-place form of. In place the timed operations change their own input, so each check
   // starts again from the pattern with one untimed operation.
-  virtual Result<collectives::CollectiveResult> Run(collectives::CollectiveOp op, int64_t bytes,
-                                                    const collectives::TimingOptions& timing,
-                                                    bool in_place) = 0;
+  virtual Result<collectives::CollectiveResult> Run(
+      collectives::CollectiveOp op, int64_t bytes, const collectives::TimingOptions& timing,
+      const collectives::CollectiveVariant& variant) = 0;
 };
 
 // Joins the communicator. kUnsupported, agreed on every rank, when a rank has no CUDA driver, no
