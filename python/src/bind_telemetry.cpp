@@ -153,6 +153,17 @@ nb::list Catalog() {
   return out;
 }
 
+// libtpu's SDK listing (`xpuperf metrics --tpu-sdk --json`) as JSON text; the Python side parses
+// it.
+std::string TpuSdkJson(const std::string& root) {
+  Result<nlohmann::json> doc = [&] {
+    nb::gil_scoped_release release;  // the helper may take its whole deadline
+    return ReadTpuSdkJson(root);
+  }();
+  if (!doc.ok()) Raise(doc.error());
+  return doc->dump();
+}
+
 }  // namespace
 
 void BindTelemetry(nb::module_& m) {
@@ -164,6 +175,8 @@ void BindTelemetry(nb::module_& m) {
       .def("metric_names", &PySession::MetricNames)
       .def("collect", &PySession::Collect, nb::arg("metrics"), nb::arg("devices"));
   m.def("catalog", &Catalog, "The metric catalog: name, unit, kind, description, labels.");
+  m.def("tpu_sdk_json", &TpuSdkJson, nb::arg("root"),
+        "Every metric libtpu's monitoring SDK lists, as `xpuperf metrics --tpu-sdk --json`.");
 }
 
 }  // namespace xpuperf::python

@@ -129,3 +129,25 @@ def test_tpu_sdk_metrics_say_their_source(tmp_path, monkeypatch):
     finally:
         server.kill()
         server.wait()
+
+
+def test_tpu_sdk_listing_as_the_cli_gives_it(cli_path, monkeypatch):
+    """xpuperf.tpu_sdk() is `xpuperf metrics --tpu-sdk --json`: on the fake libtpu package the
+    same metrics, states and values; without libtpu, RuntimeError with the CLI's reason."""
+    fake = os.path.join(os.environ["XPUPERF_SOURCE_DIR"], "backends", "tpu", "tests",
+                        "fake_libtpu")
+    monkeypatch.setenv("PYTHONPATH", fake)
+    monkeypatch.setenv("XPUPERF_FAKE_LIBTPU", os.path.join(fake, "busy.json"))
+    monkeypatch.setenv("XPUPERF_TPU_SDK_DEADLINE", "60")
+    ours = xpuperf.tpu_sdk()
+    cli = json.loads(subprocess.run([cli_path, "metrics", "--tpu-sdk", "--json"], check=True,
+                                    capture_output=True, text=True).stdout)
+    assert ours["libtpu_version"] == cli["libtpu_version"] == "0.0.0+xpuperf.fake"
+    assert [(m["name"], m["state"], m["data"]) for m in ours["metrics"]] == \
+        [(m["name"], m["state"], m["data"]) for m in cli["metrics"]]
+    tensor = next(m for m in ours["metrics"] if m["name"] == "tensorcore_util")
+    assert tensor["catalog"] == "tensorcore_utilization_percent"
+    assert tensor["data"] == ["0.00", "100.00"]
+    monkeypatch.setenv("XPUPERF_TPU_SDK_PYTHON", "/nonexistent/python3")
+    with pytest.raises(RuntimeError, match="cannot start /nonexistent/python3"):
+        xpuperf.tpu_sdk()

@@ -17,7 +17,7 @@ from xpuperf._native import native as _native
 from xpuperf import bench, cli, frameworks
 from xpuperf.exporter import MetricsServer, serve
 from xpuperf.telemetry import (Device, Reading, Readings, Sample, Session, backends, catalog,
-                               devices, metrics, watch)
+                               devices, metrics, tpu_sdk, watch)
 from xpuperf.tracing import (counter, flush_trace, instant, record_op, record_transfer, scope,
                              set_queue_depth, set_thread_name, start_trace, stop_trace,
                              timed_op, trace, traced, tracing)
@@ -28,7 +28,7 @@ __all__ = ["Device", "MetricsServer", "Reading", "Readings", "Sample", "Session"
            "backends", "bench", "catalog", "cli", "counter", "devices", "flush_trace", "frameworks",
            "instant", "metrics", "record_op", "record_transfer", "scope", "serve",
            "set_queue_depth", "set_thread_name", "start_trace", "stop_trace", "timed_op", "trace",
-           "traced", "tracing", "watch"]
+           "tpu_sdk", "traced", "tracing", "watch"]
 
 
 def analyze(path, include_last_profiler_step=False):

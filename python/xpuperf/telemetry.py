@@ -191,6 +191,16 @@ def catalog() -> List[Dict[str, str]]:
     return native.catalog()
 
 
+def tpu_sdk(root: str = "/") -> Dict[str, Any]:
+    """Every metric libtpu's monitoring SDK lists, as `xpuperf metrics --tpu-sdk --json` gives
+    it: {"python", "libtpu_version", "metrics": [{"name", "state", "catalog", "note", "data",
+    "reason", "description"}]}. XPUPERF_TPU_SDK_PYTHON names the Python that has libtpu;
+    RuntimeError with the reason when the SDK cannot be read at all."""
+    import json
+
+    return json.loads(native.tpu_sdk_json(root))
+
+
 def _check_seconds(value: float, what: str, low: float, high: float) -> float:
     if not isinstance(value, (int, float)) or not (low <= value <= high):
         raise ValueError(f"{what} must be between {low} and {high} seconds (got {value!r})")

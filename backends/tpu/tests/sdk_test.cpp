@@ -66,6 +66,14 @@ TEST(SdkValuesTest, SummaryRows) {
   EXPECT_TRUE(ParseSummaryRows({}, false).empty());
 }
 
+// Options with a first-answer deadline (and an interpreter); the rest as by default.
+TpuSdkOptions Options(double first_answer_seconds, std::string python = "") {
+  TpuSdkOptions options;
+  options.python = std::move(python);
+  options.first_answer_seconds = first_answer_seconds;
+  return options;
+}
+
 // The fake libtpu on PYTHONPATH, serving `scenario` (written to a file for the test).
 class FakeLibtpu {
  public:
@@ -95,7 +103,7 @@ std::string Busy() {
 
 TEST(SdkSourceTest, ReadsEveryMetricLibtpuLists) {
   FakeLibtpu fake(Busy());
-  SdkSource source(SdkOptions{.first_answer_seconds = 60});
+  SdkSource source(Options(60));
   auto latest = source.Latest();
   ASSERT_TRUE(latest.ok()) << latest.error().message;
   const SdkSnapshot& s = **latest;
@@ -111,7 +119,7 @@ TEST(SdkSourceTest, ReadsEveryMetricLibtpuLists) {
 TEST(SdkSourceTest, SaysWhyWhenLibtpuCannotBeImported) {
   {
     FakeLibtpu fake(R"({"import": "error", "metrics": {}})");
-    SdkSource source(SdkOptions{.first_answer_seconds = 60});
+    SdkSource source(Options(60));
     auto latest = source.Latest();
     ASSERT_FALSE(latest.ok());
     EXPECT_NE(latest.error().message.find(
@@ -122,14 +130,14 @@ TEST(SdkSourceTest, SaysWhyWhenLibtpuCannotBeImported) {
   }
   {
     FakeLibtpu fake(R"({"import": "crash", "metrics": {}})");
-    SdkSource source(SdkOptions{.first_answer_seconds = 60});
+    SdkSource source(Options(60));
     auto latest = source.Latest();
     ASSERT_FALSE(latest.ok());
     EXPECT_NE(latest.error().message.find("importing libtpu crashed the process (SIGSEGV)"),
               std::string::npos)
         << latest.error().message;
   }
-  SdkSource missing(SdkOptions{.python = "/nonexistent/python3", .first_answer_seconds = 60});
+  SdkSource missing(Options(60, "/nonexistent/python3"));
   auto latest = missing.Latest();
   ASSERT_FALSE(latest.ok());
   EXPECT_EQ(latest.error().message,
@@ -147,7 +155,7 @@ TEST(SdkSourceTest, NeverImportsFromTheWorkingDirectory) {
   std::ofstream(dir / "json.py") << "raise SystemExit('planted json ran')\n";
   const std::filesystem::path previous = std::filesystem::current_path();
   std::filesystem::current_path(dir);
-  SdkSource source(SdkOptions{.first_answer_seconds = 60});
+  SdkSource source(Options(60));
   auto latest = source.Latest();
   std::filesystem::current_path(previous);
   std::filesystem::remove_all(dir);
@@ -188,7 +196,7 @@ TEST(SdkSourceTest, RelativePathsTheUserGaveStillWork) {
   const std::filesystem::path previous = std::filesystem::current_path();
   std::filesystem::current_path(dir);
   ::setenv("PYTHONPATH", "fake", 1);
-  SdkSource source(SdkOptions{.python = "bin/python", .first_answer_seconds = 60});
+  SdkSource source(Options(60, "bin/python"));
   auto latest = source.Latest();
   std::filesystem::current_path(previous);
   std::filesystem::remove_all(dir);
@@ -199,7 +207,7 @@ TEST(SdkSourceTest, RelativePathsTheUserGaveStillWork) {
 // A libtpu that never answers costs one deadline, then every call returns at once with the reason.
 TEST(SdkSourceTest, AHungLibtpuCostsOneDeadline) {
   FakeLibtpu fake(R"({"metrics": {"tensorcore_util": {"hang": true}}})");
-  SdkSource source(SdkOptions{.first_answer_seconds = 1});
+  SdkSource source(Options(1));
   auto first = source.Latest();
   ASSERT_FALSE(first.ok());
   EXPECT_NE(first.error().message.find("libtpu's SDK did not answer within 1 s"), std::string::npos)
@@ -208,7 +216,7 @@ TEST(SdkSourceTest, AHungLibtpuCostsOneDeadline) {
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.error().message, first.error().message);
   // The listing still names what libtpu listed, with the reason.
-  auto listing = ReadTpuSdk(TpuSdkOptions{.first_answer_seconds = 1}, kTrees + "/none");
+  auto listing = ReadTpuSdk(Options(1), kTrees + "/none");
   ASSERT_TRUE(listing.ok()) << listing.error().message;
   ASSERT_EQ(listing->metrics.size(), 1u);
   EXPECT_EQ(listing->metrics[0].state, "unsupported");
@@ -217,7 +225,7 @@ TEST(SdkSourceTest, AHungLibtpuCostsOneDeadline) {
 
 TEST(SdkListingTest, EveryMetricWithItsMappingOrWhyNot) {
   FakeLibtpu fake(Busy());
-  auto listing = ReadTpuSdk(TpuSdkOptions{.first_answer_seconds = 60}, kTrees + "/v4-4chip");
+  auto listing = ReadTpuSdk(Options(60), kTrees + "/v4-4chip");
   ASSERT_TRUE(listing.ok()) << listing.error().message;
   std::map<std::string, TpuSdkMetric> by_name;
   for (const TpuSdkMetric& metric : listing->metrics) by_name[metric.name] = metric;
@@ -261,7 +269,7 @@ Opened Open(std::string_view scenario, const std::string& root) {
   options.root = root;
   TpuBackendConfig config;
   config.ports = {o.server->port()};
-  config.sdk = TpuSdkOptions{.first_answer_seconds = 60};
+  config.sdk = Options(60);
   o.backend = CreateTpuBackend(options, config);
   return o;
 }
