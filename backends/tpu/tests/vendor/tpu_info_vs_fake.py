@@ -21,7 +21,8 @@ unshare it is skipped (exit 77) and says why.
    other chip has no value).
 4. TPU-Z's view of the cores (tpu-info's core_state, sequencer_state and queued_programs, from the
    runtime status) against xpuperf's core_state_info, sequencer_state_info and
-   queued_program_info, field by field.
+   queued_program_info, field by field; and, on the "core-error" scenario, the "Core Error"
+   column of tpu-info's sequencer_state_detailed against xpuperf's core_error_active.
 tpu-info reads every histogram as exponential buckets; for series with explicit or linear buckets
 it prints 0.00 (checked, and reported as its limitation, not compared).
 """
@@ -89,8 +90,8 @@ def fake_sysfs(root):
   subprocess.run(["mount", "--bind", devices, "/sys/bus/pci/devices"], check=True)
 
 
-def start_fake(server):
-  process = subprocess.Popen([server, "busy", "8431"], stdout=subprocess.PIPE, text=True)
+def start_fake(server, scenario="busy"):
+  process = subprocess.Popen([server, scenario, "8431"], stdout=subprocess.PIPE, text=True)
   line = process.stdout.readline().strip()
   if line != "port 8431":
     process.kill()
@@ -345,6 +346,21 @@ def compare_core_states(check, t, doc):
               sorted(queued))
 
 
+def compare_core_error(check, text, doc):
+  """tpu-info's "Core Error" column (its first line) is xpuperf's core_error_active `error`."""
+  theirs = {}
+  for row in tables(text).get("Sequencer States (Detailed)", []):
+    if row.get("Chip ID"):
+      theirs[row["Chip ID"]] = row.get("Core Error", "")
+  check.equal("tpu-info core errors", sorted(theirs), ["0", "1"])
+  for chip in ("0", "1"):
+    r = reading(doc, "core_error_active", "tpu" + chip)
+    ours = [(s["value"], s["labels"].get("error", "None")) for s in (r or {}).get("samples", [])]
+    want = theirs.get(chip, "")
+    check.equal(f"xpuperf core error tpu{chip}",
+                [(1.0 if w != "None" else 0.0, w) for w in [want]], ours)
+
+
 def main():
   if len(sys.argv) != 4:
     print("usage: tpu_info_vs_fake.py FAKE_RUNTIME_SERVER XPUPERF FAKE_LIBTPU_DIR", file=sys.stderr)
@@ -381,6 +397,14 @@ def main():
                           "--metric", "queued_programs")
       detail += tpuz
       compare_core_states(check, tables(tpuz), doc)
+      # A core in error (the "core-error" scenario): tpu-info's detailed sequencer view against
+      # xpuperf's core_error_active.
+      server.kill()
+      server.wait()
+      server = start_fake(server_binary, "core-error")
+      halted = run_tpu_info("--metric", "sequencer_state_detailed")
+      detail += halted
+      compare_core_error(check, halted, xpuperf_readings(xpuperf))
       use_fake_libtpu(fake_libtpu, "short.json")
       short = run_tpu_info("--metric", "tensorcore_utilization")
       detail += short
