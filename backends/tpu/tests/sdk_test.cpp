@@ -8,6 +8,7 @@
 
 #include "fake_runtime_scenarios.h"
 #include "fake_runtime_server.h"
+#include "find_reading.h"
 #include "sdk_readings.h"
 #include "sdk_source.h"
 #include "sdk_values.h"
@@ -20,6 +21,7 @@ namespace {
 
 namespace m = metrics;
 using testing::FakeRuntimeServer;
+using testing::Find;
 using testing::Scenario;
 
 const std::string kFakeLibtpu = XPUPERF_FAKE_LIBTPU_DIR;
@@ -272,16 +274,6 @@ Opened Open(std::string_view scenario, const std::string& root) {
   config.sdk = Options(60);
   o.backend = CreateTpuBackend(options, config);
   return o;
-}
-
-const Reading& Find(const std::vector<Reading>& readings, std::string_view metric,
-                    std::string_view device) {
-  for (const Reading& r : readings) {
-    if (r.metric == metric && r.device == device) return r;
-  }
-  ADD_FAILURE() << "no reading " << metric << " " << device;
-  static const Reading kNone;
-  return kNone;
 }
 
 TEST(TpuBackendSdkTest, SdkMetricsBesideTheRuntimeService) {

@@ -12,12 +12,14 @@
 #include <thread>
 
 #include "fake_runtime_scenarios.h"
+#include "find_reading.h"
 #include "xpuperf/core/metric_catalog.h"
 
 namespace xpuperf::tpu {
 namespace {
 
 using testing::FakeRuntimeServer;
+using testing::Find;
 using testing::Scenario;
 namespace m = metrics;
 
@@ -52,16 +54,6 @@ int ClosedPort() {
   int port = server->port();
   server.reset();
   return port;
-}
-
-const Reading& Find(const std::vector<Reading>& readings, std::string_view metric,
-                    std::string_view device) {
-  for (const Reading& r : readings) {
-    if (r.metric == metric && r.device == device) return r;
-  }
-  ADD_FAILURE() << "no reading " << metric << " " << device;
-  static const Reading kNone;
-  return kNone;
 }
 
 TEST(TpuBackendTest, DevicesComeFromTheRuntimeWhenSysfsHasNone) {
