@@ -1,4 +1,5 @@
-"""Debian's Prometheus scrapes `xpuperf serve` (CPU + two fake GPUs + fake TPU) on loopback; the
+"""Debian's Prometheus scrapes `xpuperf serve` (CPU + two fake GPUs + fake TPU runtime and fake
+libtpu SDK) on loopback; the
 test asks Prometheus' HTTP API for series, labels, values, a histogram_quantile and every query of
 the shipped Grafana dashboard, runs `promtool check metrics` on the text format and a strict OpenMetrics parser on the
 OpenMetrics one (which Prometheus 2.42 negotiates, so its scrapes check it too)."""
@@ -73,6 +74,7 @@ def main():
     parser = argparse.ArgumentParser()
     common_arguments(parser)
     parser.add_argument("--fake-kubelet", required=True)
+    parser.add_argument("--fake-libtpu", required=True)
     args = parser.parse_args()
     prometheus, promtool = shutil.which("prometheus"), shutil.which("promtool")
     if not prometheus or not promtool:
@@ -98,7 +100,11 @@ def main():
                                         "--pod-resources-socket",
                                         os.path.join(prom_dir, "kubelet.sock"), "--pod-refresh",
                                         "0.3"],
-                      env={"XPUPERF_FAKE_NVML_SCENARIO": scenario})
+                      env={"XPUPERF_FAKE_NVML_SCENARIO": scenario,
+                           # libtpu's SDK for the dashboard's TPU row: the fake libtpu package.
+                           "PYTHONPATH": args.fake_libtpu,
+                           "XPUPERF_FAKE_LIBTPU": os.path.join(args.fake_libtpu, "busy.json"),
+                           "XPUPERF_TPU_SDK_DEADLINE": "60"})
     except BaseException:
         for child in (job, kubelet):
             child.kill()
