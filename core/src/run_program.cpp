@@ -27,13 +27,21 @@ int64_t MonotonicNs() {
 
 }  // namespace
 
-Result<pid_t> SpawnInOwnGroup(const std::vector<std::string>& args, Pipe& out, Pipe& err) {
+Result<pid_t> SpawnInOwnGroup(const std::vector<std::string>& args, Pipe& out, Pipe& err,
+                              const SpawnOptions& options) {
   if (args.empty()) return MakeError(ErrorCode::kInvalidArgument, "no program to run");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  if (options.input != nullptr) {
+    posix_spawn_file_actions_adddup2(&actions, options.input->read_end(), 0);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  }
   posix_spawn_file_actions_adddup2(&actions, out.write_end(), 1);
   posix_spawn_file_actions_adddup2(&actions, err.write_end(), 2);
+  if (!options.working_directory.empty()) {
+    posix_spawn_file_actions_addchdir_np(&actions, options.working_directory.c_str());
+  }
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   sigset_t none, defaults;
@@ -50,13 +58,19 @@ Result<pid_t> SpawnInOwnGroup(const std::vector<std::string>& args, Pipe& out, P
   argv.reserve(argv_text.size() + 1);
   for (std::string& a : argv_text) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<std::string> env_text = options.environment;
+  std::vector<char*> envp;
+  envp.reserve(env_text.size() + 1);
+  for (std::string& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
   pid_t pid = 0;
-  const int spawned =
-      ::posix_spawnp(&pid, argv_text[0].c_str(), &actions, &attr, argv.data(), environ);
+  const int spawned = ::posix_spawnp(&pid, argv_text[0].c_str(), &actions, &attr, argv.data(),
+                                     env_text.empty() ? environ : envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   out.CloseWrite();
   err.CloseWrite();
+  if (options.input != nullptr) options.input->CloseRead();
   if (spawned != 0) return MakeError(ErrorCode::kUnavailable, std::strerror(spawned));
   return pid;
 }

@@ -67,24 +67,23 @@ Reading Filled(std::string_view catalog, const Device& device, std::vector<Sampl
   return r;
 }
 
-// Per chip: item i is chip i.
-std::vector<Reading> PerChip(std::string_view catalog, const SdkMetric& metric,
-                             std::string_view sdk, const std::vector<Device>& devices, double scale,
+// Per chip: the values of chip 0, 1, ... (`items`: how many libtpu gave, for the reason).
+std::vector<Reading> PerChip(std::string_view catalog, const std::vector<IndexedValue>& chips,
+                             size_t items, std::string_view sdk, const std::vector<Device>& devices,
                              int64_t wall_ns) {
   std::map<size_t, double> values;
-  for (const IndexedValue& v : ParseIndexedNumbers(metric.data)) values[v.index] = v.value;
+  for (const IndexedValue& v : chips) values[v.index] = v.value;
   std::vector<Reading> out;
+  out.reserve(devices.size());
   for (size_t i = 0; i < devices.size(); ++i) {
     auto it = values.find(i);
     if (it == values.end()) {
-      out.push_back(Missing(catalog, devices[i],
-                            fmt::format("libtpu's {} has no value for chip {} ({} items)", sdk, i,
-                                        metric.data.size()),
-                            true));
+      out.push_back(Missing(
+          catalog, devices[i],
+          fmt::format("libtpu's {} has no value for chip {} ({} items)", sdk, i, items), true));
       continue;
     }
-    out.push_back(
-        Filled(catalog, devices[i], {MakeSample(devices[i], it->second * scale, wall_ns)}));
+    out.push_back(Filled(catalog, devices[i], {MakeSample(devices[i], it->second, wall_ns)}));
   }
   return out;
 }
@@ -308,14 +307,9 @@ std::optional<std::vector<Reading>> SdkReadings(std::string_view catalog, const 
       return PerCore(catalog, by_core, sdk, metric->data.size(), devices, cores_per_chip, true,
                      wall_ns);
     }
-    if (sdk == "tpu_throttle_score") {
-      SdkMetric by_id;
-      std::map<size_t, double> scores;
-      for (const IndexedValue& v : ParseIdScores(metric->data)) scores[v.index] = v.value;
-      for (size_t i = 0; i < devices.size(); ++i) {
-        by_id.data.push_back(scores.contains(i) ? fmt::format("{}", scores[i]) : "");
-      }
-      return PerChip(catalog, by_id, sdk, devices, 1, wall_ns);
+    if (sdk == "tpu_throttle_score") {  // "chip-score"
+      return PerChip(catalog, ParseIdScores(metric->data), metric->data.size(), sdk, devices,
+                     wall_ns);
     }
     if (sdk == "ici_link_health") {
       std::vector<Sample> samples;
@@ -336,7 +330,8 @@ std::optional<std::vector<Reading>> SdkReadings(std::string_view catalog, const 
       return OnFirstDevice(catalog, std::move(samples), devices,
                            "libtpu's tcp_delivery_rate has no readable summary");
     }
-    return PerChip(catalog, *metric, sdk, devices, 1, wall_ns);
+    return PerChip(catalog, ParseIndexedNumbers(metric->data), metric->data.size(), sdk, devices,
+                   wall_ns);
   }
   if (first_why.empty()) return std::nullopt;
   return AllMissing(catalog, devices, first_why, first_no_data);

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "xpuperf/core/pipe.h"
+#include "xpuperf/core/run_program.h"
 
 extern char** environ;
 
@@ -156,51 +156,24 @@ void SdkSource::StartLocked() {
     return;
   }
   const std::string interval = fmt::format("{:g}", options_.interval_seconds);
-  const std::string source(SdkHelperSource());
-  std::vector<std::string> args = {python, "-c", source, "--interval", interval};
-  std::vector<char*> argv;
-  argv.reserve(args.size() + 1);
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, input.read_end(), STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, output.write_end(), STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, errors.write_end(), STDERR_FILENO);
+  SpawnOptions spawn;
+  spawn.input = &input;
   // `python -c` puts its working directory first on sys.path: run it from "/", so that a module
   // dropped in the directory serve (as root) was started from is never imported.
-  posix_spawn_file_actions_addchdir_np(&actions, "/");
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setpgroup(&attributes, 0);  // its own group: the canary goes with it
-  posix_spawnattr_setflags(&attributes,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = -1;
-  std::vector<std::string> environment = HelperEnvironment();
-  std::vector<char*> envp;
-  envp.reserve(environment.size() + 1);
-  for (std::string& e : environment) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  const int spawned =
-      ::posix_spawnp(&pid, python.c_str(), &actions, &attributes, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  if (spawned != 0) {
+  spawn.working_directory = "/";
+  spawn.environment = HelperEnvironment();
+  // Its own process group: the canary goes with it.
+  Result<pid_t> pid =
+      SpawnInOwnGroup({python, "-c", std::string(SdkHelperSource()), "--interval", interval},
+                      output, errors, spawn);
+  if (!pid.ok()) {
     failure_ =
         fmt::format("cannot start {}: {} (set XPUPERF_TPU_SDK_PYTHON to a Python that has libtpu)",
-                    python, std::strerror(spawned));
+                    python, pid.error().message);
     ended_ns_ = NowNs();
     return;
   }
-  pid_ = pid;
+  pid_ = *pid;
   running_ = true;
   input_fd_ = ::dup(input.write_end());
   ::fcntl(input_fd_, F_SETFD, FD_CLOEXEC);

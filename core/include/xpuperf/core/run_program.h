@@ -34,6 +34,15 @@ Result<ProgramOutput> RunProgram(const std::vector<std::string>& argv,
 // no '/') with standard input from /dev/null, standard output and error into the write ends of
 // `out` and `err` (closed here afterwards), an empty signal mask, default dispositions and its own
 // process group. The error's message is the reason alone ("No such file or directory").
-Result<pid_t> SpawnInOwnGroup(const std::vector<std::string>& argv, Pipe& out, Pipe& err);
+// What a long-lived child needs beyond that (the TPU backend's libtpu reader): standard input from
+// the read end of `input` (closed here afterwards), another working directory, another
+// environment ("NAME=value" entries; empty: this process's).
+struct SpawnOptions {
+  Pipe* input = nullptr;
+  std::string working_directory;
+  std::vector<std::string> environment;
+};
+Result<pid_t> SpawnInOwnGroup(const std::vector<std::string>& argv, Pipe& out, Pipe& err,
+                              const SpawnOptions& options = {});
 
 }  // namespace xpuperf
